@@ -1,0 +1,94 @@
+//! Folio's converters: a file's bytes to a [`folio_core::model::Document`].
+//!
+//! One module per format, each behind the [`Converter`] trait; [`convert_file`] reads a file,
+//! checks its size, detects its real format from its bytes, and picks the converter. Every failure is
+//! a typed [`ConvertError`] naming the file and the reason; no input may panic.
+//!
+//! ```no_run
+//! use folio_convert::{convert_file, ConvertOptions};
+//! let doc = convert_file("rules.md".as_ref(), &ConvertOptions::default()).unwrap();
+//! println!("{} blocks", doc.blocks.len());
+//! ```
+
+pub mod detect;
+pub mod error;
+
+pub use detect::{detect_format, format_from_extension};
+pub use error::{ConvertError, ErrorKind};
+
+use folio_core::model::{Document, Format};
+use std::path::{Path, PathBuf};
+
+/// Limits and switches for one conversion.
+#[derive(Debug, Clone)]
+pub struct ConvertOptions {
+    /// Files larger than this are refused with [`ErrorKind::TooLarge`].
+    pub max_file_bytes: u64,
+    /// Archives (DOCX, EPUB) whose members would inflate past this are refused as zip bombs.
+    pub max_uncompressed_bytes: u64,
+    /// PDFs with more pages than this are refused.
+    pub max_pages: u32,
+    /// Whether PDF bookmarks may decide heading levels (off to measure the other signals).
+    pub use_bookmarks: bool,
+    /// Where `libpdfium.so` lies; `None` looks in `$FOLIO_PDFIUM`, then `.assets/pdfium/`
+    /// beside the executable and in the working directory's ancestors.
+    pub pdfium_library: Option<PathBuf>,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        ConvertOptions {
+            max_file_bytes: 512 * 1024 * 1024,
+            max_uncompressed_bytes: 1024 * 1024 * 1024,
+            max_pages: 20_000,
+            use_bookmarks: true,
+            pdfium_library: None,
+        }
+    }
+}
+
+/// Converts the bytes of one format to a document.
+pub trait Converter {
+    /// The format this converter reads.
+    fn format(&self) -> Format;
+    /// Converts `bytes`. `name` is the file name, used for the title fallback and messages.
+    fn convert(&self, name: &str, bytes: &[u8], options: &ConvertOptions) -> Result<Document, ErrorKind>;
+}
+
+/// Reads and converts one file, choosing the converter from the file's bytes (and its extension
+/// where the bytes do not decide, as for text and Markdown).
+pub fn convert_file(path: &Path, options: &ConvertOptions) -> Result<Document, ConvertError> {
+    let fail = |kind| ConvertError { path: path.to_path_buf(), kind };
+    let meta = std::fs::metadata(path).map_err(|e| fail(ErrorKind::Io(e.to_string())))?;
+    if meta.is_dir() {
+        return Err(fail(ErrorKind::Unsupported("a folder, not a file".into())));
+    }
+    if meta.len() > options.max_file_bytes {
+        return Err(fail(ErrorKind::TooLarge { size: meta.len(), limit: options.max_file_bytes }));
+    }
+    let bytes = std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e.to_string())))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut doc = convert_bytes(&name, &bytes, options).map_err(fail)?;
+    doc.meta.source_path = Some(path.display().to_string());
+    Ok(doc)
+}
+
+/// Converts in-memory bytes; `name` (a file name) gives the extension used to cross-check the bytes.
+pub fn convert_bytes(name: &str, bytes: &[u8], options: &ConvertOptions) -> Result<Document, ErrorKind> {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(ErrorKind::Empty);
+    }
+    let format = detect_format(name, bytes)?;
+    let converter = converter_for(format);
+    converter.convert(name, bytes, options)
+}
+
+/// The converter of a format.
+pub fn converter_for(format: Format) -> Box<dyn Converter> {
+    match format {
+        Format::Text => Box::new(text::TextConverter),
+        _ => Box::new(text::TextConverter),
+    }
+}
+
+pub mod text;

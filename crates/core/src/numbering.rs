@@ -85,6 +85,28 @@ impl Label {
     /// `Part 6.Chapter 3.61.(4)`, `1.2.1.Guidance.3.`, `APP4.A4.9.10`, `CHAPTER ONE`.
     /// Returns `None` when the text holds no numbering.
     pub fn parse(label: &str) -> Option<Label> {
+        Self::parse_counted(label).map(|(l, _)| l)
+    }
+
+    /// Parses a text that must be wholly a label (every word a keyword or a value, with at least one
+    /// digit, keyword or punctuated letter): `"1.2.1.Guidance.3."` yes, `"Relevant Person"` no.
+    pub fn parse_full(label: &str) -> Option<Label> {
+        let t = label.trim();
+        if t.is_empty() || t.len() > 120 {
+            return None;
+        }
+        if !t.chars().all(|c| c.is_alphanumeric() || " ._()§-\u{200e}".contains(c)) {
+            return None;
+        }
+        let (parsed, all) = Self::parse_counted(t)?;
+        let numeric = t.chars().any(|c| c.is_ascii_digit());
+        let explicit = parsed.segments.iter().any(|s| s.explicit);
+        let punctuated = t.ends_with(['.', ')']) && t.len() <= 6;
+        (all && (numeric || explicit || punctuated)).then_some(parsed)
+    }
+
+    fn parse_counted(label: &str) -> Option<(Label, bool)> {
+        let mut all = true;
         let mut segments: Vec<Segment> = Vec::new();
         let mut current: Option<Segment> = None;
         for raw in tokenize(label) {
@@ -117,6 +139,7 @@ impl Label {
                     seg.tokens.push(raw.to_ascii_lowercase());
                     continue;
                 }
+                all = false;
                 break;
             };
             match current.as_mut() {
@@ -130,11 +153,15 @@ impl Label {
         if let Some(seg) = current.take() {
             segments.push(seg);
         }
+        let before = segments.len();
         segments.retain(|s| !s.tokens.is_empty());
+        if segments.len() != before {
+            all = false;
+        }
         if segments.is_empty() {
             None
         } else {
-            Some(Label { segments })
+            Some((Label { segments }, all))
         }
     }
 
@@ -355,7 +382,7 @@ fn heading_re() -> &'static Regex {
               | (?:\d{1,3}(?:\.\d{1,3})*(?:\.?\(\w{1,4}\))*\.?)
               | (?:[A-Z]\.(?:\d{1,3}\.?)*)
               | (?:[IVXLC]{1,6}\.)
-            )(?:\s+|$)",
+            )(?:\s+|$|[—–:]\s*)",
         )
         .expect("valid heading regex")
     })

@@ -1,4 +1,8 @@
 //! Folio's core: the document model and everything derived from it, pure and synchronous.
+pub mod chunker;
+pub mod definitions;
 pub mod model;
 pub mod numbering;
+pub mod outline;
 pub mod plaintext;
+pub mod tokens;

@@ -186,9 +186,14 @@ impl Label {
         self.segments.iter().flat_map(|s| s.tokens.iter().map(String::as_str)).collect()
     }
 
-    /// The last segment's container kind.
+    /// The kind of the labelled thing: the last segment's container, except that values after a
+    /// container's own number are numbered sections inside it ("Part 6.50.(1)" is a section).
     pub fn container(&self) -> Container {
-        self.segments.last().map(|s| s.container).unwrap_or(Container::Section)
+        match self.segments.last() {
+            Some(s) if s.container == Container::Guidance => Container::Guidance,
+            Some(s) if s.tokens.len() <= 1 => s.container,
+            _ => Container::Section,
+        }
     }
 
     /// The numbering depth: how many value tokens the label holds.

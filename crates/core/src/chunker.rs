@@ -526,7 +526,7 @@ mod tests {
             for c in &chunks {
                 prop_assert!(c.span.start >= last_end, "chunks overlap or go backwards");
                 last_end = c.span.end;
-                for k in c.span.start..c.span.end { covered[k] = true; }
+                covered[c.span.start..c.span.end].iter_mut().for_each(|x| *x = true);
             }
             for (k, ch) in d.text.char_indices() {
                 if !ch.is_whitespace() { prop_assert!(covered[k], "byte {} uncovered", k); }

@@ -1,5 +1,6 @@
 //! Folio's core: the document model and everything derived from it, pure and synchronous.
 pub mod chunker;
+pub mod crossref;
 pub mod definitions;
 pub mod model;
 pub mod numbering;

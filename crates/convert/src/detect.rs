@@ -24,6 +24,8 @@ enum Sniffed {
     Zip,
     Html,
     Text,
+    /// An OLE compound file: legacy Office, or encrypted OOXML.
+    Ole,
     Binary,
 }
 
@@ -34,6 +36,9 @@ fn sniff(bytes: &[u8]) -> Sniffed {
     }
     if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
         return Sniffed::Zip;
+    }
+    if head.starts_with(crate::docx::OLE_MAGIC) {
+        return Sniffed::Ole;
     }
     let lower: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
     let trimmed = trim_start(&lower);
@@ -103,6 +108,12 @@ pub fn detect_format(name: &str, bytes: &[u8]) -> Result<Format, ErrorKind> {
         (Some(_), Sniffed::Html) => Err(mismatch("HTML")),
         (Some(_), Sniffed::Text) => Err(mismatch("plain text")),
         (Some(_), Sniffed::Binary) => Err(mismatch("unrecognised binary data")),
+        // A password-protected .docx is an OLE file holding the encrypted package.
+        (Some(Format::Docx) | None, Sniffed::Ole) if crate::docx::is_encrypted_ooxml(bytes) => {
+            Err(ErrorKind::Encrypted)
+        }
+        (None, Sniffed::Ole) => Err(ErrorKind::Unsupported("legacy Office (OLE) files".into())),
+        (Some(_), Sniffed::Ole) => Err(mismatch("a legacy Office (OLE) file")),
     }
 }
 

@@ -10,8 +10,13 @@
 //! println!("{} blocks", doc.blocks.len());
 //! ```
 
+mod common;
 pub mod detect;
+pub mod docx;
+pub mod epub;
 pub mod error;
+pub mod html;
+pub mod markdown;
 
 pub use detect::{detect_format, format_from_extension};
 pub use error::{ConvertError, ErrorKind};
@@ -87,6 +92,10 @@ pub fn convert_bytes(name: &str, bytes: &[u8], options: &ConvertOptions) -> Resu
 pub fn converter_for(format: Format) -> Box<dyn Converter> {
     match format {
         Format::Text => Box::new(text::TextConverter),
+        Format::Docx => Box::new(docx::DocxConverter),
+        Format::Html => Box::new(html::HtmlConverter),
+        Format::Epub => Box::new(epub::EpubConverter),
+        Format::Markdown => Box::new(markdown::MarkdownConverter),
         _ => Box::new(text::TextConverter),
     }
 }

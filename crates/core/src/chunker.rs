@@ -282,6 +282,8 @@ fn build_units(doc: &Document, outline: &Outline, counter: &dyn TokenCounter, ma
             let tokens = counter.count(text);
             if tokens <= max {
                 pieces.push(Piece { span: block.span, tokens, pages: block.pages });
+            } else if matches!(block.kind, BlockKind::Table | BlockKind::Code) {
+                split_lines(doc, block.span, block.pages, counter, max, &mut pieces);
             } else {
                 split_span(doc, block.span, block.pages, counter, max, 0, &mut pieces);
             }
@@ -319,6 +321,32 @@ fn split_span(
         let tokens = counter.count(slice);
         if tokens > max && level < 2 {
             split_span(doc, piece, pages, counter, max, level + 1, out);
+        } else {
+            out.push(Piece { span: piece, tokens, pages });
+        }
+    }
+}
+
+/// Splits a table or code block at line ends, lines longer than the limit further by sentences.
+fn split_lines(
+    doc: &Document,
+    span: Span,
+    pages: Option<PageRange>,
+    counter: &dyn TokenCounter,
+    max: usize,
+    out: &mut Vec<Piece>,
+) {
+    let text = doc.slice(span);
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let piece = Span::new(span.start + start, span.start + start + line.trim_end().len());
+        start += line.len();
+        if piece.is_empty() {
+            continue;
+        }
+        let tokens = counter.count(doc.slice(piece));
+        if tokens > max {
+            split_span(doc, piece, pages, counter, max, 0, out);
         } else {
             out.push(Piece { span: piece, tokens, pages });
         }

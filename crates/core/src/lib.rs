@@ -1,4 +1,5 @@
 //! Folio's core: the document model and everything derived from it, pure and synchronous.
+pub mod analysis;
 pub mod chunker;
 pub mod crossref;
 pub mod definitions;

@@ -95,7 +95,7 @@ impl Label {
         if t.is_empty() || t.len() > 120 {
             return None;
         }
-        if !t.chars().all(|c| c.is_alphanumeric() || " ._()§-\u{200e}".contains(c)) {
+        if t.contains(['\t', '\n', ':', ';', '"', '“', '”']) {
             return None;
         }
         let (parsed, all) = Self::parse_counted(t)?;
@@ -109,44 +109,54 @@ impl Label {
         let mut all = true;
         let mut segments: Vec<Segment> = Vec::new();
         let mut current: Option<Segment> = None;
-        for raw in tokenize(label) {
-            if let Some(kw) = keyword_with_value(&raw) {
-                // "APP4", "A4" style glued keyword+number.
-                if let Some(seg) = current.take() {
-                    segments.push(seg);
-                }
-                current = Some(Segment { container: kw.0, tokens: vec![kw.1], explicit: true });
+        'components: for (ci, component) in label.split('.').enumerate() {
+            let raws = tokenize(component);
+            if raws.is_empty() {
                 continue;
             }
-            if let Some(kind) = Container::from_keyword(&raw) {
-                if let Some(seg) = current.take() {
-                    segments.push(seg);
-                }
-                let tokens =
-                    if kind == Container::Guidance { vec!["guidance".to_string()] } else { Vec::new() };
-                current = Some(Segment { container: kind, tokens, explicit: true });
+            if ci > 0 && is_name_component(&raws) {
+                // A named part of a path label: "2.4.4.Individuals.(a)", "8.Introduction.Guidance.1",
+                // "7.1.3.Guidance on high-risk customers .1", "PART 3.6.1.4.Rejection_of_an_application".
+                let name = sanitize(&component.trim().to_lowercase());
+                let seg = current.get_or_insert_with(|| Segment {
+                    container: Container::Section,
+                    tokens: Vec::new(),
+                    explicit: false,
+                });
+                seg.tokens.push(name);
                 continue;
             }
-            let Some(value) = normalise_value(&raw, current.as_ref()) else {
-                // A word that is no number ends the label, except words inside a label like
-                // "Rejection_of_an_application" which we keep as a token.
-                if raw.contains('_') && (!segments.is_empty() || current.is_some()) {
-                    let seg = current.get_or_insert_with(|| Segment {
-                        container: Container::Section,
-                        tokens: Vec::new(),
-                        explicit: false,
-                    });
-                    seg.tokens.push(raw.to_ascii_lowercase());
+            for raw in raws {
+                if let Some(kw) = keyword_with_value(&raw) {
+                    // "APP4", "SCH2": a keyword glued to its number.
+                    if let Some(seg) = current.take() {
+                        segments.push(seg);
+                    }
+                    current = Some(Segment { container: kw.0, tokens: vec![kw.1], explicit: true });
                     continue;
                 }
-                all = false;
-                break;
-            };
-            match current.as_mut() {
-                Some(seg) => seg.tokens.push(value),
-                None => {
-                    current =
-                        Some(Segment { container: Container::Section, tokens: vec![value], explicit: false })
+                if let Some(kind) = Container::from_keyword(&raw) {
+                    if let Some(seg) = current.take() {
+                        segments.push(seg);
+                    }
+                    let tokens =
+                        if kind == Container::Guidance { vec!["guidance".to_string()] } else { Vec::new() };
+                    current = Some(Segment { container: kind, tokens, explicit: true });
+                    continue;
+                }
+                let Some(value) = normalise_value(&raw, current.as_ref()) else {
+                    all = false;
+                    break 'components;
+                };
+                match current.as_mut() {
+                    Some(seg) => seg.tokens.push(value),
+                    None => {
+                        current = Some(Segment {
+                            container: Container::Section,
+                            tokens: vec![value],
+                            explicit: false,
+                        })
+                    }
                 }
             }
         }
@@ -209,6 +219,24 @@ fn sanitize(token: &str) -> String {
         .collect::<String>()
         .trim_matches('_')
         .to_string()
+}
+
+/// Whether a dot-separated component of a label is a name rather than numbering: it opens with a
+/// word that is no value, or is a keyword followed by more words than one value.
+fn is_name_component(raws: &[String]) -> bool {
+    let first = &raws[0];
+    if first.chars().any(|c| c.is_ascii_digit()) || keyword_with_value(first).is_some() {
+        return false;
+    }
+    if Container::from_keyword(first).is_some() {
+        return raws.len() > 2
+            || raws.get(1).is_some_and(|r| {
+                normalise_value(r, None).is_none()
+                    && roman_value(&r.to_lowercase()).is_none()
+                    && !NUMBER_WORDS.contains(&r.to_lowercase().as_str())
+            });
+    }
+    normalise_value(first, None).is_none() || raws.len() > 1 && first.len() > 1
 }
 
 /// Splits a label into raw tokens at dots, spaces, parentheses and dashes, keeping "§".
@@ -425,6 +453,18 @@ mod tests {
         assert_eq!(id("2.Guidance"), "sec_2_guidance");
         assert_eq!(id("APP4.A4.9.10"), "app_4_a4_9_10");
         assert_eq!(id("Schedule 1.Part 3 .96.(1)"), "sch_1_part_3_96_1");
+        assert_eq!(id("2.4.4.Individuals.(a)"), "sec_2_4_4_individuals_a");
+        assert_eq!(
+            id("7.1.3.Guidance on high-risk customers .1"),
+            "sec_7_1_3_guidance_on_high_risk_customers_1"
+        );
+        assert_eq!(
+            id("PART 3.6.1.4.Rejection_of_an_application.Guidance.1"),
+            "part_3_6_1_4_rejection_of_an_application_guidance_1"
+        );
+        assert_eq!(id("8.Introduction.Guidance"), "sec_8_introduction_guidance");
+        assert!(Label::parse_full("Chapter 1: Application and Client Classification").is_none());
+        assert!(Label::parse_full("Relevant Person").is_none());
     }
 
     #[test]

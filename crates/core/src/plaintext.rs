@@ -258,7 +258,7 @@ fn container_rank(l: &Label) -> u8 {
 fn tab_label(line: &str) -> Option<(&str, &str)> {
     let trimmed = line.trim_start_matches([' ', '\u{feff}']);
     let (head, rest) = trimmed.split_once('\t')?;
-    let head = head.trim();
+    let head = head.trim().trim_end_matches(':');
     if head.is_empty() || head.len() > 120 {
         return None;
     }
@@ -277,17 +277,31 @@ fn compound_label(line: &str) -> Option<(&str, &str)> {
         let skip = rest.len() - next.len();
         end += skip + next.find(char::is_whitespace).unwrap_or(next.len());
     }
-    let head = &trimmed[..end];
+    let mut head = &trimmed[..end];
     if !head.contains('.') || head.len() < 3 {
         return None;
     }
+    // "PART 1.INTRODUCTION": a caps title glued to its label.
+    if let Some((label, last)) = head.rsplit_once('.') {
+        if last.len() >= 3
+            && last.chars().all(|c| c.is_uppercase() || c == '_')
+            && Label::parse_full(label).is_some()
+        {
+            head = label;
+            end = label.len();
+        }
+    }
     let label = Label::parse_full(head)?;
-    (label.depth() >= 2).then_some((head, trimmed[end..].trim()))
+    let rest = trimmed[end..].trim_start_matches('.').trim();
+    (label.depth() >= 2 || rest.chars().all(|c| !c.is_lowercase())).then_some((head, rest))
 }
 
 fn is_list_marker_label(label: &str) -> bool {
     let l = label.trim();
-    (l.starts_with('(') && l.ends_with(')') && l.len() <= 8)
+    let letters_paren =
+        l.ends_with(')') && l.len() <= 5 && l[..l.len() - 1].chars().all(|c| c.is_ascii_lowercase());
+    letters_paren
+        || (l.starts_with('(') && l.ends_with(')') && l.len() <= 8)
         || (l.len() <= 4 && l.ends_with('.') && l[..l.len() - 1].chars().all(|c| c.is_ascii_lowercase()))
 }
 
@@ -337,6 +351,9 @@ fn is_caps_title(line: &str) -> bool {
 fn is_title_like(rest: &str) -> bool {
     let t = rest.trim();
     if t.is_empty() {
+        return true;
+    }
+    if is_caps_title(t) {
         return true;
     }
     let words = t.split_whitespace().count();
@@ -455,7 +472,10 @@ impl Parser<'_> {
                 tab_label(line).or_else(|| if self.layout.tab_labels { compound_label(line) } else { None })
             {
                 if is_list_marker_label(label) {
-                    self.para(BlockKind::ListItem { marker: Some(label.to_string()), depth: 0 }, rest.into());
+                    self.para(
+                        BlockKind::ListItem { marker: Some(label.to_string()), depth: 0 },
+                        format!("{label} {rest}"),
+                    );
                 } else if let Some(parsed) = Label::parse_full(label) {
                     self.labelled(parsed, label, rest);
                 } else {
@@ -496,6 +516,7 @@ impl Parser<'_> {
             if let Some((marker, rest)) = bullet(line) {
                 let depth = (line.len() - line.trim_start().len()).min(16) / 2;
                 let (text, next) = self.gather(i, rest);
+                let text = format!("{marker} {text}");
                 self.para(BlockKind::ListItem { marker: Some(marker.to_string()), depth: depth as u8 }, text);
                 i = next;
                 continue;
@@ -550,7 +571,7 @@ impl Parser<'_> {
         if rest.is_empty() || is_title_like(rest) && !looks_like_rule_text(rest) {
             self.heading(Some(parsed), Some(label), rest, None);
         } else if let Some((title, body)) = run_in_title(rest) {
-            self.heading(Some(parsed), Some(label), title, None);
+            self.heading(Some(parsed), Some(label), &format!("{title}."), None);
             self.para(BlockKind::Paragraph, body.to_string());
         } else {
             self.heading(Some(parsed), Some(label), "", None);

@@ -305,6 +305,11 @@ fn is_list_marker_label(label: &str) -> bool {
         || (l.len() <= 4 && l.ends_with('.') && l[..l.len() - 1].chars().all(|c| c.is_ascii_lowercase()))
 }
 
+/// "/Table Start", "\\Table End": the table markers of the ADGM texts.
+fn is_table_marker(line: &str, which: &str) -> bool {
+    line.trim_start_matches(['/', '\\']).trim().eq_ignore_ascii_case(which) && line.starts_with(['/', '\\'])
+}
+
 /// A line of one repeated punctuation character, length ≥ 3.
 fn underline_char(line: &str) -> Option<char> {
     let t = line.trim_end();
@@ -426,10 +431,10 @@ impl Parser<'_> {
                 continue;
             }
             // Tables marked as in the ADGM texts.
-            if t.eq_ignore_ascii_case("/Table Start") {
+            if is_table_marker(t, "table start") {
                 let mut j = i + 1;
                 let mut rows = Vec::new();
-                while j < n && !self.lines[j].trim().eq_ignore_ascii_case("/Table End") {
+                while j < n && !is_table_marker(self.lines[j].trim(), "table end") {
                     if !self.lines[j].trim().is_empty() {
                         rows.push(self.lines[j].trim_end());
                     }

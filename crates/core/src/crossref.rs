@@ -209,11 +209,10 @@ pub fn scan(text: &str) -> Vec<RawRef> {
             }
             let start = if k == 0 { whole.start() } else { list.start() + off };
             let end = if k + 1 == items.len() { whole.end() } else { list.start() + off + number.len() };
-            let sep = if kw_name == "§" { " " } else { " " };
             out.push(RawRef {
                 start,
                 end,
-                label: format!("{kw_name}{sep}{number}"),
+                label: format!("{kw_name} {number}"),
                 container,
                 tokens,
                 document: document.clone(),

@@ -17,6 +17,8 @@ pub enum Format {
     Epub,
     Markdown,
     Text,
+    /// Legislative XML (USLM: United States Legislative Markup).
+    Xml,
 }
 
 impl Format {
@@ -29,6 +31,7 @@ impl Format {
             Format::Epub => "epub",
             Format::Markdown => "markdown",
             Format::Text => "text",
+            Format::Xml => "xml",
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod epub;
 pub mod error;
 pub mod html;
 pub mod markdown;
+pub mod pdf;
 
 pub use detect::{detect_format, format_from_extension};
 pub use error::{ConvertError, ErrorKind};
@@ -92,11 +93,12 @@ pub fn convert_bytes(name: &str, bytes: &[u8], options: &ConvertOptions) -> Resu
 pub fn converter_for(format: Format) -> Box<dyn Converter> {
     match format {
         Format::Text => Box::new(text::TextConverter),
+        Format::Pdf => Box::new(pdf::PdfConverter),
         Format::Docx => Box::new(docx::DocxConverter),
         Format::Html => Box::new(html::HtmlConverter),
         Format::Epub => Box::new(epub::EpubConverter),
         Format::Markdown => Box::new(markdown::MarkdownConverter),
-        _ => Box::new(text::TextConverter),
+        Format::Xml => Box::new(text::TextConverter),
     }
 }
 

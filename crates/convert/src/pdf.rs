@@ -99,6 +99,12 @@ pub fn find_pdfium_library(options: &ConvertOptions) -> Option<PathBuf> {
 }
 
 fn engine(options: &ConvertOptions) -> Result<&'static Pdfium, ErrorKind> {
+    if let Some(p) = &options.pdfium_library {
+        // An explicitly named library must exist, even when one is already bound.
+        if find_pdfium_library(options).is_none() {
+            return Err(ErrorKind::PdfEngineMissing(format!("{} does not exist", p.display())));
+        }
+    }
     if let Some(done) = ENGINE.get() {
         return done.as_ref().map_err(|e| ErrorKind::PdfEngineMissing(e.clone()));
     }
@@ -918,6 +924,7 @@ fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo]) {
         by_page[l.page as usize].push(i);
     }
     let mut margin: Vec<usize> = Vec::new();
+    let mut outermost: std::collections::HashSet<usize> = std::collections::HashSet::new();
     for (p, idx) in by_page.iter().enumerate() {
         if idx.is_empty() {
             continue;
@@ -931,6 +938,9 @@ fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo]) {
             let outer = Some(i) == top && l.y > h * 0.8 || Some(i) == bot && l.y < h * 0.2;
             if in_zone || outer {
                 margin.push(i);
+            }
+            if Some(i) == top || Some(i) == bot {
+                outermost.insert(i);
             }
         }
     }
@@ -981,9 +991,10 @@ fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo]) {
         .map(|(o, _)| *o);
     for &i in &margin {
         let l = &lines[i];
-        let numbered_furniture = best_offset.is_some_and(|off| {
-            edge_number(&l.text) == Some(l.page as i64 + 1 - off) && l.text.chars().count() <= 90
-        });
+        let numbered_furniture = outermost.contains(&i)
+            && best_offset.is_some_and(|off| {
+                edge_number(&l.text) == Some(l.page as i64 + 1 - off) && l.text.chars().count() <= 90
+            });
         if is_page_number_text(&l.text) || (in_zone(l) && repeated(l)) || numbered_furniture {
             lines[i].skip = true;
         }

@@ -176,7 +176,7 @@ pub fn chunk_document(
         .into_iter()
         .enumerate()
         .map(|(idx, (scope, pieces, sections))| {
-            make_chunk(doc, outline, definitions, counter, idx, scope, &pieces, &sections)
+            make_chunk(doc, outline, definitions, idx, scope, &pieces, &sections)
         })
         .collect()
 }
@@ -186,7 +186,6 @@ fn make_chunk(
     doc: &Document,
     outline: &Outline,
     definitions: &[Definition],
-    counter: &dyn TokenCounter,
     idx: usize,
     scope: usize,
     pieces: &[Piece],
@@ -202,16 +201,15 @@ fn make_chunk(
             section_ids.push(id.clone());
         }
     }
-    let defined_terms: Vec<String> = definitions
-        .iter()
-        .filter(|d| d.span.start >= span.start && d.span.start < span.end)
-        .map(|d| d.key.clone())
-        .collect();
+    // Definitions are in document order: find those starting inside the chunk by binary search.
+    let first = definitions.partition_point(|d| d.span.start < span.start);
+    let defined_terms: Vec<String> =
+        definitions[first..].iter().take_while(|d| d.span.start < span.end).map(|d| d.key.clone()).collect();
     let chunk_type = classify(doc, outline, scope, span, !defined_terms.is_empty());
     let s = &outline.sections[scope];
     Chunk {
         chunk_index: idx,
-        token_count: counter.count(&text),
+        token_count: pieces.iter().map(|p| p.tokens).sum(),
         content_hash: content_hash(text.as_bytes()),
         text,
         section_id: s.id.clone(),
@@ -229,15 +227,15 @@ fn requirement_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?i)\b(shall|must|may not|is required to|are required to|is prohibited|are prohibited)\b",
+            r"(?i)(?-u:\b)(shall|must|may not|is required to|are required to|is prohibited|are prohibited)(?-u:\b)",
         )
         .expect("valid regex")
     })
 }
 
 fn classify(doc: &Document, outline: &Outline, scope: usize, span: Span, has_definition: bool) -> ChunkType {
-    let blocks: Vec<_> =
-        doc.blocks.iter().filter(|b| b.span.start >= span.start && b.span.end <= span.end).collect();
+    let first = doc.blocks.partition_point(|b| b.span.end <= span.start);
+    let blocks: Vec<_> = doc.blocks[first..].iter().take_while(|b| b.span.start < span.end).collect();
     let body: Vec<_> = blocks.iter().filter(|b| !b.kind.is_heading()).collect();
     if !body.is_empty() && body.iter().all(|b| b.kind == BlockKind::Table) {
         return ChunkType::Table;

@@ -74,17 +74,17 @@ fn keyword_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         let kw = r"(?P<kw>§§?|(?i:rules?|sections?|secs?\.|chapters?|parts?|articles?|paragraphs?|paras?\.|subsections?|subparagraphs?|clauses?|schedules?|appendix|appendices|annex(?:es)?|regulations?|regs?\.|titles?|subparts?))";
-        let num_or_letter = format!(r"(?:{NUM}|[A-Z](?:\d+)?\b|[IVXLC]{{1,6}}\b)");
-        let list = format!(r"(?P<list>{num_or_letter}(?:\s*(?:,|;|\band\b|\bor\b|\bto\b|\bthrough\b|–|—|-)\s*(?:{num_or_letter}))*)");
-        let doc = r"(?:\s+of\s+(?P<of>(?:the\s+)?(?:this\s+(?:section|part|chapter|rule|article|schedule|act|title)|title\s+\d+(?:,\s+(?:United States Code|Code of Federal Regulations))?|[A-Z]{2,8}\b|(?:[A-Z][\w'’]*\s+){1,8}(?:Act|Regulations|Rules|Rulebook|Code|Law)(?:\s+(?:of\s+)?\d{4})?)))?";
-        Regex::new(&format!(r"(?:^|[^\w§])(?P<whole>{kw}\s*{list}{doc})")).expect("valid reference regex")
+        let num_or_letter = format!(r"(?:{NUM}|[A-Z](?:\d+)?(?-u:\b)|[IVXLC]{{1,6}}(?-u:\b))");
+        let list = format!(r"(?P<list>{num_or_letter}(?:\s*(?:,|;|(?-u:\b)and(?-u:\b)|(?-u:\b)or(?-u:\b)|(?-u:\b)to(?-u:\b)|(?-u:\b)through(?-u:\b)|–|—|-)\s*(?:{num_or_letter}))*)");
+        let doc = r"(?:\s+of\s+(?P<of>(?:the\s+)?(?:this\s+(?:section|part|chapter|rule|article|schedule|act|title)|title\s+\d+(?:,\s+(?:United States Code|Code of Federal Regulations))?|[A-Z]{2,8}(?-u:\b)|(?:[A-Z][A-Za-z0-9_'’]*\s+){1,8}(?:Act|Regulations|Rules|Rulebook|Code|Law)(?:\s+(?:of\s+)?\d{4})?)))?";
+        Regex::new(&format!(r"(?:^|[^A-Za-z0-9_§])(?P<whole>{kw}\s*{list}{doc})")).expect("valid reference regex")
     })
 }
 
 fn code_ref_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"\b(?P<doc>[A-Z]{2,6})\s+(?:(?:Rule|App(?:endix)?|Chapter|Section)\s+)?(?P<num>A?\d+(?:\.\d+)+(?:\.?\([A-Za-z0-9]{1,4}\))*|A\d+(?:\.\d+)*)")
+        Regex::new(r"(?-u:\b)(?P<doc>[A-Z]{2,6})\s+(?:(?:Rule|App(?:endix)?|Chapter|Section)\s+)?(?P<num>A?\d+(?:\.\d+)+(?:\.?\([A-Za-z0-9]{1,4}\))*|A\d+(?:\.\d+)*)")
             .expect("valid regex")
     })
 }
@@ -94,13 +94,13 @@ fn citation_re() -> &'static Regex {
     RE.get_or_init(|| {
         Regex::new(
             r"(?x)
-            (?P<usc>\b\d+\s+U\.?\s?S\.?\s?C\.?\s+(?:§+\s*)?\d+[\w\-–]*(?:\([A-Za-z0-9]{1,5}\))*(?:\s+(?:note|et\s+seq\.?))?)
-          | (?P<stat>\b\d+\s+Stat\.\s+\d+)
-          | (?P<fr>\b\d+\s+(?:Fed\.\s?Reg\.|FR)\s+\d+)
-          | (?P<cfr>\b\d+\s+C\.?F\.?R\.?\s+(?:(?:part|parts)\s+)?\d+(?:\.\d+)*)
-          | (?P<pl>\b(?:Public\s+Law|Pub\.\s?L\.|P\.L\.)\s+\d+[\-–]\d+)
-          | (?P<bill>\b(?:H\.\s?R\.|S\.|H\.\s?Res\.|S\.\s?Res\.)\s+\d+\b)
-          | (?P<title>\btitle\s+\d+,\s+(?:United\s+States\s+Code|Code\s+of\s+Federal\s+Regulations))",
+            (?P<usc>(?-u:\b)\d+\s+U\.?\s?S\.?\s?C\.?\s+(?:§+\s*)?\d+[\w\-–]*(?:\([A-Za-z0-9]{1,5}\))*(?:\s+(?:note|et\s+seq\.?))?)
+          | (?P<stat>(?-u:\b)\d+\s+Stat\.\s+\d+)
+          | (?P<fr>(?-u:\b)\d+\s+(?:Fed\.\s?Reg\.|FR)\s+\d+)
+          | (?P<cfr>(?-u:\b)\d+\s+C\.?F\.?R\.?\s+(?:(?:part|parts)\s+)?\d+(?:\.\d+)*)
+          | (?P<pl>(?-u:\b)(?:Public\s+Law|Pub\.\s?L\.|P\.L\.)\s+\d+[\-–]\d+)
+          | (?P<bill>(?-u:\b)(?:H\.\s?R\.|S\.|H\.\s?Res\.|S\.\s?Res\.)\s+\d+(?-u:\b))
+          | (?P<title>(?-u:\b)title\s+\d+,\s+(?:United\s+States\s+Code|Code\s+of\s+Federal\s+Regulations))",
         )
         .expect("valid regex")
     })
@@ -109,7 +109,7 @@ fn citation_re() -> &'static Regex {
 fn relative_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(?:subject\s+to|under|in|see|with|and|or|to|of|by|despite|notwithstanding|from)\s+(?P<list>\((?:\d{1,3}|[a-z]{1,4})\)(?:\((?:\d{1,3}|[a-z]{1,4})\))*(?:\s*(?:,|and|or|to)\s*\((?:\d{1,3}|[a-z]{1,4})\)(?:\((?:\d{1,3}|[a-z]{1,4})\))*)*)")
+        Regex::new(r"(?i)(?-u:\b)(?:subject\s+to|under|in|see|with|and|or|to|of|by|despite|notwithstanding|from)\s+(?P<list>\((?:\d{1,3}|[a-z]{1,4})\)(?:\((?:\d{1,3}|[a-z]{1,4})\))*(?:\s*(?:,|and|or|to)\s*\((?:\d{1,3}|[a-z]{1,4})\)(?:\((?:\d{1,3}|[a-z]{1,4})\))*)*)")
             .expect("valid regex")
     })
 }
@@ -156,7 +156,7 @@ fn singular(kw: &str) -> String {
 fn split_list(list: &str) -> Vec<(usize, &str)> {
     static SEP: OnceLock<Regex> = OnceLock::new();
     let sep = SEP.get_or_init(|| {
-        Regex::new(r"\s*(?:,|;|\band\b|\bor\b|\bto\b|\bthrough\b|–|—|\s-\s)\s*").expect("valid regex")
+        Regex::new(r"\s*(?:,|;|(?-u:\b)and(?-u:\b)|(?-u:\b)or(?-u:\b)|(?-u:\b)to(?-u:\b)|(?-u:\b)through(?-u:\b)|–|—|\s-\s)\s*").expect("valid regex")
     });
     let mut out = Vec::new();
     let mut last = 0;
@@ -187,7 +187,7 @@ fn value_tokens(number: &str) -> Vec<String> {
 /// ```
 pub fn scan(text: &str) -> Vec<RawRef> {
     let mut out: Vec<RawRef> = Vec::new();
-    for caps in keyword_re().captures_iter(text) {
+    for caps in fast_captures(keyword_re(), text) {
         let (Some(whole), Some(kw), Some(list)) = (caps.name("whole"), caps.name("kw"), caps.name("list"))
         else {
             continue;
@@ -220,7 +220,7 @@ pub fn scan(text: &str) -> Vec<RawRef> {
             });
         }
     }
-    for caps in code_ref_re().captures_iter(text) {
+    for caps in fast_captures(code_ref_re(), text) {
         let (Some(whole), Some(doc), Some(num)) = (caps.get(0), caps.name("doc"), caps.name("num")) else {
             continue;
         };
@@ -254,7 +254,7 @@ pub fn scan(text: &str) -> Vec<RawRef> {
             relative: false,
         });
     }
-    for caps in relative_re().captures_iter(text) {
+    for caps in fast_captures(relative_re(), text) {
         let Some(list) = caps.name("list") else { continue };
         if overlaps(&out, list.start(), list.end()) {
             continue;
@@ -277,6 +277,18 @@ pub fn scan(text: &str) -> Vec<RawRef> {
     }
     out.sort_by_key(|r| (r.start, r.end));
     out
+}
+
+/// `captures_iter`, but found with the fast matcher first: capture groups are only resolved where a
+/// match is known to start.
+pub(crate) fn fast_captures<'r, 'h>(
+    re: &'r Regex,
+    text: &'h str,
+) -> impl Iterator<Item = regex::Captures<'h>> + 'r
+where
+    'h: 'r,
+{
+    re.find_iter(text).filter_map(move |m| re.captures_at(text, m.start()))
 }
 
 fn overlaps(refs: &[RawRef], start: usize, end: usize) -> bool {

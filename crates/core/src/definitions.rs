@@ -67,7 +67,7 @@ fn quoted_re() -> &'static Regex {
             (?P<term>[^"“”‘’'«»\n]{1,100}?)
             (?:"|”|’|'|»|'')
             \s*,?\s*(?:\([^)]{1,40}\)\s*)?
-            (?P<verb>means|mean|shall\s+mean|refers\s+to|refer\s+to|has\s+the\s+meaning|have\s+the\s+meaning|shall\s+have\s+the\s+meaning|includes|include|shall\s+include|is\s+defined\s+as|are\s+defined\s+as|denotes|has\s+the\s+same\s+meaning)\b"#,
+            (?P<verb>means|mean|shall\s+mean|refers\s+to|refer\s+to|has\s+the\s+meaning|have\s+the\s+meaning|shall\s+have\s+the\s+meaning|includes|include|shall\s+include|is\s+defined\s+as|are\s+defined\s+as|denotes|has\s+the\s+same\s+meaning)(?-u:\b)"#,
         )
         .expect("valid regex")
     })
@@ -76,7 +76,7 @@ fn quoted_re() -> &'static Regex {
 fn bare_means_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"^(?P<term>[A-Z][\w’'\-/&]*(?:\s+[A-Za-z][\w’'\-/&]*){0,7}?)\s*(?::\s*)?(?P<verb>means|is defined as|refers to)\b")
+        Regex::new(r"^(?P<term>[A-Z][\w’'\-/&]*(?:\s+[A-Za-z][\w’'\-/&]*){0,7}?)\s*(?::\s*)?(?P<verb>means|is defined as|refers to)(?-u:\b)")
             .expect("valid regex")
     })
 }
@@ -94,7 +94,7 @@ fn entry_re() -> &'static Regex {
 fn scope_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(?:for\s+the\s+purposes?\s+of|in|under|throughout)\s+this\s+(?P<kind>part|chapter|section|subsection|rule|schedule|article|title|division|subpart|paragraph|appendix|annex|act|regulations?|rulebook|document|guidance|code|manual)\b")
+        Regex::new(r"(?i)(?-u:\b)(?:for\s+the\s+purposes?\s+of|in|under|throughout)\s+this\s+(?P<kind>part|chapter|section|subsection|rule|schedule|article|title|division|subpart|paragraph|appendix|annex|act|regulations?|rulebook|document|guidance|code|manual)(?-u:\b)")
             .expect("valid regex")
     })
 }
@@ -150,7 +150,7 @@ pub fn find_definitions(doc: &Document, outline: &Outline) -> Vec<Definition> {
         match block.kind {
             BlockKind::Table => table_definitions(doc, outline, bi, section, in_defs_section, &mut out),
             _ => {
-                for caps in quoted_re().captures_iter(text) {
+                for caps in crate::crossref::fast_captures(quoted_re(), text) {
                     let (Some(whole), Some(term)) = (caps.get(0), caps.name("term")) else { continue };
                     let term_text = term.as_str().trim().trim_end_matches([',', '.']);
                     if !plausible_term(term_text) {

@@ -57,7 +57,11 @@ fn main() {
                 }
                 other if flag("--blocks") => {
                     let short: String = text.chars().take(160).collect();
-                    println!("{pages:>5}     {:<9} {short}", other.name());
+                    let marker = match other {
+                        folio_core::model::BlockKind::ListItem { marker: Some(m), .. } => format!("[{m}] "),
+                        _ => String::new(),
+                    };
+                    println!("{pages:>5}     {:<9} {marker}{short}", other.name());
                 }
                 _ => {}
             }

@@ -602,13 +602,15 @@ fn find_columns(frags: &[Frag], page: PageInfo) -> Vec<(f32, f32)> {
             *c += 1;
         }
     }
-    // Maximal empty runs, not at the edges.
+    // Maximal (nearly) empty runs, not at the edges; a few crossing lines (a table or a title
+    // over the columns) become spanning lines.
+    let allowed = (narrow.len() / 40).max(1) as u32;
     let mut gutters = Vec::new();
     let mut i = 0;
     while i < bins {
-        if cover[i] == 0 {
+        if cover[i] <= allowed {
             let s = i;
-            while i < bins && cover[i] == 0 {
+            while i < bins && cover[i] <= allowed {
                 i += 1;
             }
             let e = i;
@@ -1275,7 +1277,7 @@ enum BlkKind {
 fn list_marker(text: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"^(?:[•◦▪▫●○■□‣⁃∙·*–—-]|\(?[0-9]{1,3}[.)]|\([a-zA-Z]{1,4}\)|[a-z][.)])\s+\S")
+        Regex::new(r"^(?:[•◦▪▫●○■□‣⁃∙·*–—-]|\(?[0-9]{1,3}[.)]|\((?:[a-zA-Z]|[ivxlc]{2,5})\)|[a-z][.)])\s+\S")
             .expect("valid list regex")
     });
     let t = text.trim_start();
@@ -1634,6 +1636,8 @@ fn in_sequence(prev: &[String], next: &[String]) -> bool {
 fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool, page_count: u32) {
     let lines = ctx.lines;
     let body = ctx.body;
+    // A sparse first page of a longer document is a cover page.
+    let cover_page = page_count > 2 && lines.iter().filter(|l| l.page == 0 && !l.skip).count() < 20;
     // 1. Candidates.
     let mut cand: Vec<bool> = vec![false; blocks.len()];
     let mut infos: Vec<Option<NumInfo>> = vec![None; blocks.len()];
@@ -1665,8 +1669,23 @@ fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool, page_coun
         let distinct =
             b.lines.iter().all(|&i| ctx.distinct_font(&lines[i]) && lines[i].size >= 0.95 * body.size);
         let bigger = ctx.size_class(first) >= 1.12;
-        if matches!(b.kind, BlkKind::List { .. }) && info.is_none() {
-            continue;
+        let mut info = info;
+        if let BlkKind::List { marker, .. } = &b.kind {
+            // "(a) Comments Due Date" set bold is a lettered heading; other list items are not.
+            let enumerator = marker.chars().any(|c| c.is_alphanumeric());
+            if info.is_none() {
+                if !(styled && enumerator && nchars <= 80 && !text.ends_with('.')) {
+                    continue;
+                }
+                info = Some(NumInfo {
+                    label: marker.clone(),
+                    keyword: None,
+                    depth: 1,
+                    tokens: vec![marker.trim_matches(['(', ')', '.']).to_ascii_lowercase()],
+                    plain_decimal: false,
+                    trailing_dot: marker.ends_with('.'),
+                });
+            }
         }
         let ok = if styled {
             // Bold text at body size must stand alone and be short.
@@ -1680,7 +1699,7 @@ fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool, page_coun
             false
         };
         // Text on a cover page alone does not make headings below the title.
-        if ok && page_count > 2 && first.page == 0 && info.is_none() && !bigger {
+        if ok && cover_page && first.page == 0 && info.is_none() && !bigger {
             continue;
         }
         if ok {

@@ -173,6 +173,12 @@ fn split_list(list: &str) -> Vec<(usize, &str)> {
     out.into_iter().filter(|(_, s)| !s.is_empty()).collect()
 }
 
+fn is_year(tokens: &[String]) -> bool {
+    tokens.len() == 1
+        && tokens[0].len() == 4
+        && tokens[0].parse::<u32>().is_ok_and(|y| (1800..=2100).contains(&y))
+}
+
 fn value_tokens(number: &str) -> Vec<String> {
     Label::parse(number).map(|l| l.tokens().iter().map(|t| t.to_string()).collect()).unwrap_or_default()
 }
@@ -204,11 +210,16 @@ pub fn scan(text: &str) -> Vec<RawRef> {
         for (k, (off, number)) in items.iter().enumerate() {
             let number = number.trim_end_matches('.');
             let tokens = value_tokens(number);
-            if tokens.is_empty() {
+            if tokens.is_empty() || is_year(&tokens) {
+                // "Regulations 2015" names a document by its year; it is no reference.
                 continue;
             }
             let start = if k == 0 { whole.start() } else { list.start() + off };
-            let end = if k + 1 == items.len() { whole.end() } else { list.start() + off + number.len() };
+            let mut end = if k + 1 == items.len() { whole.end() } else { list.start() + off + number.len() };
+            // A full stop after the number ends the sentence, not the reference.
+            while end > start && text.as_bytes()[end - 1] == b'.' && !text[start..end].ends_with("seq.") {
+                end -= 1;
+            }
             out.push(RawRef {
                 start,
                 end,
@@ -476,6 +487,7 @@ mod tests {
         assert_eq!(labels("Rules 2.2.6, 2.2.7 and 2.2.9"), vec!["Rule 2.2.6", "Rule 2.2.7", "Rule 2.2.9"]);
         assert_eq!(labels("in Chapter 5."), vec!["Chapter 5"]);
         assert_eq!(labels("see Appendix B"), vec!["Appendix B"]);
+        assert!(labels("the Mooring Rules 2026 and Regulations 2015").is_empty());
         assert_eq!(labels("GEN 3.3.31 says"), vec!["GEN 3.3.31"]);
         assert_eq!(
             labels("as in 33 U.S.C. 2201 and 42 U.S.C. 4321 et seq."),

@@ -285,8 +285,16 @@ fn scope_of(doc: &Document, outline: &Outline, section: usize, block: usize, spa
                 return DefinitionScope::Section { section_id: sec.id.clone() };
             }
         }
-        // No labelled match: the section holding the definition list.
-        let holder = if is_definitions_heading(&s.title) { s.parent.unwrap_or(section) } else { section };
+        // No labelled match. A Part or Chapter (or larger) without labels of its own: the top-level
+        // section holding the definition (rulebooks number their chapters "2."); else the section
+        // holding the definition list.
+        let large = !matches!(wanted, Container::Section);
+        let top = std::iter::once(section).chain(outline.ancestors(section)).filter(|&i| i != 0).last();
+        let holder = match top {
+            Some(t) if large => t,
+            _ if is_definitions_heading(&s.title) => s.parent.unwrap_or(section),
+            _ => section,
+        };
         return if holder == 0 {
             DefinitionScope::Document
         } else {

@@ -31,9 +31,41 @@ pub fn parse_into(text: &str, builder: &mut DocumentBuilder) {
     let layout = Layout::measure(&lines);
     let mut parser = Parser { lines: &lines, layout, out: Vec::new(), nest: Nesting::default() };
     parser.run();
-    for item in parser.out {
+    let mut items = parser.out;
+    if let Some(title) = take_title(&mut items) {
+        if builder.title().is_empty() {
+            builder.set_title(title);
+        }
+    }
+    for item in items {
         builder.push(item.kind, &item.text, None);
     }
+}
+
+/// The document title, when the first heading is one: unnumbered, before any numbered heading, and
+/// followed by numbered headings. It becomes a paragraph (its text stays in the document) and, where
+/// every later heading sat under it, the others move up a level.
+fn take_title(items: &mut [Item]) -> Option<String> {
+    let first = items.iter().position(|i| i.kind.is_heading())?;
+    let BlockKind::Heading { level: 1, number: None } = items[first].kind else { return None };
+    let next_numbered = items[first + 1..]
+        .iter()
+        .find(|i| i.kind.is_heading())
+        .is_some_and(|i| matches!(&i.kind, BlockKind::Heading { number: Some(_), .. }));
+    if !next_numbered {
+        return None;
+    }
+    let title = items[first].text.clone();
+    items[first].kind = BlockKind::Paragraph;
+    let all_under = items[first + 1..].iter().all(|i| i.kind.heading_level().is_none_or(|l| l >= 2));
+    if all_under {
+        for item in items[first + 1..].iter_mut() {
+            if let BlockKind::Heading { level, .. } = &mut item.kind {
+                *level -= 1;
+            }
+        }
+    }
+    Some(title)
 }
 
 #[derive(Debug)]
@@ -670,13 +702,16 @@ mod tests {
         assert_eq!(
             h,
             vec![
-                (1, "Debian Policy Manual".into()),
-                (2, "1. About this manual".into()),
-                (3, "1.1. Scope".into()),
-                (3, "1.2. New versions".into()),
-                (2, "2. The Debian Archive".into()),
+                (1, "1. About this manual".into()),
+                (2, "1.1. Scope".into()),
+                (2, "1.2. New versions".into()),
+                (1, "2. The Debian Archive".into()),
             ]
         );
+        assert_eq!(parse(text).meta.title, "t", "a title given by the converter is kept");
+        let mut b = DocumentBuilder::new(Format::Text, "", text.as_bytes());
+        parse_into(text, &mut b);
+        assert_eq!(b.finish().meta.title, "Debian Policy Manual");
     }
 
     #[test]

@@ -42,17 +42,15 @@ pub fn parse_into(text: &str, builder: &mut DocumentBuilder) {
     }
 }
 
-/// The document title, when the first heading is one: unnumbered, before any numbered heading, and
-/// followed by numbered headings. It becomes a paragraph (its text stays in the document) and, where
+/// The document title, when the first heading is one: unnumbered, at the top level, before any
+/// numbered heading, with numbered headings after it. It becomes a paragraph (its text stays in the document) and, where
 /// every later heading sat under it, the others move up a level.
 fn take_title(items: &mut [Item]) -> Option<String> {
     let first = items.iter().position(|i| i.kind.is_heading())?;
     let BlockKind::Heading { level: 1, number: None } = items[first].kind else { return None };
-    let next_numbered = items[first + 1..]
-        .iter()
-        .find(|i| i.kind.is_heading())
-        .is_some_and(|i| matches!(&i.kind, BlockKind::Heading { number: Some(_), .. }));
-    if !next_numbered {
+    let numbered_later =
+        items[first + 1..].iter().any(|i| matches!(&i.kind, BlockKind::Heading { number: Some(_), .. }));
+    if !numbered_later {
         return None;
     }
     let title = items[first].text.clone();

@@ -382,6 +382,10 @@ struct Line {
     text: String,
     /// Share of characters in a monospaced font.
     fixed_frac: f32,
+    /// Heading level from the structure tree.
+    tag: Option<u8>,
+    /// Wide gaps inside the line (table cells set side by side).
+    wide_gaps: u8,
     /// Dropped as running header/footer, page number or contents page.
     skip: bool,
     /// Heading level declared by the bookmarks or the printed contents list.
@@ -413,6 +417,8 @@ struct Frag {
     last_left: f32,
     /// Characters in a monospaced font.
     fixed_chars: u32,
+    /// Heading level from the structure tree (tagged PDFs).
+    tag: Option<u8>,
 }
 
 impl Frag {
@@ -434,14 +440,78 @@ fn add_style(styles: &mut Vec<((u16, i16, u16), u32)>, key: (u16, i16, u16), n: 
 
 struct CharStyle {
     obj: FPDF_PAGEOBJECT,
+    tag: Option<u8>,
     size: f32,
     weight: i16,
     font: u16,
     rotated: bool,
 }
 
+/// Tagged PDFs: the marked-content ids of the page's H1..H6 structure elements, with their level.
+fn heading_mcids(b: &dyn PdfiumLibraryBindings, page: FPDF_PAGE) -> HashMap<i32, u8> {
+    let mut out = HashMap::new();
+    let tree = unsafe { b.FPDF_StructTree_GetForPage(page) };
+    if tree.is_null() {
+        return out;
+    }
+    let mut stack: Vec<(FPDF_STRUCTELEMENT, Option<u8>, u8)> = Vec::new();
+    let n = unsafe { b.FPDF_StructTree_CountChildren(tree) };
+    for i in 0..n.clamp(0, 10_000) {
+        let el = unsafe { b.FPDF_StructTree_GetChildAtIndex(tree, i) };
+        if !el.is_null() {
+            stack.push((el, None, 0));
+        }
+    }
+    let mut visited = 0usize;
+    let mut buf = vec![0u16; 64];
+    while let Some((el, inherited, depth)) = stack.pop() {
+        visited += 1;
+        if visited > 200_000 {
+            break;
+        }
+        let len = unsafe {
+            b.FPDF_StructElement_GetType(el, buf.as_mut_ptr() as *mut c_void, (buf.len() * 2) as _)
+        } as usize;
+        let ty = if len > 0 && len <= buf.len() * 2 {
+            utf16_buffer_to_string(&buf[..len / 2])
+        } else {
+            String::new()
+        };
+        let own = match ty.as_bytes() {
+            [b'H', d @ b'1'..=b'6'] => Some(d - b'0'),
+            _ => None,
+        };
+        let level = own.or(inherited);
+        if let Some(lv) = level {
+            let count = unsafe { b.FPDF_StructElement_GetMarkedContentIdCount(el) };
+            for k in 0..count.clamp(0, 1000) {
+                let id = unsafe { b.FPDF_StructElement_GetMarkedContentIdAtIndex(el, k) };
+                if id >= 0 {
+                    out.insert(id, lv);
+                }
+            }
+        }
+        if depth < 64 {
+            let kids = unsafe { b.FPDF_StructElement_CountChildren(el) };
+            for k in 0..kids.clamp(0, 10_000) {
+                let c = unsafe { b.FPDF_StructElement_GetChildAtIndex(el, k) };
+                if !c.is_null() {
+                    stack.push((c, level, depth + 1));
+                }
+            }
+        }
+    }
+    unsafe { b.FPDF_StructTree_Close(tree) };
+    out
+}
+
 /// Reads one page's characters into fragments.
-fn page_fragments(b: &dyn PdfiumLibraryBindings, text: FPDF_TEXTPAGE, tables: &mut Tables) -> Vec<Frag> {
+fn page_fragments(
+    b: &dyn PdfiumLibraryBindings,
+    text: FPDF_TEXTPAGE,
+    tables: &mut Tables,
+    tags: &HashMap<i32, u8>,
+) -> Vec<Frag> {
     let n = unsafe { b.FPDFText_CountChars(text) };
     let mut frags: Vec<Frag> = Vec::new();
     let mut cur: Option<Frag> = None;
@@ -504,7 +574,12 @@ fn page_fragments(b: &dyn PdfiumLibraryBindings, text: FPDF_TEXTPAGE, tables: &m
                 String::new()
             };
             let font = tables.intern_font(&name, flags);
-            style = Some(CharStyle { obj, size, weight, font, rotated });
+            let tag = if tags.is_empty() || obj.is_null() {
+                None
+            } else {
+                tags.get(&unsafe { b.FPDFPageObj_GetMarkedContentID(obj) }).copied()
+            };
+            style = Some(CharStyle { obj, tag, size, weight, font, rotated });
         }
         let st = style.as_ref().expect("style set above");
         let fixed = tables.fonts.get(st.font as usize).is_some_and(|f| f.fixed) as u32;
@@ -545,6 +620,7 @@ fn page_fragments(b: &dyn PdfiumLibraryBindings, text: FPDF_TEXTPAGE, tables: &m
                 f.bottom = f.bottom.min(bottom);
                 f.nchars += 1;
                 f.fixed_chars += fixed;
+                f.tag = f.tag.or(st.tag);
                 if !small || size > f.size {
                     // Superscripts do not move the baseline or size of the fragment.
                     if size > f.size * 1.15 {
@@ -571,6 +647,7 @@ fn page_fragments(b: &dyn PdfiumLibraryBindings, text: FPDF_TEXTPAGE, tables: &m
                 nchars: 1,
                 last_left: left,
                 fixed_chars: fixed,
+                tag: st.tag,
             });
         }
     }
@@ -765,6 +842,9 @@ fn page_lines(mut frags: Vec<Frag>, page_index: u32, page: PageInfo) -> Vec<Line
         match merge_into {
             Some(li) => {
                 let l = &mut lines[li];
+                if f.x0 - l.x1 > 2.5 * l.size.max(f.size) {
+                    l.wide_gaps = l.wide_gaps.saturating_add(1);
+                }
                 l.text.push(' ');
                 l.text.push_str(&f.text);
                 l.x1 = l.x1.max(f.x1);
@@ -789,6 +869,8 @@ fn page_lines(mut frags: Vec<Frag>, page_index: u32, page: PageInfo) -> Vec<Line
                     col_x1: cx1,
                     text: f.text.clone(),
                     fixed_frac: f.fixed_chars as f32 / f.nchars.max(1) as f32,
+                    tag: f.tag,
+                    wide_gaps: 0,
                     skip: false,
                     declared: None,
                     synthetic: false,
@@ -1641,6 +1723,7 @@ fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool, page_coun
     // 1. Candidates.
     let mut cand: Vec<bool> = vec![false; blocks.len()];
     let mut infos: Vec<Option<NumInfo>> = vec![None; blocks.len()];
+    let mut tag_levels: Vec<Option<u8>> = vec![None; blocks.len()];
     for (k, b) in blocks.iter().enumerate() {
         if b.kind == BlkKind::Heading {
             cand[k] = true;
@@ -1659,6 +1742,17 @@ fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool, page_coun
         let nchars = text.chars().count();
         let letters = text.chars().filter(|c| c.is_alphabetic()).count();
         if letters < 2 || nchars > 250 || b.lines.len() > 4 {
+            continue;
+        }
+        if b.lines.iter().any(|&i| lines[i].wide_gaps >= 2) && ctx.size_class(first) < 1.12 {
+            // A table row, not a heading.
+            continue;
+        }
+        if let Some(lv) = first.tag {
+            // A heading role in the structure tree decides, after the declared outline.
+            cand[k] = true;
+            tag_levels[k] = Some(lv);
+            infos[k] = num_info(text).map(|x| x.0);
             continue;
         }
         if text.ends_with([',', ';']) || text.starts_with(|c: char| c.is_lowercase()) {
@@ -1813,6 +1907,11 @@ fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool, page_coun
                 Some(_) => max_kw + d,
                 None => d,
             });
+        }
+    }
+    for k in 0..blocks.len() {
+        if tag_levels[k].is_some() {
+            num_levels[k] = tag_levels[k];
         }
     }
     // 4. Style clusters give levels to the other candidates.
@@ -2057,6 +2156,8 @@ fn apply_bookmarks(
                     col_x1: 0.0,
                     text: bm.title.clone(),
                     fixed_frac: 0.0,
+                    tag: None,
+                    wide_gaps: 0,
                     skip: false,
                     declared: Some(level),
                     synthetic: true,
@@ -2166,6 +2267,9 @@ fn convert_document(
     let mut tables = Tables::default();
     let mut lines: Vec<Line> = Vec::new();
     let mut pages: Vec<PageInfo> = Vec::with_capacity(page_count as usize);
+    // Structure-tree headings, read only when the first pages show the PDF is tagged with them.
+    let mut tagged = false;
+    let mut tags: HashMap<i32, u8> = HashMap::new();
     for p in 0..page_count {
         let page = unsafe { b.FPDF_LoadPage(doc.doc, p as i32) };
         if page.is_null() {
@@ -2184,7 +2288,11 @@ fn convert_document(
         if raw.text.is_null() {
             continue;
         }
-        let frags = page_fragments(b, raw.text, &mut tables);
+        if p < 8 || tagged {
+            tags = heading_mcids(b, raw.page);
+            tagged |= !tags.is_empty();
+        }
+        let frags = page_fragments(b, raw.text, &mut tables, &tags);
         drop(raw);
         lines.extend(page_lines(frags, p, info));
     }

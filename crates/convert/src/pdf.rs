@@ -10,8 +10,12 @@
 //!
 //! Heading levels come, in this order, from the PDF's bookmarks (when
 //! [`ConvertOptions::use_bookmarks`]), or from the printed contents list when the PDF has no
-//! bookmarks, and otherwise from numbering patterns ("1.2.3", "CHAPTER ONE", "ARTICLE IV") and font
-//! styles clustered across the whole document.
+//! bookmarks (each entry matched to its heading line), then from tagged-PDF heading roles (H1..H6
+//! in the structure tree, matched to text through marked-content ids), numbering patterns ("1.2.3",
+//! "CHAPTER ONE", "ARTICLE IV"), and font size and weight relative to the body text, heading styles
+//! clustered across the whole document.
+//!
+//! pdfium is bound once per process and used by one conversion at a time.
 
 use crate::{ConvertOptions, Converter, ErrorKind};
 use folio_core::model::{BlockKind, Document, DocumentBuilder, Format, PageRange};
@@ -2301,7 +2305,7 @@ fn convert_document(
     drop(doc);
 
     if lines.iter().all(|l| l.text.trim().is_empty()) {
-        return Err(ErrorKind::Empty);
+        return Err(ErrorKind::Unsupported("a PDF without a text layer (scanned images?)".into()));
     }
 
     // Stage two.

@@ -13,6 +13,7 @@ pub fn format_from_extension(name: &str) -> Option<Format> {
         "epub" => Format::Epub,
         "md" | "markdown" => Format::Markdown,
         "txt" | "text" => Format::Text,
+        "xml" => Format::Xml,
         _ => return None,
     })
 }
@@ -77,6 +78,70 @@ fn looks_textual(head: &[u8]) -> bool {
     controls * 20 <= head.len()
 }
 
+/// The root element of a text that is XML.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct XmlRoot {
+    /// The root is a USLM document (by name or namespace).
+    uslm: bool,
+    /// The text starts with an XML declaration (`<?xml`).
+    declared: bool,
+    /// The root is `<html>` (XHTML).
+    html: bool,
+}
+
+/// Finds the root element of bytes that look like XML: after an optional BOM, declaration,
+/// processing instructions, comments and doctype, a start tag. `None` when they do not start so.
+fn xml_root(bytes: &[u8]) -> Option<XmlRoot> {
+    const HEAD: usize = 8 * 1024;
+    let decoded;
+    let head = if bytes.starts_with(b"\xff\xfe") || bytes.starts_with(b"\xfe\xff") {
+        let n = bytes.len().min(2 * HEAD) & !1;
+        decoded = crate::text::decode_text(&bytes[..n]).into_bytes();
+        &decoded[..]
+    } else {
+        &bytes[..bytes.len().min(HEAD)]
+    };
+    let start = trim_start(head);
+    let declared = start.starts_with(b"<?xml");
+    let mut rest = start;
+    loop {
+        rest = trim_start(rest);
+        let skip_to: &[u8] = if rest.starts_with(b"<?") {
+            b"?>"
+        } else if rest.starts_with(b"<!--") {
+            b"-->"
+        } else if rest.starts_with(b"<!") {
+            // A doctype, perhaps with an internal subset in brackets.
+            if let (Some(open), close) =
+                (rest.iter().position(|&c| c == b'['), rest.iter().position(|&c| c == b'>'))
+            {
+                if close.is_none_or(|c| open < c) {
+                    rest = &rest[find(rest, b"]").map_or(rest.len(), |i| i + 1)..];
+                }
+            }
+            b">"
+        } else {
+            break;
+        };
+        let end = find(rest, skip_to)?;
+        rest = &rest[end + skip_to.len()..];
+    }
+    let tag = rest.strip_prefix(b"<")?;
+    if !tag.first().is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c >= 0x80) {
+        return None;
+    }
+    let tag = &tag[..tag.iter().position(|&c| c == b'>').unwrap_or(tag.len())];
+    let name_end = tag.iter().position(|&c| c.is_ascii_whitespace() || c == b'/').unwrap_or(tag.len());
+    let qname = String::from_utf8_lossy(&tag[..name_end]);
+    let local = qname.rsplit(':').next().unwrap_or_default();
+    let tag_text = String::from_utf8_lossy(tag);
+    Some(XmlRoot {
+        uslm: crate::uslm::is_uslm_root(local, &tag_text),
+        declared,
+        html: local.eq_ignore_ascii_case("html"),
+    })
+}
+
 /// Decides the format of a file from its name and bytes, refusing mismatches such as random bytes
 /// named `.pdf` or a PDF named `.docx`.
 pub fn detect_format(name: &str, bytes: &[u8]) -> Result<Format, ErrorKind> {
@@ -84,6 +149,20 @@ pub fn detect_format(name: &str, bytes: &[u8]) -> Result<Format, ErrorKind> {
     let sniffed = sniff(bytes);
     let ext_name = || name.rsplit_once('.').map(|(_, e)| e.to_string()).unwrap_or_else(|| "none".into());
     let mismatch = |actual: &str| ErrorKind::WrongExtension { extension: ext_name(), actual: actual.into() };
+    if matches!(sniffed, Sniffed::Text | Sniffed::Html) {
+        if let Some(root) = xml_root(bytes).filter(|r| !r.html) {
+            let not_uslm = || ErrorKind::Unsupported("XML that is not USLM".into());
+            match by_ext {
+                Some(Format::Xml) | None if root.uslm => return Ok(Format::Xml),
+                Some(Format::Xml) => return Err(not_uslm()),
+                None if root.declared => return Err(not_uslm()),
+                Some(Format::Pdf | Format::Docx | Format::Epub) if bytes.len() >= 8 => {
+                    return Err(mismatch("XML"))
+                }
+                _ => {}
+            }
+        }
+    }
     match (by_ext, sniffed) {
         (Some(Format::Pdf), Sniffed::Pdf) | (None, Sniffed::Pdf) => Ok(Format::Pdf),
         (Some(Format::Docx), Sniffed::Zip) => Ok(Format::Docx),
@@ -144,5 +223,33 @@ mod tests {
         ));
         assert!(matches!(detect_format("a.docx", b"%PDF-1.4 xx"), Err(ErrorKind::WrongExtension { .. })));
         assert!(matches!(detect_format("a.xyz", &[0u8, 1, 2, 3]), Err(ErrorKind::Unsupported(_))));
+    }
+
+    #[test]
+    fn uslm_xml() {
+        let law = br#"<?xml version="1.0"?><!-- c --><?xml-stylesheet href="x"?><pLaw xmlns="http://schemas.gpo.gov/xml/uslm"><main/></pLaw>"#;
+        assert_eq!(detect_format("law.xml", law), Ok(Format::Xml));
+        assert_eq!(detect_format("law", law), Ok(Format::Xml));
+        assert_eq!(detect_format("bill.xml", b"<bill><main/></bill>"), Ok(Format::Xml));
+        assert_eq!(
+            detect_format("doc.xml", b"<doc xmlns='http://xml.house.gov/schemas/uslm/1.0'/>"),
+            Ok(Format::Xml)
+        );
+        let not_uslm = Err(ErrorKind::Unsupported("XML that is not USLM".into()));
+        assert_eq!(detect_format("feed.xml", b"<?xml version='1.0'?><rss><channel/></rss>"), not_uslm);
+        assert_eq!(detect_format("feed.xml", b"<rss><channel/></rss>"), not_uslm);
+        assert_eq!(detect_format("feed", b"<?xml version='1.0'?><rss><channel/></rss>"), not_uslm);
+        // Not declared and not USLM: text as before; XHTML stays HTML.
+        assert_eq!(detect_format("notes", b"<b>Bold</b> words"), Ok(Format::Text));
+        let xhtml = br#"<?xml version="1.0"?><!DOCTYPE html><html xmlns="http://www.w3.org/1999/xhtml"><body/></html>"#;
+        assert_eq!(detect_format("page.xhtml", xhtml), Ok(Format::Html));
+        assert_eq!(detect_format("page", xhtml), Ok(Format::Html));
+        assert!(matches!(detect_format("page.xml", xhtml), Err(ErrorKind::WrongExtension { .. })));
+        assert!(matches!(detect_format("law.pdf", law), Err(ErrorKind::WrongExtension { .. })));
+        assert_eq!(detect_format("law.txt", law), Ok(Format::Text));
+        assert!(matches!(detect_format("a.xml", b"just words"), Err(ErrorKind::WrongExtension { .. })));
+        let mut utf16 = vec![0xff, 0xfe];
+        utf16.extend("<bill/>".encode_utf16().flat_map(u16::to_le_bytes));
+        assert_eq!(detect_format("b.xml", &utf16), Ok(Format::Xml));
     }
 }

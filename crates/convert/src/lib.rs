@@ -18,6 +18,7 @@ pub mod error;
 pub mod html;
 pub mod markdown;
 pub mod pdf;
+pub mod uslm;
 
 pub use detect::{detect_format, format_from_extension};
 pub use error::{ConvertError, ErrorKind};
@@ -98,7 +99,7 @@ pub fn converter_for(format: Format) -> Box<dyn Converter> {
         Format::Html => Box::new(html::HtmlConverter),
         Format::Epub => Box::new(epub::EpubConverter),
         Format::Markdown => Box::new(markdown::MarkdownConverter),
-        Format::Xml => Box::new(text::TextConverter),
+        Format::Xml => Box::new(uslm::UslmConverter),
     }
 }
 

@@ -1232,58 +1232,13 @@ fn chapter_label_free(s: &str) -> &str {
 // Number words and chapter labels ("CHAPTER" / "TWENTYONE" / "TITLE TEXT").
 // ---------------------------------------------------------------------------------------------
 
-fn number_word_value(word: &str) -> Option<u32> {
-    const UNITS: [&str; 20] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
-    const TENS: [&str; 10] =
-        ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
-    let w: String = word.chars().filter(|c| c.is_ascii_alphabetic()).collect::<String>().to_ascii_lowercase();
-    if w.is_empty() {
-        return None;
-    }
-    if let Some(i) = UNITS.iter().position(|u| *u == w) {
-        return Some(i as u32);
-    }
-    for (t, name) in TENS.iter().enumerate().skip(2) {
-        if let Some(rest) = w.strip_prefix(name) {
-            if rest.is_empty() {
-                return Some(t as u32 * 10);
-            }
-            if let Some(u) = UNITS[1..10].iter().position(|u| *u == rest) {
-                return Some(t as u32 * 10 + u as u32 + 1);
-            }
-        }
-    }
-    None
-}
-
 /// The value of a chapter number token: digits, number words or roman numerals.
 fn label_value(token: &str) -> Option<String> {
     let t = token.trim().trim_end_matches(['.', ':']);
     if !t.is_empty() && t.len() <= 4 && t.chars().all(|c| c.is_ascii_digit()) {
         return Some(t.trim_start_matches('0').to_string()).filter(|s| !s.is_empty());
     }
-    if let Some(n) = number_word_value(t) {
+    if let Some(n) = folio_core::numbering::number_word_value(t) {
         return Some(n.to_string());
     }
     if t.len() <= 7 {
@@ -2399,11 +2354,11 @@ mod tests {
 
     #[test]
     fn number_words() {
-        assert_eq!(number_word_value("ONE"), Some(1));
-        assert_eq!(number_word_value("TWENTYONE"), Some(21));
-        assert_eq!(number_word_value("twenty-three"), Some(23));
-        assert_eq!(number_word_value("thirteen"), Some(13));
-        assert_eq!(number_word_value("manual"), None);
+        assert_eq!(folio_core::numbering::number_word_value("ONE"), Some(1));
+        assert_eq!(folio_core::numbering::number_word_value("TWENTYONE"), Some(21));
+        assert_eq!(folio_core::numbering::number_word_value("twenty-three"), Some(23));
+        assert_eq!(folio_core::numbering::number_word_value("thirteen"), Some(13));
+        assert_eq!(folio_core::numbering::number_word_value("manual"), None);
         assert_eq!(label_value("IV"), Some("4".into()));
         assert_eq!(label_value("12"), Some("12".into()));
     }

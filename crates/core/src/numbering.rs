@@ -233,7 +233,7 @@ fn is_name_component(raws: &[String]) -> bool {
             || raws.get(1).is_some_and(|r| {
                 normalise_value(r, None).is_none()
                     && roman_value(&r.to_lowercase()).is_none()
-                    && !NUMBER_WORDS.contains(&r.to_lowercase().as_str())
+                    && number_word_value(r).is_none()
             });
     }
     normalise_value(first, None).is_none() || raws.len() > 1 && first.len() > 1
@@ -278,28 +278,51 @@ fn keyword_with_value(raw: &str) -> Option<(Container, String)> {
     None
 }
 
-const NUMBER_WORDS: [&str; 20] = [
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-];
+/// The value of a spelled-out number up to ninety-nine ("ONE", "twenty-three", "TWENTYONE").
+pub fn number_word_value(word: &str) -> Option<u32> {
+    const UNITS: [&str; 20] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: [&str; 10] =
+        ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+    let w: String = word.chars().filter(|c| c.is_ascii_alphabetic()).collect::<String>().to_ascii_lowercase();
+    if w.is_empty() {
+        return None;
+    }
+    if let Some(i) = UNITS.iter().position(|u| *u == w) {
+        return Some(i as u32);
+    }
+    for (t, name) in TENS.iter().enumerate().skip(2) {
+        if let Some(rest) = w.strip_prefix(name) {
+            if rest.is_empty() {
+                return Some(t as u32 * 10);
+            }
+            if let Some(u) = UNITS[1..10].iter().position(|u| *u == rest) {
+                return Some(t as u32 * 10 + u as u32 + 1);
+            }
+        }
+    }
+    None
+}
 
 /// Normalises one value token, or says it is no number.
 fn normalise_value(raw: &str, current: Option<&Segment>) -> Option<String> {
@@ -316,8 +339,8 @@ fn normalise_value(raw: &str, current: Option<&Segment>) -> Option<String> {
     // Keyword-led segments take number words and roman numerals ("CHAPTER ONE", "ARTICLE IV").
     let after_keyword = current.is_some_and(|s| s.explicit && s.tokens.is_empty());
     if after_keyword {
-        if let Some(i) = NUMBER_WORDS.iter().position(|w| *w == lower) {
-            return Some((i + 1).to_string());
+        if let Some(n) = number_word_value(&lower).filter(|&n| n > 0) {
+            return Some(n.to_string());
         }
         if let Some(n) = roman_value(&lower) {
             return Some(n.to_string());

@@ -261,7 +261,11 @@ fn scope_of(doc: &Document, outline: &Outline, section: usize, block: usize, spa
         probes.push(doc.block_text(&doc.blocks[block - 1]));
     }
     for p in probes {
-        let Some(caps) = scope_re().captures(&p[..p.len().min(400)]) else { continue };
+        let mut cut = p.len().min(400);
+        while !p.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let Some(caps) = scope_re().captures(&p[..cut]) else { continue };
         let kind = caps.name("kind").map_or("", |m| m.as_str()).to_lowercase();
         let wanted = match kind.as_str() {
             "part" => Some(Container::Part),
@@ -407,6 +411,13 @@ mod tests {
         let d = defs(text);
         let keys: Vec<&str> = d.iter().map(|x| x.key.as_str()).collect();
         assert_eq!(keys, vec!["archive", "maintainer"]);
+    }
+
+    #[test]
+    fn long_lead_in_with_multibyte_characters() {
+        let text = format!("Definitions\n===========\n\n{}—“Term” means a thing.\n", "x".repeat(398));
+        let d = defs(&text);
+        assert_eq!(d.len(), 1);
     }
 
     #[test]

@@ -1,0 +1,140 @@
+//! MiniLM throughput: embeds N chunk-sized texts (~150 word pieces each) and times 100 queries.
+//!
+//! ```text
+//! cargo run --release -p folio-ai --example embed_bench -- [N=256] [ASSETS=.assets/minilm]
+//! ```
+//!
+//! Chunks come from `/work/shared/data/obliqa/documents/GEN_VER08.181223.txt` when present
+//! (consecutive lines joined up to ~150 pieces), else from generated regulatory-style sentences.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use folio_ai::{Embedder, MiniLm, WordPieceTokenizer};
+
+const CORPUS: &str = "/work/shared/data/obliqa/documents/GEN_VER08.181223.txt";
+const TARGET_PIECES: usize = 150;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let n: usize = args.first().map(|s| s.parse()).transpose()?.unwrap_or(256);
+    let assets = args
+        .get(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/minilm"));
+
+    let t = Instant::now();
+    let model = MiniLm::load(&assets)?;
+    println!("loaded {} ({} dims) in {:.2?}", model.id(), model.dim(), t.elapsed());
+    println!("cpus available: {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+
+    let (chunks, source) = chunks(model.tokenizer(), n);
+    let pieces: usize = chunks.iter().map(|c| model.tokenizer().count(c)).sum();
+    println!(
+        "{} chunks from {source}, {:.1} word pieces each on average",
+        chunks.len(),
+        pieces as f64 / chunks.len() as f64
+    );
+    let refs: Vec<&str> = chunks.iter().map(String::as_str).collect();
+
+    // Warm-up (allocations, thread pools).
+    model.embed_documents(&refs[..refs.len().min(8)])?;
+
+    let t = Instant::now();
+    let vectors = model.embed_documents(&refs)?;
+    let took = t.elapsed();
+    assert_eq!(vectors.len(), refs.len());
+    println!(
+        "documents: {} in {:.2?} = {:.1} chunks/s ({:.0} pieces/s)",
+        refs.len(),
+        took,
+        refs.len() as f64 / took.as_secs_f64(),
+        pieces as f64 / took.as_secs_f64()
+    );
+
+    let queries = [
+        "how long must records be kept",
+        "what is an authorised person",
+        "penalty for late filing of the annual return",
+        "who may apply for a financial services permission",
+        "definition of a recognised body",
+    ];
+    let mut times: Vec<Duration> = Vec::with_capacity(100);
+    for i in 0..100 {
+        let q = format!("{} {}", queries[i % queries.len()], i);
+        let t = Instant::now();
+        let v = model.embed_query(&q)?;
+        times.push(t.elapsed());
+        assert_eq!(v.len(), model.dim());
+    }
+    times.sort();
+    let pct = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+    println!(
+        "query latency over {}: p50 {:.2?}, p99 {:.2?}, max {:.2?}",
+        times.len(),
+        pct(0.5),
+        pct(0.99),
+        pct(1.0)
+    );
+    Ok(())
+}
+
+/// `n` texts of about [`TARGET_PIECES`] word pieces.
+fn chunks(tok: &WordPieceTokenizer, n: usize) -> (Vec<String>, String) {
+    let mut out = Vec::with_capacity(n);
+    if let Ok(text) = std::fs::read_to_string(CORPUS) {
+        let mut cur = String::new();
+        let mut cur_pieces = 0;
+        'outer: loop {
+            let before = out.len();
+            for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                if !cur.is_empty() {
+                    cur.push(' ');
+                }
+                cur.push_str(line);
+                cur_pieces += tok.count(line);
+                if cur_pieces >= TARGET_PIECES {
+                    out.push(std::mem::take(&mut cur));
+                    cur_pieces = 0;
+                    if out.len() == n {
+                        break 'outer;
+                    }
+                }
+            }
+            if out.len() == before {
+                break; // too little text for even one chunk
+            }
+        }
+        if out.len() == n {
+            return (out, CORPUS.to_string());
+        }
+        out.clear();
+    }
+    let subjects =
+        ["The Regulator", "An Authorised Person", "The licensee", "A Recognised Body", "The applicant"];
+    let verbs =
+        ["must notify", "may require", "shall provide", "is required to inform", "must keep records for"];
+    let objects = [
+        "the Financial Services Regulatory Authority of any material change in its controllers",
+        "information, documents or reports within a reasonable period specified in the notice",
+        "a period of at least six years from the date on which the transaction was completed",
+        "the auditor with access to all books, accounts and vouchers of the firm",
+    ];
+    let mut k = 0usize;
+    while out.len() < n {
+        let mut s = String::new();
+        while tok.count(&s) < TARGET_PIECES {
+            s.push_str(&format!(
+                "{} {} {} under Rule {}.{}. ",
+                subjects[k % subjects.len()],
+                verbs[(k / 5) % verbs.len()],
+                objects[(k / 25) % objects.len()],
+                k % 17 + 1,
+                k % 7 + 1
+            ));
+            k += 1;
+        }
+        out.push(s);
+    }
+    (out, "generated sentences".to_string())
+}

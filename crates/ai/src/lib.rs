@@ -1,0 +1,109 @@
+//! Folio's embedding models, behind one synchronous [`Embedder`] trait:
+//!
+//! - [`MiniLm`]: all-MiniLM-L6-v2 (384 dimensions, 256-token window) run locally on the CPU with
+//!   candle, from the `model.safetensors`, `config.json` and `vocab.txt` that
+//!   `scripts/setup-assets.sh` puts in `.assets/minilm/`;
+//! - [`OpenAiEmbedder`]: a client for any OpenAI-compatible `/v1/embeddings` endpoint (Ollama,
+//!   LM Studio, vLLM, OpenAI), with batching, timeouts and retries.
+//!
+//! [`WordPieceTokenizer`] is the model's BERT uncased tokenizer with ids; it also implements
+//! [`folio_core::tokens::TokenCounter`], so chunks can be sized in the model's own units.
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use folio_ai::{Embedder, MiniLm};
+//!
+//! let model = MiniLm::load(Path::new(".assets/minilm"))?;
+//! let docs = model.embed_documents(&[
+//!     "The licensee must keep records for six years.",
+//!     "Fees are payable within thirty days of the invoice.",
+//! ])?;
+//! let query = model.embed_query("how long must records be kept?")?;
+//! // Vectors are L2-normalised: the dot product is the cosine.
+//! let scores: Vec<f32> =
+//!     docs.iter().map(|d| d.iter().zip(&query).map(|(a, b)| a * b).sum()).collect();
+//! assert!(scores[0] > scores[1]);
+//! # Ok::<(), folio_ai::AiError>(())
+//! ```
+
+use std::path::{Path, PathBuf};
+
+mod minilm;
+mod openai;
+pub mod tokenizer;
+
+pub use minilm::{BertConfig, MiniLm, DEFAULT_BATCH, MINILM_MAX_TOKENS};
+pub use openai::{OpenAiConfig, OpenAiEmbedder};
+pub use tokenizer::{Encoding, WordPieceTokenizer};
+
+/// Turns texts into vectors. Documents and queries may be embedded differently (some models want
+/// an instruction prefix on one side); for MiniLM both are plain.
+pub trait Embedder: Send + Sync {
+    /// A stable identifier of the model, stored with the vectors it made.
+    fn id(&self) -> &str;
+    /// Dimensions of a vector (0 while unknown, for a remote model not yet called).
+    fn dim(&self) -> usize;
+    /// The longest input, in the model's tokens, that the model sees whole.
+    fn max_tokens(&self) -> usize;
+    /// One vector per text, in order.
+    fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError>;
+    /// The vector of a search query.
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError>;
+}
+
+/// Errors of the embedding models.
+#[derive(Debug, thiserror::Error)]
+pub enum AiError {
+    /// A model file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Model files are malformed or inconsistent.
+    #[error("model assets: {0}")]
+    Assets(String),
+    /// The tensor computation failed.
+    #[error("model: {0}")]
+    Model(String),
+    /// The server could not be reached, or did not answer in time (after the retries).
+    #[error("embedding request failed: {0}")]
+    Transport(String),
+    /// The server answered with an error status (after the retries, where it was retryable).
+    #[error("embedding server answered {status}: {message}")]
+    Http { status: u16, message: String },
+    /// The server's answer is not a well-formed embeddings response.
+    #[error("malformed embedding response: {0}")]
+    Response(String),
+    /// A setting is invalid (an empty model name, an unparseable base URL, …).
+    #[error("configuration: {0}")]
+    Config(String),
+}
+
+impl AiError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> AiError {
+        AiError::Io { path: path.to_path_buf(), source }
+    }
+}
+
+impl From<candle_core::Error> for AiError {
+    fn from(e: candle_core::Error) -> AiError {
+        AiError::Model(e.to_string())
+    }
+}
+
+/// Cosine similarity of two vectors (0 when either is zero).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let (mut dot, mut na, mut nb) = (0f64, 0f64, 0f64);
+    for (&x, &y) in a.iter().zip(b) {
+        dot += x as f64 * y as f64;
+        na += x as f64 * x as f64;
+        nb += y as f64 * y as f64;
+    }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        (dot / (na.sqrt() * nb.sqrt())) as f32
+    }
+}

@@ -1,0 +1,307 @@
+//! all-MiniLM-L6-v2 on the CPU with candle: a 6-layer, 384-wide BERT encoder, mean-pooled over
+//! the attention mask and L2-normalised, as sentence-transformers runs it.
+
+use std::path::Path;
+
+use candle_core::{DType, Device, Module, Tensor, D};
+use candle_nn::{embedding, layer_norm, linear, Embedding, LayerNorm, LayerNormConfig, Linear, VarBuilder};
+use serde::Deserialize;
+
+use crate::tokenizer::WordPieceTokenizer;
+use crate::{AiError, Embedder};
+
+/// The sequence length the model was trained with (sentence-transformers' `max_seq_length`),
+/// `[CLS]` and `[SEP]` included. The shipped `tokenizer.json` says 128; the model card and
+/// sentence-transformers use 256.
+pub const MINILM_MAX_TOKENS: usize = 256;
+
+/// Texts embedded together in one forward pass by [`MiniLm::embed_documents`].
+pub const DEFAULT_BATCH: usize = 32;
+
+/// The subset of a BERT `config.json` the encoder needs.
+#[derive(Debug, Clone, Deserialize)]
+pub struct BertConfig {
+    pub vocab_size: usize,
+    pub hidden_size: usize,
+    pub num_hidden_layers: usize,
+    pub num_attention_heads: usize,
+    pub intermediate_size: usize,
+    pub max_position_embeddings: usize,
+    pub type_vocab_size: usize,
+    #[serde(default = "default_eps")]
+    pub layer_norm_eps: f64,
+    #[serde(default = "default_act")]
+    pub hidden_act: String,
+}
+
+fn default_eps() -> f64 {
+    1e-12
+}
+
+fn default_act() -> String {
+    "gelu".into()
+}
+
+struct Embeddings {
+    word: Embedding,
+    position: Embedding,
+    token_type: Embedding,
+    norm: LayerNorm,
+}
+
+impl Embeddings {
+    fn load(cfg: &BertConfig, vb: VarBuilder) -> candle_core::Result<Embeddings> {
+        Ok(Embeddings {
+            word: embedding(cfg.vocab_size, cfg.hidden_size, vb.pp("word_embeddings"))?,
+            position: embedding(cfg.max_position_embeddings, cfg.hidden_size, vb.pp("position_embeddings"))?,
+            token_type: embedding(cfg.type_vocab_size, cfg.hidden_size, vb.pp("token_type_embeddings"))?,
+            norm: layer_norm(cfg.hidden_size, ln_config(cfg), vb.pp("LayerNorm"))?,
+        })
+    }
+
+    /// `ids`: (batch, seq) u32. Token types are all 0.
+    fn forward(&self, ids: &Tensor) -> candle_core::Result<Tensor> {
+        let (batch, seq) = ids.dims2()?;
+        let words = self.word.forward(ids)?;
+        let positions = Tensor::arange(0u32, seq as u32, ids.device())?;
+        let positions = self.position.forward(&positions)?.unsqueeze(0)?;
+        let types = Tensor::zeros((batch, seq), DType::U32, ids.device())?;
+        let types = self.token_type.forward(&types)?;
+        let x = words.broadcast_add(&positions)?.add(&types)?;
+        self.norm.forward(&x)
+    }
+}
+
+struct Layer {
+    query: Linear,
+    key: Linear,
+    value: Linear,
+    attn_out: Linear,
+    attn_norm: LayerNorm,
+    intermediate: Linear,
+    output: Linear,
+    out_norm: LayerNorm,
+    heads: usize,
+    head_dim: usize,
+}
+
+impl Layer {
+    fn load(cfg: &BertConfig, vb: VarBuilder) -> candle_core::Result<Layer> {
+        let h = cfg.hidden_size;
+        let attn = vb.pp("attention");
+        let own = attn.pp("self");
+        Ok(Layer {
+            query: linear(h, h, own.pp("query"))?,
+            key: linear(h, h, own.pp("key"))?,
+            value: linear(h, h, own.pp("value"))?,
+            attn_out: linear(h, h, attn.pp("output").pp("dense"))?,
+            attn_norm: layer_norm(h, ln_config(cfg), attn.pp("output").pp("LayerNorm"))?,
+            intermediate: linear(h, cfg.intermediate_size, vb.pp("intermediate").pp("dense"))?,
+            output: linear(cfg.intermediate_size, h, vb.pp("output").pp("dense"))?,
+            out_norm: layer_norm(h, ln_config(cfg), vb.pp("output").pp("LayerNorm"))?,
+            heads: cfg.num_attention_heads,
+            head_dim: h / cfg.num_attention_heads,
+        })
+    }
+
+    /// `x`: (batch, seq, hidden); `mask_bias`: (batch, 1, 1, seq), 0 for tokens and a large
+    /// negative number for padding.
+    fn forward(&self, x: &Tensor, mask_bias: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, s, _) = x.dims3()?;
+        let split = |t: Tensor| -> candle_core::Result<Tensor> {
+            t.reshape((b, s, self.heads, self.head_dim))?.transpose(1, 2)?.contiguous()
+        };
+        let q = split(self.query.forward(x)?)?;
+        let k = split(self.key.forward(x)?)?;
+        let v = split(self.value.forward(x)?)?;
+        let scale = 1.0 / (self.head_dim as f64).sqrt();
+        let scores = (q.matmul(&k.t()?)? * scale)?.broadcast_add(mask_bias)?;
+        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+        let ctx = probs.matmul(&v)?.transpose(1, 2)?.reshape((b, s, self.heads * self.head_dim))?;
+        let attended = self.attn_norm.forward(&(self.attn_out.forward(&ctx)? + x)?)?;
+        let inner = self.intermediate.forward(&attended)?.gelu_erf()?;
+        self.out_norm.forward(&(self.output.forward(&inner)? + attended)?)
+    }
+}
+
+fn ln_config(cfg: &BertConfig) -> LayerNormConfig {
+    LayerNormConfig { eps: cfg.layer_norm_eps, ..Default::default() }
+}
+
+/// The BERT encoder: embeddings and layers; no pooler.
+struct Bert {
+    embeddings: Embeddings,
+    layers: Vec<Layer>,
+}
+
+impl Bert {
+    fn load(cfg: &BertConfig, vb: VarBuilder) -> candle_core::Result<Bert> {
+        // Checkpoints name their tensors with or without a "bert." prefix.
+        let vb =
+            if vb.contains_tensor("bert.embeddings.word_embeddings.weight") { vb.pp("bert") } else { vb };
+        let embeddings = Embeddings::load(cfg, vb.pp("embeddings"))?;
+        let layers = (0..cfg.num_hidden_layers)
+            .map(|i| Layer::load(cfg, vb.pp(format!("encoder.layer.{i}"))))
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        Ok(Bert { embeddings, layers })
+    }
+
+    /// Last hidden states, (batch, seq, hidden).
+    fn forward(&self, ids: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, s) = mask.dims2()?;
+        // (1 - mask) * -10000 as in BERT; broadcast over heads and query positions.
+        let bias = ((mask.ones_like()? - mask)? * -10_000.0)?.reshape((b, 1, 1, s))?;
+        let mut x = self.embeddings.forward(ids)?;
+        for layer in &self.layers {
+            x = layer.forward(&x, &bias)?;
+        }
+        Ok(x)
+    }
+}
+
+/// all-MiniLM-L6-v2 (or another BERT sentence encoder with mean pooling), run locally.
+pub struct MiniLm {
+    id: String,
+    bert: Bert,
+    tokenizer: WordPieceTokenizer,
+    hidden: usize,
+    max_tokens: usize,
+    batch: usize,
+    device: Device,
+}
+
+impl std::fmt::Debug for MiniLm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MiniLm")
+            .field("id", &self.id)
+            .field("dim", &self.hidden)
+            .field("max_tokens", &self.max_tokens)
+            .field("batch", &self.batch)
+            .finish()
+    }
+}
+
+impl MiniLm {
+    /// Loads `model.safetensors`, `config.json` and `vocab.txt` from `dir`, on the CPU.
+    pub fn load(dir: &Path) -> Result<MiniLm, AiError> {
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|e| AiError::io(&path, e))
+        };
+        let cfg: BertConfig = serde_json::from_slice(&read("config.json")?)
+            .map_err(|e| AiError::Assets(format!("config.json: {e}")))?;
+        if cfg.hidden_act != "gelu" {
+            return Err(AiError::Assets(format!("config.json: unsupported hidden_act {:?}", cfg.hidden_act)));
+        }
+        if cfg.hidden_size.checked_rem(cfg.num_attention_heads) != Some(0) {
+            return Err(AiError::Assets(
+                "config.json: hidden_size not divisible by num_attention_heads".into(),
+            ));
+        }
+        let tokenizer = WordPieceTokenizer::from_file(&dir.join("vocab.txt"))?;
+        if tokenizer.vocab_size() != cfg.vocab_size {
+            return Err(AiError::Assets(format!(
+                "vocab.txt has {} pieces, config.json says {}",
+                tokenizer.vocab_size(),
+                cfg.vocab_size
+            )));
+        }
+        let device = Device::Cpu;
+        let vb = VarBuilder::from_buffered_safetensors(read("model.safetensors")?, DType::F32, &device)?;
+        let bert = Bert::load(&cfg, vb)?;
+        let max_tokens = MINILM_MAX_TOKENS.min(cfg.max_position_embeddings);
+        Ok(MiniLm {
+            id: "all-MiniLM-L6-v2".into(),
+            bert,
+            tokenizer,
+            hidden: cfg.hidden_size,
+            max_tokens,
+            batch: DEFAULT_BATCH,
+            device,
+        })
+    }
+
+    /// Sets the number of texts per forward pass (at least 1).
+    pub fn with_batch_size(mut self, batch: usize) -> MiniLm {
+        self.batch = batch.max(1);
+        self
+    }
+
+    /// Sets the identifier reported by [`Embedder::id`] (e.g. when loading another BERT encoder).
+    pub fn with_id(mut self, id: impl Into<String>) -> MiniLm {
+        self.id = id.into();
+        self
+    }
+
+    /// The model's tokenizer.
+    pub fn tokenizer(&self) -> &WordPieceTokenizer {
+        &self.tokenizer
+    }
+
+    /// Embeds one batch in one forward pass: pads to the longest, mean-pools over the mask,
+    /// L2-normalises.
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
+        let encodings: Vec<Vec<u32>> =
+            texts.iter().map(|t| self.tokenizer.encode(t, self.max_tokens).ids).collect();
+        let b = encodings.len();
+        let s = encodings.iter().map(Vec::len).max().unwrap_or(2);
+        let pad = self.tokenizer.pad_id();
+        let mut ids = Vec::with_capacity(b * s);
+        let mut mask = Vec::with_capacity(b * s);
+        for e in &encodings {
+            ids.extend_from_slice(e);
+            ids.extend(std::iter::repeat_n(pad, s - e.len()));
+            mask.extend(std::iter::repeat_n(1f32, e.len()));
+            mask.extend(std::iter::repeat_n(0f32, s - e.len()));
+        }
+        let ids = Tensor::from_vec(ids, (b, s), &self.device)?;
+        let mask = Tensor::from_vec(mask, (b, s), &self.device)?;
+        let hidden = self.bert.forward(&ids, &mask)?;
+        // Mean over the real tokens.
+        let m = mask.unsqueeze(2)?; // (b, s, 1)
+        let summed = hidden.broadcast_mul(&m)?.sum(1)?; // (b, h)
+        let counts = m.sum(1)?.clamp(1e-9, f64::MAX)?; // (b, 1)
+        let mean = summed.broadcast_div(&counts)?;
+        let norms = mean.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+        let unit = mean.broadcast_div(&norms)?;
+        Ok(unit.to_vec2::<f32>()?)
+    }
+}
+
+impl Embedder for MiniLm {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn dim(&self) -> usize {
+        self.hidden
+    }
+
+    fn max_tokens(&self) -> usize {
+        self.max_tokens
+    }
+
+    fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Batch texts of similar length together so little is padded; restore the order after.
+        let mut order: Vec<(usize, usize)> =
+            texts.iter().enumerate().map(|(i, t)| (self.tokenizer.count(t), i)).collect();
+        order.sort_unstable();
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        for group in order.chunks(self.batch) {
+            let batch: Vec<&str> = group.iter().map(|&(_, i)| texts[i]).collect();
+            for (&(_, i), v) in group.iter().zip(self.embed_batch(&batch)?) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError> {
+        self.embed_batch(&[text])?
+            .pop()
+            .ok_or_else(|| AiError::Model("the model returned no embedding".into()))
+    }
+}

@@ -1,0 +1,294 @@
+//! BERT uncased WordPiece tokenization with ids, as the `tokenizers` library runs it for
+//! all-MiniLM-L6-v2 (`BertNormalizer` with lower-casing and accent stripping, `BertPreTokenizer`,
+//! `WordPiece` with `##` continuations, `[CLS] … [SEP]` template).
+//!
+//! Normalisation, in the library's order: drop NUL, U+FFFD and control characters (Unicode `C*`
+//! other than tab, CR and LF) and turn whitespace into spaces; put spaces around CJK ideographs;
+//! NFD-decompose and drop non-spacing marks (accent stripping); lower-case. Pre-tokenisation splits
+//! on whitespace and isolates each punctuation character (ASCII punctuation and Unicode `P*`).
+//! Each word is then split greedily into the longest vocabulary pieces, continuations prefixed
+//! with `##`; a word with an unmatchable remainder, or longer than 100 characters, becomes a
+//! single `[UNK]`.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use unicode_categories::UnicodeCategories;
+use unicode_normalization::UnicodeNormalization;
+
+use crate::AiError;
+
+/// A tokenized text, ready for the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoding {
+    /// Piece ids, `[CLS]` first and `[SEP]` last.
+    pub ids: Vec<u32>,
+    /// Whether the text was cut to fit the length limit.
+    pub truncated: bool,
+}
+
+/// BERT uncased WordPiece tokenizer over a `vocab.txt`.
+pub struct WordPieceTokenizer {
+    vocab: HashMap<String, u32>,
+    pieces: Vec<String>,
+    unk: u32,
+    cls: u32,
+    sep: u32,
+    pad: u32,
+    max_chars_per_word: usize,
+}
+
+impl std::fmt::Debug for WordPieceTokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WordPieceTokenizer").field("vocab", &self.pieces.len()).finish()
+    }
+}
+
+impl WordPieceTokenizer {
+    /// From the text of a `vocab.txt`: one piece a line, the line number being its id. It must hold
+    /// `[UNK]`, `[CLS]`, `[SEP]` and `[PAD]`.
+    pub fn from_vocab_txt(vocab: &str) -> Result<WordPieceTokenizer, AiError> {
+        let pieces: Vec<String> = vocab.lines().map(|l| l.trim_end_matches('\r').to_string()).collect();
+        // A trailing newline does not make an empty piece; inner empty lines keep their ids.
+        let mut map = HashMap::with_capacity(pieces.len());
+        for (i, p) in pieces.iter().enumerate() {
+            if p.is_empty() {
+                continue;
+            }
+            let id = u32::try_from(i).map_err(|_| AiError::Assets("vocabulary too large".into()))?;
+            map.entry(p.clone()).or_insert(id);
+        }
+        let special = |name: &str| {
+            map.get(name)
+                .copied()
+                .ok_or_else(|| AiError::Assets(format!("vocabulary lacks the special token {name}")))
+        };
+        Ok(WordPieceTokenizer {
+            unk: special("[UNK]")?,
+            cls: special("[CLS]")?,
+            sep: special("[SEP]")?,
+            pad: special("[PAD]")?,
+            vocab: map,
+            pieces,
+            max_chars_per_word: 100,
+        })
+    }
+
+    /// From a `vocab.txt` file.
+    pub fn from_file(path: &Path) -> Result<WordPieceTokenizer, AiError> {
+        let text = std::fs::read_to_string(path).map_err(|e| AiError::io(path, e))?;
+        WordPieceTokenizer::from_vocab_txt(&text)
+    }
+
+    /// Pieces in the vocabulary.
+    pub fn vocab_size(&self) -> usize {
+        self.pieces.len()
+    }
+
+    /// The id of `[PAD]`.
+    pub fn pad_id(&self) -> u32 {
+        self.pad
+    }
+
+    /// The id of `[CLS]`.
+    pub fn cls_id(&self) -> u32 {
+        self.cls
+    }
+
+    /// The id of `[SEP]`.
+    pub fn sep_id(&self) -> u32 {
+        self.sep
+    }
+
+    /// The id of `[UNK]`.
+    pub fn unk_id(&self) -> u32 {
+        self.unk
+    }
+
+    /// The piece of an id, if in range.
+    pub fn piece(&self, id: u32) -> Option<&str> {
+        self.pieces.get(id as usize).map(String::as_str)
+    }
+
+    /// The id of a piece, if in the vocabulary.
+    pub fn id(&self, piece: &str) -> Option<u32> {
+        self.vocab.get(piece).copied()
+    }
+
+    /// Piece ids of `text`, without special tokens.
+    pub fn tokenize_ids(&self, text: &str) -> Vec<u32> {
+        let mut ids = Vec::new();
+        self.for_each_word(text, |word| self.word_pieces(word, &mut ids));
+        ids
+    }
+
+    /// Pieces of `text` as strings, without special tokens.
+    pub fn tokenize(&self, text: &str) -> Vec<&str> {
+        self.tokenize_ids(text).into_iter().map(|id| self.piece(id).unwrap_or("[UNK]")).collect()
+    }
+
+    /// Number of pieces of `text`, without special tokens.
+    pub fn count(&self, text: &str) -> usize {
+        let mut n = 0;
+        let mut ids = Vec::new();
+        self.for_each_word(text, |word| {
+            ids.clear();
+            self.word_pieces(word, &mut ids);
+            n += ids.len();
+        });
+        n
+    }
+
+    /// `[CLS] pieces [SEP]`, the pieces cut so that the whole is at most `max_len` ids
+    /// (`max_len` ≥ 2).
+    pub fn encode(&self, text: &str, max_len: usize) -> Encoding {
+        let max_len = max_len.max(2);
+        let mut pieces = self.tokenize_ids(text);
+        let truncated = pieces.len() > max_len - 2;
+        pieces.truncate(max_len - 2);
+        let mut ids = Vec::with_capacity(pieces.len() + 2);
+        ids.push(self.cls);
+        ids.extend(pieces);
+        ids.push(self.sep);
+        Encoding { ids, truncated }
+    }
+
+    /// Calls `f` with each pre-tokenised word (normalised; punctuation marks and CJK ideographs are
+    /// words of their own).
+    fn for_each_word(&self, text: &str, mut f: impl FnMut(&str)) {
+        let mut word = String::new();
+        let mut single = [0u8; 4];
+        let flush = |word: &mut String, f: &mut dyn FnMut(&str)| {
+            if !word.is_empty() {
+                f(word);
+                word.clear();
+            }
+        };
+        // Clean (drop NUL, U+FFFD, controls), decompose, drop non-spacing marks, lower-case.
+        let chars = text
+            .chars()
+            .filter(|&c| !(c == '\0' || c == '\u{fffd}' || is_control(c)))
+            .nfd()
+            .filter(|c| !c.is_mark_nonspacing())
+            .flat_map(char::to_lowercase);
+        for c in chars {
+            if is_whitespace(c) {
+                flush(&mut word, &mut f);
+            } else if is_chinese_char(c) || is_punctuation(c) {
+                flush(&mut word, &mut f);
+                f(c.encode_utf8(&mut single));
+            } else {
+                word.push(c);
+            }
+        }
+        flush(&mut word, &mut f);
+    }
+
+    /// Greedy longest-match WordPiece of one word, appended to `out`.
+    fn word_pieces(&self, word: &str, out: &mut Vec<u32>) {
+        if word.chars().count() > self.max_chars_per_word {
+            out.push(self.unk);
+            return;
+        }
+        let first = out.len();
+        let mut start = 0;
+        let mut buf = String::with_capacity(word.len() + 2);
+        while start < word.len() {
+            let mut end = word.len();
+            let mut found = None;
+            while end > start {
+                buf.clear();
+                if start > 0 {
+                    buf.push_str("##");
+                }
+                buf.push_str(&word[start..end]);
+                if let Some(&id) = self.vocab.get(buf.as_str()) {
+                    found = Some(id);
+                    break;
+                }
+                end = word[..end].char_indices().next_back().map(|(i, _)| i).unwrap_or(start);
+            }
+            match found {
+                Some(id) => {
+                    out.push(id);
+                    start = end;
+                }
+                None => {
+                    out.truncate(first);
+                    out.push(self.unk);
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn is_whitespace(c: char) -> bool {
+    c.is_whitespace()
+}
+
+fn is_control(c: char) -> bool {
+    match c {
+        '\t' | '\n' | '\r' => false,
+        _ => c.is_other(),
+    }
+}
+
+fn is_punctuation(c: char) -> bool {
+    c.is_ascii_punctuation() || c.is_punctuation()
+}
+
+fn is_chinese_char(c: char) -> bool {
+    matches!(c as u32,
+        0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0x2A700..=0x2B73F | 0x2B740..=0x2B81F
+        | 0x2B920..=0x2CEAF | 0xF900..=0xFAFF | 0x2F800..=0x2FA1F)
+}
+
+impl folio_core::tokens::TokenCounter for WordPieceTokenizer {
+    fn count(&self, text: &str) -> usize {
+        WordPieceTokenizer::count(self, text)
+    }
+    fn describe(&self) -> String {
+        format!("wordpiece ({} pieces)", self.pieces.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> WordPieceTokenizer {
+        WordPieceTokenizer::from_vocab_txt(
+            "[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\nrule\n##s\nun\n##able\nable\ncafe\n.\n,\n中\n",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn ids_and_specials() {
+        let t = tiny();
+        assert_eq!(t.tokenize("The rules."), vec!["the", "rule", "##s", "."]);
+        assert_eq!(t.tokenize("unable,Café"), vec!["un", "##able", ",", "cafe"]);
+        assert_eq!(t.tokenize("zzz the"), vec!["[UNK]", "the"]);
+        assert_eq!(t.tokenize("rulez"), vec!["[UNK]"]);
+        assert_eq!(t.tokenize("the中the"), vec!["the", "中", "the"]);
+        assert_eq!(t.tokenize("the\u{0}\u{200b}rule"), vec!["[UNK]"]); // "therule"
+        assert_eq!(t.tokenize("the\u{a0}rule"), vec!["the", "rule"]);
+        let e = t.encode("the rules", 4);
+        assert_eq!(e.ids, vec![2, 4, 5, 3]);
+        assert!(e.truncated);
+        assert_eq!(t.encode("", 8).ids, vec![2, 3]);
+        assert_eq!(t.count("The rules."), 4);
+    }
+
+    #[test]
+    fn long_word_is_unknown() {
+        let t = tiny();
+        assert_eq!(t.tokenize(&"the".repeat(40)), vec!["[UNK]"]);
+    }
+
+    #[test]
+    fn missing_specials_rejected() {
+        assert!(WordPieceTokenizer::from_vocab_txt("the\n").is_err());
+    }
+}

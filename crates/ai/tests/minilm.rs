@@ -1,0 +1,131 @@
+//! all-MiniLM-L6-v2 against references made outside this crate (see tests/reference/):
+//! token ids from the Hugging Face `tokenizers` library, embeddings from a float64 numpy forward
+//! pass. Skipped when `.assets/minilm` is absent (run `scripts/setup-assets.sh`).
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use folio_ai::{cosine, Embedder, MiniLm, WordPieceTokenizer};
+use serde::Deserialize;
+
+const ASSETS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.assets/minilm");
+
+fn assets() -> Option<PathBuf> {
+    let dir = Path::new(ASSETS);
+    if ["model.safetensors", "config.json", "vocab.txt"].iter().all(|f| dir.join(f).is_file()) {
+        Some(dir.to_path_buf())
+    } else {
+        eprintln!("skipped: MiniLM assets not found at {ASSETS} (run scripts/setup-assets.sh)");
+        None
+    }
+}
+
+fn model() -> &'static MiniLm {
+    static MODEL: OnceLock<MiniLm> = OnceLock::new();
+    MODEL.get_or_init(|| MiniLm::load(Path::new(ASSETS)).expect("load MiniLM").with_batch_size(2))
+}
+
+#[derive(Deserialize)]
+struct IdCases {
+    max_len: usize,
+    cases: Vec<IdCase>,
+}
+
+#[derive(Deserialize)]
+struct IdCase {
+    text: String,
+    ids: Vec<u32>,
+}
+
+#[derive(Deserialize)]
+struct Reference {
+    max_len: usize,
+    sentences: Vec<RefSentence>,
+}
+
+#[derive(Deserialize)]
+struct RefSentence {
+    text: String,
+    ids: Vec<u32>,
+    embedding: Vec<f32>,
+}
+
+fn reference() -> Reference {
+    serde_json::from_str(include_str!("reference/minilm_reference.json")).unwrap()
+}
+
+#[test]
+fn token_ids_match_hf_tokenizers() {
+    let Some(dir) = assets() else { return };
+    let tok = WordPieceTokenizer::from_file(&dir.join("vocab.txt")).unwrap();
+    let fixture: IdCases = serde_json::from_str(include_str!("reference/tokenizer_ids.json")).unwrap();
+    let mut failures = Vec::new();
+    for case in &fixture.cases {
+        let got = tok.encode(&case.text, fixture.max_len).ids;
+        if got != case.ids {
+            failures.push(format!(
+                "{:?}\n  want {:?}\n  got  {:?}\n  pieces {:?}",
+                case.text,
+                case.ids,
+                got,
+                tok.tokenize(&case.text)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let reference = reference();
+    for s in &reference.sentences {
+        assert_eq!(tok.encode(&s.text, reference.max_len).ids, s.ids, "{:?}", s.text);
+    }
+}
+
+#[test]
+fn embeddings_match_reference() {
+    if assets().is_none() {
+        return;
+    }
+    let m = model();
+    assert_eq!(m.dim(), 384);
+    assert_eq!(m.max_tokens(), 256);
+    let reference = reference();
+    let texts: Vec<&str> = reference.sentences.iter().map(|s| s.text.as_str()).collect();
+    // Batches of two (sorted by length): the short texts padded, the long one truncated. (Small
+    // batches keep this test quick in unoptimised builds.)
+    let docs = m.embed_documents(&texts).unwrap();
+    assert_eq!(docs.len(), texts.len());
+    for (s, v) in reference.sentences.iter().zip(&docs) {
+        assert_eq!(v.len(), 384);
+        let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
+        let c = cosine(v, &s.embedding);
+        eprintln!("document cosine {c:.6}  {:.50}", s.text);
+        assert!(c >= 0.999, "cosine {c} for {:?}", s.text);
+    }
+    // One by one, unpadded: the same vectors (the long text is covered above).
+    for (s, d) in reference.sentences.iter().zip(&docs).filter(|(s, _)| s.ids.len() < 64) {
+        let q = m.embed_query(&s.text).unwrap();
+        let c = cosine(&q, &s.embedding);
+        eprintln!("query cosine    {c:.6}  {:.50}", s.text);
+        assert!(c >= 0.999, "cosine {c} for {:?}", s.text);
+        assert!(cosine(&q, d) >= 0.9999, "padding changed the vector of {:?}", s.text);
+    }
+}
+
+#[test]
+fn retrieval_sense() {
+    if assets().is_none() {
+        return;
+    }
+    let m = model();
+    let docs = m
+        .embed_documents(&[
+            "The licensee must keep records of all transactions for at least six years.",
+            "Fees are payable within thirty days of the date of the invoice.",
+            "",
+        ])
+        .unwrap();
+    assert_eq!(docs.len(), 3);
+    let q = m.embed_query("How long must records be retained?").unwrap();
+    assert!(cosine(&q, &docs[0]) > cosine(&q, &docs[1]) + 0.1);
+    assert!(m.embed_documents(&[]).unwrap().is_empty());
+}

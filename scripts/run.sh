@@ -10,13 +10,14 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# System packages (Debian/Ubuntu names) that building and running Folio needs. The CLI needs none.
-SYSTEM_PACKAGES=()
+# System packages (Debian/Ubuntu names) that building and running Folio needs: LanceDB's build
+# needs protoc.
+SYSTEM_PACKAGES=(protobuf-compiler)
 # What the Tauri desktop shell will need; move these into SYSTEM_PACKAGES when it lands.
 # shellcheck disable=SC2034
 TAURI_SYSTEM_PACKAGES=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev librsvg2-dev
-  libayatana-appindicator3-dev libxdo-dev protobuf-compiler
+  libayatana-appindicator3-dev libxdo-dev
 )
 
 FOLIO_ASSETS_DIR=$(folio_assets_dir)

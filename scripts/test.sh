@@ -22,6 +22,8 @@ for tool in fmt clippy; do
 done
 
 scripts/setup-assets.sh
+# LanceDB's build needs protoc.
+ensure_apt_packages protobuf-compiler
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/folio-target}
 export FOLIO_PDFIUM=${FOLIO_PDFIUM:-$FOLIO_ASSETS_DIR/pdfium/libpdfium.so}

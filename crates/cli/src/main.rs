@@ -1,6 +1,7 @@
 //! `folio`: Folio's command-line interface.
 
 mod assets;
+mod library;
 mod parse;
 
 use clap::{Parser, Subcommand};
@@ -13,6 +14,9 @@ use std::process::ExitCode;
     about = "Offline document research: structure, definitions, cross-references"
 )]
 struct Cli {
+    /// The library folder (default: the user's data folder, e.g. ~/.local/share/folio/library).
+    #[arg(long, global = true)]
+    library: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -21,11 +25,14 @@ struct Cli {
 enum Command {
     /// Convert documents and print their outline, chunks, definitions and cross-references.
     Parse(parse::ParseArgs),
+    #[command(flatten)]
+    Library(library::LibraryCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Parse(args) => parse::run(&args),
+        Command::Library(cmd) => library::run(cli.library.as_deref(), &cmd),
     }
 }

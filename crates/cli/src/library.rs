@@ -1,0 +1,378 @@
+//! The library commands: ingest, search, define, outline, show, refs, docs, remove, eval.
+
+use crate::assets;
+use clap::{Args, Subcommand};
+use folio_core::fusion::{Channel, FusionConfig};
+use folio_engine::{Library, LibraryOptions, SearchOptions, Stage};
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(Subcommand, Debug)]
+pub enum LibraryCommand {
+    /// Add files and folders to the library (unchanged files are skipped).
+    Ingest {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Most tokens of chunk text.
+        #[arg(long)]
+        max_tokens: Option<usize>,
+    },
+    /// Hybrid search: dense, keyword and exact channels fused by weighted RRF.
+    Search {
+        query: String,
+        #[command(flatten)]
+        search: SearchArgs,
+        #[arg(long)]
+        json: bool,
+    },
+    /// What a defined term means, where and for what scope.
+    Define { term: String },
+    /// A document's outline.
+    Outline { doc: String },
+    /// A section's text (`--doc` when the id is not unique in the library).
+    Show {
+        section: String,
+        #[arg(long)]
+        doc: Option<String>,
+    },
+    /// References out of a section and backlinks into it.
+    Refs {
+        section: String,
+        #[arg(long)]
+        doc: Option<String>,
+    },
+    /// The documents in the library.
+    Docs,
+    /// Remove a document (id, label, path or file name).
+    Remove { doc: String },
+    /// Run queries from a JSONL file ({"id", "query"} a line); write one JSONL line of ranked hits per query.
+    Eval {
+        queries: PathBuf,
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        search: SearchArgs,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SearchArgs {
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Candidates per channel before fusion.
+    #[arg(long, default_value_t = 50)]
+    pub depth: usize,
+    /// Channel weights as dense,keyword,exact (e.g. 1,1,2).
+    #[arg(long)]
+    pub weights: Option<String>,
+    /// RRF k.
+    #[arg(long, default_value_t = 60.0)]
+    pub k: f32,
+    /// Channels to run, comma-separated (dense,keyword,exact).
+    #[arg(long)]
+    pub channels: Option<String>,
+    /// Only these documents (comma-separated ids, labels or file names).
+    #[arg(long)]
+    pub doc: Option<String>,
+    /// Only these chunk types (comma-separated: definition,requirement,guidance,note,table,content).
+    #[arg(long = "type")]
+    pub chunk_type: Option<String>,
+    /// Only the subtree of a section: DOC:SECTION_ID.
+    #[arg(long)]
+    pub section: Option<String>,
+}
+
+impl SearchArgs {
+    fn options(&self) -> Result<SearchOptions, String> {
+        let mut fusion = FusionConfig { k: self.k, ..FusionConfig::default() };
+        if let Some(w) = &self.weights {
+            let v: Vec<f32> = w
+                .split(',')
+                .map(|x| x.trim().parse::<f32>())
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("--weights: {e}"))?;
+            if v.len() != 3 {
+                return Err("--weights takes three numbers: dense,keyword,exact".into());
+            }
+            (fusion.dense, fusion.keyword, fusion.exact) = (v[0], v[1], v[2]);
+        }
+        let channels = match &self.channels {
+            Some(c) => c
+                .split(',')
+                .map(|x| match x.trim() {
+                    "dense" => Ok(Channel::Dense),
+                    "keyword" | "bm25" => Ok(Channel::Keyword),
+                    "exact" => Ok(Channel::Exact),
+                    o => Err(format!("unknown channel '{o}'")),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            None => Channel::ALL.to_vec(),
+        };
+        let list = |s: &Option<String>| {
+            s.as_deref().map(|x| x.split(',').map(|y| y.trim().to_string()).collect()).unwrap_or_default()
+        };
+        let section = match &self.section {
+            Some(s) => {
+                let (d, id) = s.split_once(':').ok_or("--section takes DOC:SECTION_ID")?;
+                Some((d.to_string(), id.to_string()))
+            }
+            None => None,
+        };
+        Ok(SearchOptions {
+            limit: self.limit,
+            depth: self.depth,
+            fusion,
+            channels,
+            documents: list(&self.doc),
+            chunk_types: list(&self.chunk_type),
+            section,
+        })
+    }
+}
+
+/// The default library folder.
+fn default_library() -> PathBuf {
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("."));
+    base.join("folio/library")
+}
+
+fn open(library: Option<&Path>, max_tokens: Option<usize>) -> Result<Library, String> {
+    let model = assets::find("minilm/model.safetensors")
+        .and_then(|p| p.parent().map(PathBuf::from))
+        .ok_or("the embedding model is missing: run scripts/setup-assets.sh (it fetches .assets/minilm)")?;
+    let embedder = folio_ai::MiniLm::load(&model).map_err(|e| e.to_string())?;
+    let mut options = LibraryOptions { vocab: Some(model.join("vocab.txt")), ..LibraryOptions::default() };
+    options.convert.pdfium_library = assets::find("pdfium/libpdfium.so");
+    if let Some(m) = max_tokens {
+        options.chunker.max_tokens = m.max(8);
+    }
+    let dir = library.map(Path::to_path_buf).unwrap_or_else(default_library);
+    Library::open(&dir, Arc::new(embedder), options).map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::FAILURE
+}
+
+pub fn run(library: Option<&Path>, command: &LibraryCommand) -> ExitCode {
+    let max_tokens = match command {
+        LibraryCommand::Ingest { max_tokens, .. } => *max_tokens,
+        _ => None,
+    };
+    let mut lib = match open(library, max_tokens) {
+        Ok(l) => l,
+        Err(e) => return fail(e),
+    };
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    let result: Result<(), String> = match command {
+        LibraryCommand::Ingest { paths, .. } => ingest(&mut lib, paths),
+        LibraryCommand::Search { query, search, json } => search_cmd(&lib, query, search, *json, &mut out),
+        LibraryCommand::Define { term } => lib.define(term).map_err(|e| e.to_string()).map(|defs| {
+            if defs.is_empty() {
+                let _ = writeln!(out, "no definition of '{term}' in the library");
+            }
+            for d in defs {
+                let scope = d
+                    .definition
+                    .scope_section
+                    .clone()
+                    .map_or("the whole document".to_string(), |s| format!("section {s}"));
+                let _ = writeln!(
+                    out,
+                    "{} — {} {} (applies to {scope})\n  {}\n",
+                    d.definition.term, d.document, d.definition.section_id, d.definition.text
+                );
+            }
+        }),
+        LibraryCommand::Outline { doc } => {
+            lib.outline(doc).map_err(|e| e.to_string()).map(|(d, sections)| {
+                let _ = writeln!(out, "# {} [{}]", d.title, d.label);
+                for s in sections.iter().skip(1) {
+                    let pages = s.pages.map(|p| format!(" p. {}", p.start)).unwrap_or_default();
+                    let _ = writeln!(
+                        out,
+                        "{}{} [{}]{pages}",
+                        "  ".repeat((s.level.max(1) - 1) as usize),
+                        s.heading,
+                        s.section_id
+                    );
+                }
+            })
+        }
+        LibraryCommand::Show { section, doc } => {
+            lib.show(doc.as_deref(), section).map_err(|e| e.to_string()).map(|s| {
+                let _ = writeln!(out, "{} › {}\n\n{}", s.document, s.parent_chain.join(" › "), s.text);
+            })
+        }
+        LibraryCommand::Refs { section, doc } => {
+            lib.references(doc.as_deref(), section).map_err(|e| e.to_string()).map(|r| {
+                let _ = writeln!(out, "References from {section} ({}):", r.outgoing.len());
+                for x in &r.outgoing {
+                    let target = x
+                        .target_section
+                        .clone()
+                        .or_else(|| x.target_doc_section.clone())
+                        .unwrap_or_else(|| "unresolved".into());
+                    let _ = writeln!(
+                        out,
+                        "  {} → {}{target}",
+                        x.text,
+                        x.document.as_deref().map(|d| format!("{d} ")).unwrap_or_default()
+                    );
+                }
+                let _ = writeln!(out, "Referenced by ({}):", r.incoming.len());
+                for x in &r.incoming {
+                    let _ = writeln!(out, "  {} in doc {} {}", x.text, x.doc_id, x.from_section);
+                }
+            })
+        }
+        LibraryCommand::Docs => lib.documents().map_err(|e| e.to_string()).map(|docs| {
+            for d in docs {
+                let _ =
+                    writeln!(out, "{:>4}  {:<10} {:<8} {}  ({})", d.id, d.label, d.format, d.title, d.path);
+            }
+        }),
+        LibraryCommand::Remove { doc } => lib.remove(doc).map_err(|e| e.to_string()).map(|d| {
+            let _ = writeln!(out, "removed {} ({})", d.title, d.path);
+        }),
+        LibraryCommand::Eval { queries, out: dest, search } => eval(&lib, queries, dest.as_ref(), search),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+fn ingest(lib: &mut Library, paths: &[PathBuf]) -> Result<(), String> {
+    let cancel = AtomicBool::new(false);
+    let mut last = Instant::now();
+    let report = lib.ingest(
+        paths,
+        &mut |p| {
+            let done = matches!(p.stage, Stage::Indexed | Stage::Unchanged | Stage::Failed);
+            if done || last.elapsed().as_millis() > 200 {
+                last = Instant::now();
+                let bar_len = 30;
+                let filled =
+                    ((p.file_index * bar_len + if done { bar_len } else { 0 }) / p.files.max(1)).min(bar_len);
+                eprint!(
+                    "\r[{}{}] {}/{} {:?} {} {}/{}      ",
+                    "#".repeat(filled),
+                    " ".repeat(bar_len - filled),
+                    p.file_index + 1,
+                    p.files,
+                    p.stage,
+                    std::path::Path::new(&p.file)
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    p.done,
+                    p.total
+                );
+            }
+        },
+        &cancel,
+    );
+    eprintln!();
+    println!(
+        "{} indexed, {} unchanged, {} failed; {} chunks in {:.1} s",
+        report.indexed.len(),
+        report.unchanged.len(),
+        report.failed.len(),
+        report.chunks,
+        report.seconds
+    );
+    for f in &report.failed {
+        println!("  failed: {} — {} ({})", f.path, f.message, f.code);
+    }
+    Ok(())
+}
+
+fn search_cmd(
+    lib: &Library,
+    query: &str,
+    args: &SearchArgs,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<(), String> {
+    let opts = args.options()?;
+    let hits = lib.search(query, &opts).map_err(|e| e.to_string())?;
+    if json {
+        serde_json::to_writer(&mut *out, &hits).map_err(|e| e.to_string())?;
+        let _ = writeln!(out);
+        return Ok(());
+    }
+    for (i, h) in hits.iter().enumerate() {
+        let ch =
+            |c: Option<folio_core::fusion::ChannelRank>| c.map_or("-".to_string(), |r| r.rank.to_string());
+        let pages = h.pages.map(|p| format!(", p. {}", p.start)).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{}. {}  [{} · {}{}]  dense {} · keyword {} · exact {}\n   {}\n",
+            i + 1,
+            h.parent_chain.join(" › "),
+            h.section_id,
+            h.chunk_type,
+            pages,
+            ch(h.dense),
+            ch(h.keyword),
+            ch(h.exact),
+            h.snippet
+        );
+    }
+    if let Some(h) = hits.first() {
+        let t = h.timings_ms;
+        let _ = writeln!(
+            out,
+            "({:.1} ms: embed {:.1}, dense {:.1}, keyword {:.1}, exact {:.2})",
+            t.total, t.embed, t.dense, t.keyword, t.exact
+        );
+    }
+    Ok(())
+}
+
+fn eval(lib: &Library, queries: &PathBuf, dest: Option<&PathBuf>, args: &SearchArgs) -> Result<(), String> {
+    let opts = args.options()?;
+    let file = std::fs::File::open(queries).map_err(|e| format!("{}: {e}", queries.display()))?;
+    let mut sink: Box<dyn Write> = match dest {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        )),
+        None => Box::new(std::io::stdout()),
+    };
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| e.to_string())?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let q: serde_json::Value = serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", n + 1))?;
+        let text = q["query"].as_str().ok_or(format!("line {}: no \"query\"", n + 1))?;
+        let t = Instant::now();
+        let hits = lib.search(text, &opts).map_err(|e| e.to_string())?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let ranked: Vec<serde_json::Value> = hits
+            .iter()
+            .map(|h| {
+                serde_json::json!({
+                    "path": h.path, "section_id": h.section_id, "span": h.span, "text": h.content,
+                    "chunk_type": h.chunk_type, "score": h.score,
+                    "dense": h.dense.map(|r| r.rank), "keyword": h.keyword.map(|r| r.rank), "exact": h.exact.map(|r| r.rank),
+                })
+            })
+            .collect();
+        let row = serde_json::json!({"id": q.get("id").cloned().unwrap_or(serde_json::Value::Null), "query": text, "ms": ms, "hits": ranked});
+        writeln!(sink, "{row}").map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,774 @@
+//! The library: ingest, search and navigation over one folder.
+
+use crate::EngineError;
+use folio_ai::Embedder;
+use folio_convert::{convert_file, ConvertOptions};
+use folio_core::analysis::analyze;
+use folio_core::chunker::ChunkerConfig;
+use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
+use folio_core::query::parse_query;
+use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
+use folio_index::catalog::{Catalog, ChunkRow, DefinitionRow, DocumentRow, RefRow, SectionRow};
+use folio_index::exact::{document_label, number_keys, ExactIndex};
+use folio_index::keyword::{KeywordDoc, KeywordFilter, KeywordIndex};
+use folio_index::vectors::{LanceVectors, MemoryVectors, VectorRecord, VectorStore};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A channel's ranked chunk ids with their scores.
+type Ranked = Vec<(i64, f32)>;
+
+/// How a library is opened.
+#[derive(Debug, Clone)]
+pub struct LibraryOptions {
+    pub chunker: ChunkerConfig,
+    pub convert: ConvertOptions,
+    /// Keep vectors in RAM instead of LanceDB (tests).
+    pub in_memory_vectors: bool,
+    /// The vocabulary for counting chunk tokens in the embedder's own units (`vocab.txt`).
+    pub vocab: Option<PathBuf>,
+    /// Texts embedded per batch during ingest.
+    pub embed_batch: usize,
+}
+
+impl Default for LibraryOptions {
+    fn default() -> Self {
+        LibraryOptions {
+            chunker: ChunkerConfig::default(),
+            convert: ConvertOptions::default(),
+            in_memory_vectors: false,
+            vocab: None,
+            embed_batch: 64,
+        }
+    }
+}
+
+/// What ingest is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    Queued,
+    Converting,
+    Embedding,
+    Indexing,
+    Indexed,
+    Unchanged,
+    Failed,
+}
+
+/// A progress event.
+#[derive(Debug, Clone, Serialize)]
+pub struct Progress {
+    pub file: String,
+    /// Index of the file among those asked for, and their number.
+    pub file_index: usize,
+    pub files: usize,
+    pub stage: Stage,
+    /// Work done and total within the stage (chunks embedded, say).
+    pub done: usize,
+    pub total: usize,
+}
+
+/// One failed file.
+#[derive(Debug, Clone, Serialize)]
+pub struct IngestFailure {
+    pub path: String,
+    pub code: String,
+    pub message: String,
+}
+
+/// The result of an ingest.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct IngestReport {
+    pub indexed: Vec<String>,
+    pub unchanged: Vec<String>,
+    pub failed: Vec<IngestFailure>,
+    pub cancelled: bool,
+    pub chunks: usize,
+    pub seconds: f64,
+}
+
+/// Search settings.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    pub limit: usize,
+    /// Candidates each channel returns before fusion.
+    pub depth: usize,
+    pub fusion: FusionConfig,
+    /// Channels to run (all by default).
+    pub channels: Vec<Channel>,
+    /// Restrict to documents (ids or labels).
+    pub documents: Vec<String>,
+    pub chunk_types: Vec<String>,
+    /// Restrict to a section subtree: (document id or label, section id).
+    pub section: Option<(String, String)>,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            limit: 10,
+            depth: 50,
+            fusion: FusionConfig::default(),
+            channels: Channel::ALL.to_vec(),
+            documents: Vec::new(),
+            chunk_types: Vec::new(),
+            section: None,
+        }
+    }
+}
+
+/// One search result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    pub chunk_id: i64,
+    pub score: f32,
+    pub doc_id: i64,
+    pub document: String,
+    pub path: String,
+    pub section_id: String,
+    /// The sections whose own text the chunk holds.
+    pub section_ids: Vec<String>,
+    pub parent_chain: Vec<String>,
+    pub chunk_type: String,
+    pub pages: Option<folio_core::model::PageRange>,
+    pub span: folio_core::model::Span,
+    pub content: String,
+    pub contextualized: String,
+    /// The content with query terms marked `[[like this]]`.
+    pub snippet: String,
+    pub dense: Option<ChannelRank>,
+    pub keyword: Option<ChannelRank>,
+    pub exact: Option<ChannelRank>,
+    /// Milliseconds per channel and for the whole query.
+    pub timings_ms: Timings,
+}
+
+/// Where a query's time went.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Timings {
+    pub embed: f64,
+    pub dense: f64,
+    pub keyword: f64,
+    pub exact: f64,
+    pub total: f64,
+}
+
+/// A definition with its document.
+#[derive(Debug, Clone, Serialize)]
+pub struct DefinitionHit {
+    pub document: String,
+    pub doc_id: i64,
+    #[serde(flatten)]
+    pub definition: DefinitionRow,
+}
+
+/// A section's text.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionText {
+    pub doc_id: i64,
+    pub document: String,
+    pub section: SectionRow,
+    pub parent_chain: Vec<String>,
+    pub text: String,
+}
+
+/// References out of a section and into it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Backlinks {
+    pub outgoing: Vec<RefRow>,
+    pub incoming: Vec<RefRow>,
+}
+
+/// A library folder.
+pub struct Library {
+    dir: PathBuf,
+    catalog: Catalog,
+    keyword: KeywordIndex,
+    exact: ExactIndex,
+    vectors: Box<dyn VectorStore + Sync>,
+    embedder: Arc<dyn Embedder>,
+    counter: Box<dyn TokenCounter>,
+    options: LibraryOptions,
+}
+
+fn mtime_of(path: &Path) -> i64 {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+impl Library {
+    /// Opens (or creates) the library in `dir`. The lookup tables are rebuilt from storage.
+    pub fn open(
+        dir: &Path,
+        embedder: Arc<dyn Embedder>,
+        options: LibraryOptions,
+    ) -> Result<Library, EngineError> {
+        std::fs::create_dir_all(dir).map_err(folio_index::IndexError::from)?;
+        let catalog = Catalog::open(&dir.join("catalog.sqlite"))?;
+        let keyword = KeywordIndex::open(&dir.join("keyword"))?;
+        let vectors: Box<dyn VectorStore + Sync> = if options.in_memory_vectors {
+            Box::new(MemoryVectors::default())
+        } else {
+            Box::new(LanceVectors::open(&dir.join("vectors"), embedder.id(), embedder.dim())?)
+        };
+        let counter: Box<dyn TokenCounter> =
+            match options.vocab.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
+                Some(v) => Box::new(WordPieceCounter::from_vocab_txt(&v)),
+                None => Box::new(WordCounter),
+            };
+        let mut lib = Library {
+            dir: dir.to_path_buf(),
+            catalog,
+            keyword,
+            exact: ExactIndex::default(),
+            vectors,
+            embedder,
+            counter,
+            options,
+        };
+        lib.rebuild_exact()?;
+        Ok(lib)
+    }
+
+    /// The library folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn rebuild_exact(&mut self) -> Result<(), EngineError> {
+        let docs = self.catalog.documents()?;
+        let mut sections = Vec::new();
+        for d in &docs {
+            sections.extend(self.catalog.sections(d.id)?);
+        }
+        let chunks = self.catalog.chunks(None)?;
+        self.exact = ExactIndex::build(&docs, &sections, &chunks);
+        Ok(())
+    }
+
+    /// Resolves references to other documents against the documents now in the library.
+    fn resolve_external(&mut self) -> Result<(), EngineError> {
+        let refs = self.catalog.external_references()?;
+        let mut out = Vec::with_capacity(refs.len());
+        for (rowid, r) in refs {
+            let target_doc = r.document.as_deref().and_then(|l| self.exact.document(l));
+            let section = target_doc.and_then(|d| {
+                let number = r.label.split_whitespace().last().unwrap_or("");
+                number_keys(number)
+                    .into_iter()
+                    .find_map(|k| self.exact.sections(&k, Some(d)).into_iter().next().map(|s| s.1))
+            });
+            out.push((rowid, target_doc, section));
+        }
+        self.catalog.set_resolutions(&out)?;
+        Ok(())
+    }
+
+    /// Ingests files and folders (recursively). Unchanged files are skipped; a file that fails is
+    /// reported and the others go on; `cancel` stops between files and between embedding batches.
+    pub fn ingest(
+        &mut self,
+        paths: &[PathBuf],
+        progress: &mut dyn FnMut(Progress),
+        cancel: &AtomicBool,
+    ) -> IngestReport {
+        let start = Instant::now();
+        let mut files = Vec::new();
+        for p in paths {
+            collect_files(p, &mut files);
+        }
+        let n = files.len();
+        let mut report = IngestReport::default();
+        for (i, file) in files.iter().enumerate() {
+            if cancel.load(Ordering::Relaxed) {
+                report.cancelled = true;
+                break;
+            }
+            let name = file.display().to_string();
+            let ev = |stage, done, total| Progress {
+                file: name.clone(),
+                file_index: i,
+                files: n,
+                stage,
+                done,
+                total,
+            };
+            progress(ev(Stage::Converting, 0, 1));
+            match self.ingest_file(file, &mut |s, d, t| progress(ev(s, d, t)), cancel) {
+                Ok(Some(chunks)) => {
+                    report.chunks += chunks;
+                    report.indexed.push(name.clone());
+                    progress(ev(Stage::Indexed, 1, 1));
+                }
+                Ok(None) => {
+                    report.unchanged.push(name.clone());
+                    progress(ev(Stage::Unchanged, 1, 1));
+                }
+                Err((code, message)) => {
+                    if code == "cancelled" {
+                        report.cancelled = true;
+                        break;
+                    }
+                    report.failed.push(IngestFailure { path: name.clone(), code, message });
+                    progress(ev(Stage::Failed, 1, 1));
+                }
+            }
+        }
+        if let Err(e) = self.rebuild_exact().and_then(|_| self.resolve_external()) {
+            report.failed.push(IngestFailure {
+                path: self.dir.display().to_string(),
+                code: e.code().into(),
+                message: e.to_string(),
+            });
+        }
+        report.seconds = start.elapsed().as_secs_f64();
+        report
+    }
+
+    /// One file: `Ok(Some(chunks))` when indexed, `Ok(None)` when unchanged.
+    fn ingest_file(
+        &mut self,
+        file: &Path,
+        progress: &mut dyn FnMut(Stage, usize, usize),
+        cancel: &AtomicBool,
+    ) -> Result<Option<usize>, (String, String)> {
+        let internal = |e: EngineError| (e.code().to_string(), e.to_string());
+        let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+        let path = abs.display().to_string();
+        let mtime = mtime_of(&abs);
+        let doc = convert_file(&abs, &self.options.convert)
+            .map_err(|e| (e.kind.code().to_string(), e.to_string()))?;
+        if let Some(old) = self.catalog.document_by_path(&path).map_err(|e| internal(e.into()))? {
+            if old.content_hash == doc.meta.content_hash {
+                return Ok(None);
+            }
+        }
+        let size = std::fs::metadata(&abs).map(|m| m.len() as i64).unwrap_or(0);
+        let analysis = analyze(doc, self.counter.as_ref(), &self.options.chunker);
+        // Embed first: nothing is written until the vectors exist.
+        let texts: Vec<String> =
+            analysis.chunks.iter().map(|c| format!("{}\n{}", c.parent_chain.join(" › "), c.text)).collect();
+        let total = texts.len();
+        let mut vectors: Vec<Vec<f32>> = Vec::with_capacity(total);
+        for batch in texts.chunks(self.options.embed_batch.max(1)) {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(("cancelled".into(), "cancelled".into()));
+            }
+            progress(Stage::Embedding, vectors.len(), total);
+            let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+            vectors.extend(self.embedder.embed_documents(&refs).map_err(|e| internal(e.into()))?);
+        }
+        progress(Stage::Indexing, 0, 1);
+        let label = document_label(&path);
+        let (doc_id, rows) = self
+            .catalog
+            .put_document(&path, &label, mtime, size, &analysis, &[])
+            .map_err(|e| internal(e.into()))?;
+        let records: Vec<VectorRecord> = rows
+            .iter()
+            .zip(&vectors)
+            .map(|(r, v)| {
+                vector_record(r, v, &path, mtime, size, analysis.document.meta.format.as_str(), &analysis)
+            })
+            .collect();
+        self.vectors.put_document(doc_id, &records).map_err(|e| internal(e.into()))?;
+        let chains: Vec<String> = rows.iter().map(|r| r.parent_chain.join(" › ")).collect();
+        let kdocs: Vec<KeywordDoc<'_>> = rows
+            .iter()
+            .zip(&chains)
+            .map(|(r, chain)| KeywordDoc {
+                chunk_id: r.id as u64,
+                doc_id: doc_id as u64,
+                chunk_type: &r.chunk_type,
+                text: &r.content,
+                headings: chain,
+            })
+            .collect();
+        self.keyword.put_document(doc_id as u64, &kdocs).map_err(|e| internal(e.into()))?;
+        self.keyword.commit().map_err(|e| internal(e.into()))?;
+        Ok(Some(rows.len()))
+    }
+
+    /// Removes a document (by id, label or path).
+    pub fn remove(&mut self, doc: &str) -> Result<DocumentRow, EngineError> {
+        let d = self.find_document(doc)?;
+        self.vectors.remove_document(d.id)?;
+        self.keyword.remove_document(d.id as u64)?;
+        self.keyword.commit()?;
+        self.catalog.remove_document(d.id)?;
+        self.rebuild_exact()?;
+        self.resolve_external()?;
+        Ok(d)
+    }
+
+    /// All documents.
+    pub fn documents(&self) -> Result<Vec<DocumentRow>, EngineError> {
+        Ok(self.catalog.documents()?)
+    }
+
+    /// A document by id, label, path or file name.
+    pub fn find_document(&self, key: &str) -> Result<DocumentRow, EngineError> {
+        let docs = self.catalog.documents()?;
+        let found = docs
+            .iter()
+            .find(|d| d.id.to_string() == key || d.path == key)
+            .or_else(|| docs.iter().find(|d| d.label.eq_ignore_ascii_case(key)))
+            .or_else(|| {
+                docs.iter()
+                    .find(|d| Path::new(&d.path).file_name().is_some_and(|n| n.to_string_lossy() == key))
+            })
+            .or_else(|| docs.iter().find(|d| d.title.eq_ignore_ascii_case(key)));
+        found.cloned().ok_or_else(|| EngineError::NotFound(format!("no document '{key}' in the library")))
+    }
+
+    fn doc_ids(&self, keys: &[String]) -> Result<Vec<i64>, EngineError> {
+        keys.iter().map(|k| self.find_document(k).map(|d| d.id)).collect()
+    }
+
+    /// Hybrid search.
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>, EngineError> {
+        let t0 = Instant::now();
+        if query.trim().is_empty() {
+            return Err(EngineError::Invalid("the query is empty".into()));
+        }
+        let parsed = parse_query(query);
+        let docs = self.doc_ids(&opts.documents)?;
+        let subtree =
+            match &opts.section {
+                Some((doc, sid)) => {
+                    let d = self.find_document(doc)?;
+                    let s =
+                        self.catalog.sections(d.id)?.into_iter().find(|s| s.section_id == *sid).ok_or_else(
+                            || EngineError::NotFound(format!("no section {sid} in {}", d.label)),
+                        )?;
+                    Some((d.id, s.span))
+                }
+                None => None,
+            };
+        let docs = match (&subtree, docs.is_empty()) {
+            (Some((d, _)), _) => vec![*d],
+            (None, _) => docs,
+        };
+        // Filters need deeper candidate lists.
+        let filtered = !opts.chunk_types.is_empty() || subtree.is_some();
+        let depth = if filtered { opts.depth * 4 } else { opts.depth };
+        let want = |c| opts.channels.contains(&c);
+        let kfilter = KeywordFilter {
+            docs: docs.iter().map(|d| *d as u64).collect(),
+            chunk_types: opts.chunk_types.clone(),
+        };
+        let mut timings = Timings::default();
+        // The channels share only what is thread-safe (the catalog's connection is not).
+        let (embedder, vectors, keyword_index, exact_index) =
+            (&self.embedder, &self.vectors, &self.keyword, &self.exact);
+        let (dense, keyword, exact) = std::thread::scope(|s| {
+            let dense = s.spawn(|| -> Result<(Ranked, f64, f64), EngineError> {
+                if !want(Channel::Dense) {
+                    return Ok((Vec::new(), 0.0, 0.0));
+                }
+                let t = Instant::now();
+                let v = embedder.embed_query(query)?;
+                let embed = t.elapsed().as_secs_f64() * 1e3;
+                let t = Instant::now();
+                let hits = vectors.search(&v, depth, &docs)?;
+                Ok((hits, embed, t.elapsed().as_secs_f64() * 1e3))
+            });
+            let keyword = s.spawn(|| -> Result<(Ranked, f64), EngineError> {
+                if !want(Channel::Keyword) {
+                    return Ok((Vec::new(), 0.0));
+                }
+                let t = Instant::now();
+                let hits = keyword_index.search(query, depth, &kfilter)?;
+                Ok((
+                    hits.into_iter().map(|(id, s)| (id as i64, s)).collect(),
+                    t.elapsed().as_secs_f64() * 1e3,
+                ))
+            });
+            let t = Instant::now();
+            let exact =
+                if want(Channel::Exact) { exact_index.search(&parsed, depth, &docs) } else { Vec::new() };
+            let exact_ms = t.elapsed().as_secs_f64() * 1e3;
+            (
+                dense
+                    .join()
+                    .unwrap_or_else(|_| Err(EngineError::Invalid("the dense channel panicked".into()))),
+                keyword
+                    .join()
+                    .unwrap_or_else(|_| Err(EngineError::Invalid("the keyword channel panicked".into()))),
+                (exact, exact_ms),
+            )
+        });
+        let (dense, embed_ms, dense_ms) = dense?;
+        let (keyword, keyword_ms) = keyword?;
+        let (exact, exact_ms) = exact;
+        timings.embed = embed_ms;
+        timings.dense = dense_ms;
+        timings.keyword = keyword_ms;
+        timings.exact = exact_ms;
+        let fused = fuse(
+            &[(Channel::Dense, &dense[..]), (Channel::Keyword, &keyword[..]), (Channel::Exact, &exact[..])],
+            &opts.fusion,
+        );
+        // Fetch rows, apply the remaining filters, and stop at the limit.
+        let doc_rows = self.catalog.documents()?;
+        let terms = highlight_terms(query);
+        let mut hits = Vec::with_capacity(opts.limit);
+        for chunk_ids in fused.chunks(opts.limit.max(1) * 2) {
+            let ids: Vec<i64> = chunk_ids.iter().map(|f| f.id).collect();
+            let rows = self.catalog.chunks_by_id(&ids)?;
+            for f in chunk_ids {
+                let Some(row) = rows.iter().find(|r| r.id == f.id) else { continue };
+                if !opts.chunk_types.is_empty() && !opts.chunk_types.contains(&row.chunk_type) {
+                    continue;
+                }
+                if let Some((d, span)) = &subtree {
+                    if row.doc_id != *d || row.span.start < span.start || row.span.end > span.end {
+                        continue;
+                    }
+                }
+                let doc = doc_rows.iter().find(|d| d.id == row.doc_id);
+                hits.push(Hit {
+                    chunk_id: row.id,
+                    score: f.score,
+                    doc_id: row.doc_id,
+                    document: doc.map(|d| d.title.clone()).unwrap_or_default(),
+                    path: doc.map(|d| d.path.clone()).unwrap_or_default(),
+                    section_id: row.section_id.clone(),
+                    section_ids: row.section_ids.clone(),
+                    parent_chain: row.parent_chain.clone(),
+                    chunk_type: row.chunk_type.clone(),
+                    pages: row.pages,
+                    span: row.span,
+                    content: row.content.clone(),
+                    contextualized: row.contextualized(),
+                    snippet: snippet(&row.content, &terms),
+                    dense: f.channel(Channel::Dense),
+                    keyword: f.channel(Channel::Keyword),
+                    exact: f.channel(Channel::Exact),
+                    timings_ms: Timings::default(),
+                });
+                if hits.len() >= opts.limit {
+                    break;
+                }
+            }
+            if hits.len() >= opts.limit {
+                break;
+            }
+        }
+        timings.total = t0.elapsed().as_secs_f64() * 1e3;
+        for h in &mut hits {
+            h.timings_ms = timings;
+        }
+        Ok(hits)
+    }
+
+    /// Definitions of a term (by its normalised key), each with its document.
+    pub fn define(&self, term: &str) -> Result<Vec<DefinitionHit>, EngineError> {
+        let key = folio_core::definitions::normalise_term(term.trim_matches(|c: char| "\"'“”‘’".contains(c)));
+        let docs = self.catalog.documents()?;
+        Ok(self
+            .catalog
+            .definitions(Some(&key))?
+            .into_iter()
+            .map(|d| DefinitionHit {
+                document: docs.iter().find(|x| x.id == d.doc_id).map(|x| x.label.clone()).unwrap_or_default(),
+                doc_id: d.doc_id,
+                definition: d,
+            })
+            .collect())
+    }
+
+    /// A document's outline.
+    pub fn outline(&self, doc: &str) -> Result<(DocumentRow, Vec<SectionRow>), EngineError> {
+        let d = self.find_document(doc)?;
+        let s = self.catalog.sections(d.id)?;
+        Ok((d, s))
+    }
+
+    /// A section's text (doc may be omitted when the section id is unique in the library).
+    pub fn show(&self, doc: Option<&str>, section: &str) -> Result<SectionText, EngineError> {
+        let candidates: Vec<DocumentRow> = match doc {
+            Some(k) => vec![self.find_document(k)?],
+            None => self.catalog.documents()?,
+        };
+        for d in candidates {
+            let sections = self.catalog.sections(d.id)?;
+            let wanted = sections.iter().find(|s| s.section_id == section).or_else(|| {
+                let keys = number_keys(section);
+                sections.iter().find(|s| {
+                    s.number.as_deref().is_some_and(|n| number_keys(n).iter().any(|k| keys.contains(k)))
+                })
+            });
+            if let Some(s) = wanted {
+                let text = self.catalog.document_text(d.id)?;
+                let body = text.get(s.span.start..s.span.end).unwrap_or("").to_string();
+                let mut chain = Vec::new();
+                let mut cur = s.parent_ord;
+                while let Some(p) = cur {
+                    let ps = &sections[p as usize];
+                    chain.push(if p == 0 { d.title.clone() } else { ps.heading.clone() });
+                    cur = ps.parent_ord;
+                }
+                chain.reverse();
+                chain.push(s.heading.clone());
+                return Ok(SectionText {
+                    doc_id: d.id,
+                    document: d.label.clone(),
+                    section: s.clone(),
+                    parent_chain: chain,
+                    text: body,
+                });
+            }
+        }
+        Err(EngineError::NotFound(format!("no section '{section}'")))
+    }
+
+    /// References out of a section and backlinks into it.
+    pub fn references(&self, doc: Option<&str>, section: &str) -> Result<Backlinks, EngineError> {
+        let s = self.show(doc, section)?;
+        Ok(Backlinks {
+            outgoing: self.catalog.references(s.doc_id, &s.section.section_id, true)?,
+            incoming: self.catalog.references(s.doc_id, &s.section.section_id, false)?,
+        })
+    }
+
+    /// Chunks stored, for reports.
+    pub fn chunk_count(&self) -> Result<usize, EngineError> {
+        Ok(self.vectors.len()?)
+    }
+
+    /// All chunks of the library (for evaluation).
+    pub fn chunks(&self) -> Result<Vec<ChunkRow>, EngineError> {
+        Ok(self.catalog.chunks(None)?)
+    }
+}
+
+fn collect_files(p: &Path, out: &mut Vec<PathBuf>) {
+    if p.is_dir() {
+        let mut entries: Vec<PathBuf> =
+            std::fs::read_dir(p).into_iter().flatten().flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for e in entries {
+            let hidden = e.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+            if !hidden {
+                collect_files(&e, out);
+            }
+        }
+    } else {
+        out.push(p.to_path_buf());
+    }
+}
+
+fn vector_record(
+    r: &ChunkRow,
+    v: &[f32],
+    path: &str,
+    mtime: i64,
+    size: i64,
+    format: &str,
+    a: &folio_core::analysis::Analysis,
+) -> VectorRecord {
+    let refs: Vec<&folio_core::crossref::CrossReference> =
+        a.references.iter().filter(|x| x.span.start >= r.span.start && x.span.end <= r.span.end).collect();
+    let first_def = r.defined_terms.first().and_then(|k| a.definitions.iter().find(|d| &d.key == k));
+    VectorRecord {
+        chunk_id: r.id,
+        doc_id: r.doc_id,
+        source_path: path.to_string(),
+        chunk_index: r.chunk_index,
+        content: r.content.clone(),
+        contextualized_content: r.contextualized(),
+        embedding: v.to_vec(),
+        mtime,
+        file_type: format.to_string(),
+        file_size_bytes: size,
+        parent_chain: serde_json::to_string(&r.parent_chain).unwrap_or_default(),
+        section_id: r.section_id.clone(),
+        heading_level: r.heading_level,
+        chunk_type: r.chunk_type.clone(),
+        cross_references: serde_json::to_string(&refs).unwrap_or_default(),
+        doc_summary: a.document.meta.title.clone(),
+        defined_term: first_def.map(|d| d.term.clone()),
+        defined_term_normalized: first_def.map(|d| d.key.clone()),
+        page_start: r.pages.map(|p| p.start as i64),
+        page_end: r.pages.map(|p| p.end as i64),
+        char_start: r.span.start as i64,
+        char_end: r.span.end as i64,
+        content_hash: r.content_hash.clone(),
+    }
+}
+
+/// Lower-case words of a query worth highlighting (three letters or more, or numbers).
+fn highlight_terms(query: &str) -> Vec<String> {
+    const STOP: [&str; 12] =
+        ["the", "and", "for", "what", "does", "mean", "are", "with", "that", "this", "from", "how"];
+    query
+        .split(|c: char| !(c.is_alphanumeric() || c == '.'))
+        .map(|w| w.trim_matches('.').to_lowercase())
+        .filter(|w| (w.len() >= 3 || w.chars().any(|c| c.is_ascii_digit())) && !STOP.contains(&w.as_str()))
+        .collect()
+}
+
+/// Up to ~300 characters around the first query term, terms marked `[[…]]`.
+fn snippet(text: &str, terms: &[String]) -> String {
+    let lower = text.to_lowercase();
+    let first = terms.iter().filter_map(|t| lower.find(t.as_str())).min().unwrap_or(0);
+    let mut start = first.saturating_sub(80);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (start + 300).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let window = &text[start..end];
+    let wl = window.to_lowercase();
+    let mut marks: Vec<(usize, usize)> = Vec::new();
+    for t in terms {
+        let mut from = 0;
+        while let Some(p) = wl[from..].find(t.as_str()) {
+            let s = from + p;
+            // Lower-casing can change byte lengths; only mark where the window agrees.
+            if window.is_char_boundary(s) && window.is_char_boundary(s + t.len()) {
+                marks.push((s, s + t.len()));
+            }
+            from = s + t.len().max(1);
+        }
+    }
+    marks.sort();
+    let mut out = String::new();
+    let mut at = 0;
+    for (s, e) in marks {
+        if s < at {
+            continue;
+        }
+        out.push_str(&window[at..s]);
+        out.push_str("[[");
+        out.push_str(&window[s..e]);
+        out.push_str("]]");
+        at = e;
+    }
+    out.push_str(&window[at..]);
+    let prefix = if start > 0 { "…" } else { "" };
+    let suffix = if end < text.len() { "…" } else { "" };
+    format!("{prefix}{}{suffix}", out.replace('\n', " "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_mark_terms() {
+        let s =
+            snippet("A Relevant Person must keep records of GEN 2.1.3.", &highlight_terms("records 2.1.3"));
+        assert_eq!(s, "A Relevant Person must keep [[records]] of GEN [[2.1.3]].");
+    }
+}

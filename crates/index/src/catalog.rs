@@ -1,0 +1,593 @@
+//! The SQLite catalog: documents, outlines, chunks, definitions and cross-references, with schema
+//! migrations. It is the library's source of truth; the keyword, exact and vector indexes are derived
+//! from it (and can be rebuilt from it).
+
+use crate::IndexError;
+use folio_core::analysis::Analysis;
+use folio_core::chunker::{Chunk, ChunkType};
+use folio_core::definitions::DefinitionScope;
+use folio_core::model::{PageRange, Span};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+use std::path::Path;
+
+/// The current schema version.
+pub const SCHEMA_VERSION: i64 = 1;
+
+const MIGRATIONS: [&str; 1] = [r#"
+CREATE TABLE documents (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    label TEXT NOT NULL,
+    title TEXT NOT NULL,
+    format TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    mtime INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    page_count INTEGER,
+    status TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE TABLE sections (
+    doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    ord INTEGER NOT NULL,
+    section_id TEXT NOT NULL,
+    number TEXT,
+    title TEXT NOT NULL,
+    heading TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    parent_ord INTEGER,
+    page_start INTEGER, page_end INTEGER,
+    span_start INTEGER NOT NULL, span_end INTEGER NOT NULL,
+    PRIMARY KEY (doc_id, ord)
+);
+CREATE INDEX sections_by_id ON sections(doc_id, section_id);
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY,
+    doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    chunk_index INTEGER NOT NULL,
+    section_id TEXT NOT NULL,
+    section_ids TEXT NOT NULL,
+    parent_chain TEXT NOT NULL,
+    heading_level INTEGER NOT NULL,
+    chunk_type TEXT NOT NULL,
+    page_start INTEGER, page_end INTEGER,
+    span_start INTEGER NOT NULL, span_end INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    content TEXT NOT NULL,
+    context TEXT NOT NULL DEFAULT '',
+    defined_terms TEXT NOT NULL
+);
+CREATE INDEX chunks_by_doc ON chunks(doc_id, chunk_index);
+CREATE TABLE definitions (
+    doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    term TEXT NOT NULL,
+    key TEXT NOT NULL,
+    text TEXT NOT NULL,
+    section_id TEXT NOT NULL,
+    scope_section TEXT,
+    span_start INTEGER NOT NULL, span_end INTEGER NOT NULL
+);
+CREATE INDEX definitions_by_key ON definitions(key);
+CREATE TABLE refs (
+    doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    text TEXT NOT NULL,
+    label TEXT NOT NULL,
+    from_section TEXT NOT NULL,
+    target_section TEXT,
+    document TEXT,
+    container TEXT,
+    span_start INTEGER NOT NULL, span_end INTEGER NOT NULL,
+    target_doc_id INTEGER,
+    target_doc_section TEXT
+);
+CREATE INDEX refs_by_from ON refs(doc_id, from_section);
+CREATE INDEX refs_by_target ON refs(target_doc_id, target_doc_section);
+"#];
+
+/// A document's row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DocumentRow {
+    pub id: i64,
+    pub path: String,
+    /// The short label other documents cite it by ("GEN", "FSMR"), from its file name and title.
+    pub label: String,
+    pub title: String,
+    pub format: String,
+    pub content_hash: String,
+    pub mtime: i64,
+    pub size: i64,
+    pub page_count: Option<i64>,
+    pub status: String,
+}
+
+/// A chunk as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChunkRow {
+    pub id: i64,
+    pub doc_id: i64,
+    pub chunk_index: i64,
+    pub section_id: String,
+    pub section_ids: Vec<String>,
+    pub parent_chain: Vec<String>,
+    pub heading_level: i64,
+    pub chunk_type: String,
+    pub pages: Option<PageRange>,
+    pub span: Span,
+    pub content_hash: String,
+    pub content: String,
+    pub context: String,
+    pub defined_terms: Vec<String>,
+}
+
+impl ChunkRow {
+    /// The text that is embedded and keyword-indexed: the context, then the chunk.
+    pub fn contextualized(&self) -> String {
+        if self.context.is_empty() {
+            self.content.clone()
+        } else {
+            format!("{}\n\n{}", self.context, self.content)
+        }
+    }
+}
+
+/// A section as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SectionRow {
+    pub doc_id: i64,
+    pub ord: i64,
+    pub section_id: String,
+    pub number: Option<String>,
+    pub title: String,
+    pub heading: String,
+    pub level: i64,
+    pub parent_ord: Option<i64>,
+    pub pages: Option<PageRange>,
+    pub span: Span,
+}
+
+/// A definition as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DefinitionRow {
+    pub doc_id: i64,
+    pub term: String,
+    pub key: String,
+    pub text: String,
+    pub section_id: String,
+    /// `None` for the whole document.
+    pub scope_section: Option<String>,
+    pub span: Span,
+}
+
+/// A cross-reference as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefRow {
+    pub doc_id: i64,
+    pub text: String,
+    pub label: String,
+    pub from_section: String,
+    pub target_section: Option<String>,
+    pub document: Option<String>,
+    pub container: Option<String>,
+    pub span: Span,
+    /// Resolution at library level: the document and section it points to.
+    pub target_doc_id: Option<i64>,
+    pub target_doc_section: Option<String>,
+}
+
+/// The catalog.
+pub struct Catalog {
+    conn: Connection,
+}
+
+fn pages_of(start: Option<i64>, end: Option<i64>) -> Option<PageRange> {
+    match (start, end) {
+        (Some(s), Some(e)) => Some(PageRange { start: s as u32, end: e as u32 }),
+        _ => None,
+    }
+}
+
+impl Catalog {
+    /// Opens (creating and migrating as needed) the catalog at `path`.
+    pub fn open(path: &Path) -> Result<Catalog, IndexError> {
+        Self::setup(Connection::open(path)?)
+    }
+
+    /// An in-memory catalog, for tests.
+    pub fn in_memory() -> Result<Catalog, IndexError> {
+        Self::setup(Connection::open_in_memory()?)
+    }
+
+    fn setup(conn: Connection) -> Result<Catalog, IndexError> {
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if version > SCHEMA_VERSION {
+            return Err(IndexError::Corrupt(format!(
+                "the library's catalog has schema version {version}; this Folio knows {SCHEMA_VERSION}"
+            )));
+        }
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let tx = conn.unchecked_transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            tx.commit()?;
+        }
+        Ok(Catalog { conn })
+    }
+
+    /// The document stored for a path.
+    pub fn document_by_path(&self, path: &str) -> Result<Option<DocumentRow>, IndexError> {
+        Ok(self
+            .conn
+            .query_row(&format!("SELECT {DOC_COLS} FROM documents WHERE path = ?1"), [path], doc_row)
+            .optional()?)
+    }
+
+    /// All documents, by id.
+    pub fn documents(&self) -> Result<Vec<DocumentRow>, IndexError> {
+        let mut st = self.conn.prepare(&format!("SELECT {DOC_COLS} FROM documents ORDER BY id"))?;
+        let rows = st.query_map([], doc_row)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    pub fn document(&self, id: i64) -> Result<Option<DocumentRow>, IndexError> {
+        Ok(self
+            .conn
+            .query_row(&format!("SELECT {DOC_COLS} FROM documents WHERE id = ?1"), [id], doc_row)
+            .optional()?)
+    }
+
+    /// The extracted text of a document.
+    pub fn document_text(&self, id: i64) -> Result<String, IndexError> {
+        Ok(self.conn.query_row("SELECT text FROM documents WHERE id = ?1", [id], |r| r.get(0))?)
+    }
+
+    /// Replaces a document (same path) with a new analysis in one transaction; returns its id and
+    /// the stored chunks (with their new ids).
+    pub fn put_document(
+        &mut self,
+        path: &str,
+        label: &str,
+        mtime: i64,
+        size: i64,
+        a: &Analysis,
+        contexts: &[String],
+    ) -> Result<(i64, Vec<ChunkRow>), IndexError> {
+        let tx = self.conn.transaction()?;
+        tx.execute("DELETE FROM documents WHERE path = ?1", [path])?;
+        let m = &a.document.meta;
+        tx.execute(
+            "INSERT INTO documents (path, label, title, format, content_hash, mtime, size, page_count, status, text)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'indexed', ?9)",
+            params![path, label, m.title, m.format.as_str(), m.content_hash, mtime, size, m.page_count, a.document.text],
+        )?;
+        let doc_id = tx.last_insert_rowid();
+        {
+            let mut st = tx.prepare(
+                "INSERT INTO sections (doc_id, ord, section_id, number, title, heading, level, parent_ord, page_start, page_end, span_start, span_end)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )?;
+            for (i, s) in a.outline.sections.iter().enumerate() {
+                st.execute(params![
+                    doc_id,
+                    i as i64,
+                    s.id,
+                    s.number,
+                    s.title,
+                    s.heading,
+                    s.level,
+                    s.parent.map(|p| p as i64),
+                    s.pages.map(|p| p.start),
+                    s.pages.map(|p| p.end),
+                    s.span.start as i64,
+                    s.span.end as i64
+                ])?;
+            }
+            let mut st = tx.prepare(
+                "INSERT INTO definitions (doc_id, term, key, text, section_id, scope_section, span_start, span_end)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?;
+            for d in &a.definitions {
+                let scope = match &d.scope {
+                    DefinitionScope::Document => None,
+                    DefinitionScope::Section { section_id } => Some(section_id.clone()),
+                };
+                st.execute(params![
+                    doc_id,
+                    d.term,
+                    d.key,
+                    d.text,
+                    d.section_id,
+                    scope,
+                    d.span.start as i64,
+                    d.span.end as i64
+                ])?;
+            }
+            let mut st = tx.prepare(
+                "INSERT INTO refs (doc_id, text, label, from_section, target_section, document, container, span_start, span_end)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?;
+            for r in &a.references {
+                let container = r
+                    .container
+                    .map(|c| serde_json::to_value(c).ok().and_then(|v| v.as_str().map(String::from)));
+                st.execute(params![
+                    doc_id,
+                    r.text,
+                    r.label,
+                    r.from_section,
+                    r.target_section,
+                    r.document,
+                    container.flatten(),
+                    r.span.start as i64,
+                    r.span.end as i64
+                ])?;
+            }
+        }
+        let mut stored = Vec::with_capacity(a.chunks.len());
+        {
+            let mut st = tx.prepare(
+                "INSERT INTO chunks (doc_id, chunk_index, section_id, section_ids, parent_chain, heading_level, chunk_type,
+                   page_start, page_end, span_start, span_end, content_hash, content, context, defined_terms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+            )?;
+            for (i, c) in a.chunks.iter().enumerate() {
+                let context = contexts.get(i).cloned().unwrap_or_default();
+                st.execute(params![
+                    doc_id,
+                    c.chunk_index as i64,
+                    c.section_id,
+                    serde_json::to_string(&c.section_ids)?,
+                    serde_json::to_string(&c.parent_chain)?,
+                    c.heading_level,
+                    c.chunk_type.as_str(),
+                    c.pages.map(|p| p.start),
+                    c.pages.map(|p| p.end),
+                    c.span.start as i64,
+                    c.span.end as i64,
+                    c.content_hash,
+                    c.text,
+                    context,
+                    serde_json::to_string(&c.defined_terms)?
+                ])?;
+                stored.push(chunk_row_of(tx.last_insert_rowid(), doc_id, c, context));
+            }
+        }
+        tx.commit()?;
+        Ok((doc_id, stored))
+    }
+
+    /// Removes a document and everything derived from it.
+    pub fn remove_document(&mut self, id: i64) -> Result<bool, IndexError> {
+        Ok(self.conn.execute("DELETE FROM documents WHERE id = ?1", [id])? > 0)
+    }
+
+    /// Chunks of one document (or all, with `None`), in order.
+    pub fn chunks(&self, doc_id: Option<i64>) -> Result<Vec<ChunkRow>, IndexError> {
+        let sql = format!(
+            "SELECT {CHUNK_COLS} FROM chunks {} ORDER BY doc_id, chunk_index",
+            if doc_id.is_some() { "WHERE doc_id = ?1" } else { "" }
+        );
+        let mut st = self.conn.prepare(&sql)?;
+        let rows = match doc_id {
+            Some(d) => st.query_map([d], chunk_row)?.collect::<Result<Vec<_>, _>>()?,
+            None => st.query_map([], chunk_row)?.collect::<Result<Vec<_>, _>>()?,
+        };
+        Ok(rows)
+    }
+
+    /// Chunks by id, in the order asked (missing ids skipped).
+    pub fn chunks_by_id(&self, ids: &[i64]) -> Result<Vec<ChunkRow>, IndexError> {
+        let mut st = self.conn.prepare_cached(&format!("SELECT {CHUNK_COLS} FROM chunks WHERE id = ?1"))?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(c) = st.query_row([id], chunk_row).optional()? {
+                out.push(c);
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn sections(&self, doc_id: i64) -> Result<Vec<SectionRow>, IndexError> {
+        let mut st = self.conn.prepare(
+            "SELECT doc_id, ord, section_id, number, title, heading, level, parent_ord, page_start, page_end, span_start, span_end
+             FROM sections WHERE doc_id = ?1 ORDER BY ord",
+        )?;
+        let rows = st
+            .query_map([doc_id], |r| {
+                Ok(SectionRow {
+                    doc_id: r.get(0)?,
+                    ord: r.get(1)?,
+                    section_id: r.get(2)?,
+                    number: r.get(3)?,
+                    title: r.get(4)?,
+                    heading: r.get(5)?,
+                    level: r.get(6)?,
+                    parent_ord: r.get(7)?,
+                    pages: pages_of(r.get(8)?, r.get(9)?),
+                    span: Span::new(r.get::<_, i64>(10)? as usize, r.get::<_, i64>(11)? as usize),
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// Definitions, all or of one key.
+    pub fn definitions(&self, key: Option<&str>) -> Result<Vec<DefinitionRow>, IndexError> {
+        let sql = format!(
+            "SELECT doc_id, term, key, text, section_id, scope_section, span_start, span_end FROM definitions {} ORDER BY doc_id, span_start",
+            if key.is_some() { "WHERE key = ?1" } else { "" }
+        );
+        let mut st = self.conn.prepare(&sql)?;
+        let map = |r: &rusqlite::Row<'_>| {
+            Ok(DefinitionRow {
+                doc_id: r.get(0)?,
+                term: r.get(1)?,
+                key: r.get(2)?,
+                text: r.get(3)?,
+                section_id: r.get(4)?,
+                scope_section: r.get(5)?,
+                span: Span::new(r.get::<_, i64>(6)? as usize, r.get::<_, i64>(7)? as usize),
+            })
+        };
+        let rows = match key {
+            Some(k) => st.query_map([k], map)?.collect::<Result<Vec<_>, _>>()?,
+            None => st.query_map([], map)?.collect::<Result<Vec<_>, _>>()?,
+        };
+        Ok(rows)
+    }
+
+    /// Cross-references written in a section (`outgoing`) or pointing at it (backlinks).
+    pub fn references(
+        &self,
+        doc_id: i64,
+        section_id: &str,
+        outgoing: bool,
+    ) -> Result<Vec<RefRow>, IndexError> {
+        let sql = if outgoing {
+            "SELECT doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
+             FROM refs WHERE doc_id = ?1 AND from_section = ?2 ORDER BY span_start"
+        } else {
+            "SELECT doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
+             FROM refs WHERE (doc_id = ?1 AND target_section = ?2) OR (target_doc_id = ?1 AND target_doc_section = ?2) ORDER BY doc_id, span_start"
+        };
+        let mut st = self.conn.prepare(sql)?;
+        let rows = st.query_map(params![doc_id, section_id], ref_row)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// All references to other documents, for library-level resolution.
+    pub fn external_references(&self) -> Result<Vec<(i64, RefRow)>, IndexError> {
+        let mut st = self.conn.prepare(
+            "SELECT rowid, doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
+             FROM refs WHERE document IS NOT NULL",
+        )?;
+        let rows = st
+            .query_map([], |r| {
+                let rowid: i64 = r.get(0)?;
+                Ok((
+                    rowid,
+                    RefRow {
+                        doc_id: r.get(1)?,
+                        text: r.get(2)?,
+                        label: r.get(3)?,
+                        from_section: r.get(4)?,
+                        target_section: r.get(5)?,
+                        document: r.get(6)?,
+                        container: r.get(7)?,
+                        span: Span::new(r.get::<_, i64>(8)? as usize, r.get::<_, i64>(9)? as usize),
+                        target_doc_id: r.get(10)?,
+                        target_doc_section: r.get(11)?,
+                    },
+                ))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// Records the library-level resolution of external references (rowid → target).
+    pub fn set_resolutions(
+        &mut self,
+        resolved: &[(i64, Option<i64>, Option<String>)],
+    ) -> Result<(), IndexError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut st =
+                tx.prepare("UPDATE refs SET target_doc_id = ?2, target_doc_section = ?3 WHERE rowid = ?1")?;
+            for (rowid, doc, sec) in resolved {
+                st.execute(params![rowid, doc, sec])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+const DOC_COLS: &str = "id, path, label, title, format, content_hash, mtime, size, page_count, status";
+const CHUNK_COLS: &str = "id, doc_id, chunk_index, section_id, section_ids, parent_chain, heading_level, chunk_type, page_start, page_end, span_start, span_end, content_hash, content, context, defined_terms";
+
+fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
+    Ok(DocumentRow {
+        id: r.get(0)?,
+        path: r.get(1)?,
+        label: r.get(2)?,
+        title: r.get(3)?,
+        format: r.get(4)?,
+        content_hash: r.get(5)?,
+        mtime: r.get(6)?,
+        size: r.get(7)?,
+        page_count: r.get(8)?,
+        status: r.get(9)?,
+    })
+}
+
+fn json_list(s: String) -> Vec<String> {
+    serde_json::from_str(&s).unwrap_or_default()
+}
+
+fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
+    Ok(ChunkRow {
+        id: r.get(0)?,
+        doc_id: r.get(1)?,
+        chunk_index: r.get(2)?,
+        section_id: r.get(3)?,
+        section_ids: json_list(r.get(4)?),
+        parent_chain: json_list(r.get(5)?),
+        heading_level: r.get(6)?,
+        chunk_type: r.get(7)?,
+        pages: pages_of(r.get(8)?, r.get(9)?),
+        span: Span::new(r.get::<_, i64>(10)? as usize, r.get::<_, i64>(11)? as usize),
+        content_hash: r.get(12)?,
+        content: r.get(13)?,
+        context: r.get(14)?,
+        defined_terms: json_list(r.get(15)?),
+    })
+}
+
+fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefRow> {
+    Ok(RefRow {
+        doc_id: r.get(0)?,
+        text: r.get(1)?,
+        label: r.get(2)?,
+        from_section: r.get(3)?,
+        target_section: r.get(4)?,
+        document: r.get(5)?,
+        container: r.get(6)?,
+        span: Span::new(r.get::<_, i64>(7)? as usize, r.get::<_, i64>(8)? as usize),
+        target_doc_id: r.get(9)?,
+        target_doc_section: r.get(10)?,
+    })
+}
+
+fn chunk_row_of(id: i64, doc_id: i64, c: &Chunk, context: String) -> ChunkRow {
+    ChunkRow {
+        id,
+        doc_id,
+        chunk_index: c.chunk_index as i64,
+        section_id: c.section_id.clone(),
+        section_ids: c.section_ids.clone(),
+        parent_chain: c.parent_chain.clone(),
+        heading_level: c.heading_level as i64,
+        chunk_type: c.chunk_type.as_str().to_string(),
+        pages: c.pages,
+        span: c.span,
+        content_hash: c.content_hash.clone(),
+        content: c.text.clone(),
+        context,
+        defined_terms: c.defined_terms.clone(),
+    }
+}
+
+/// The chunk type named in a row.
+pub fn chunk_type_of(name: &str) -> ChunkType {
+    match name {
+        "definition" => ChunkType::Definition,
+        "requirement" => ChunkType::Requirement,
+        "guidance" => ChunkType::Guidance,
+        "note" => ChunkType::Note,
+        "table" => ChunkType::Table,
+        _ => ChunkType::Content,
+    }
+}

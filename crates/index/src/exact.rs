@@ -1,0 +1,160 @@
+//! The exact index: section numbers, defined terms and document labels mapped to chunks, so a query
+//! naming "GEN 2.1.3", "Rule 3.3.31" or "What does 'Client' mean?" hits its target directly. Rebuilt
+//! in memory from the catalog on open; no re-parsing.
+
+use crate::catalog::{ChunkRow, DocumentRow, SectionRow};
+use folio_core::numbering::{Container, Label};
+use folio_core::query::Query;
+use std::collections::HashMap;
+
+/// Section numbers, terms and labels → chunks.
+#[derive(Debug, Default)]
+pub struct ExactIndex {
+    /// (doc, number tokens) → section ids, by full and by local numbering.
+    numbers: HashMap<Vec<String>, Vec<(i64, String)>>,
+    /// (doc, section id) → chunk ids, the chunk holding the section's own text first.
+    section_chunks: HashMap<(i64, String), Vec<i64>>,
+    /// Defined-term key → chunk ids defining it.
+    terms: HashMap<String, Vec<i64>>,
+    /// Upper-case document label → document id.
+    labels: HashMap<String, i64>,
+}
+
+/// The label a document is cited by: the leading capitals of its file name ("GEN_VER08.txt" → "GEN",
+/// "FSMR (Consolidated).txt" → "FSMR"), else its file stem.
+pub fn document_label(path: &str) -> String {
+    let name =
+        std::path::Path::new(path).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let head: String = name.chars().take_while(|c| c.is_ascii_uppercase()).collect();
+    let next = name.chars().nth(head.len());
+    if (2..=8).contains(&head.len()) && next.is_none_or(|c| !c.is_ascii_lowercase()) {
+        head
+    } else {
+        name
+    }
+}
+
+/// The number tokens of a label, full and local (without Part/Chapter/Schedule prefixes).
+pub fn number_keys(number: &str) -> Vec<Vec<String>> {
+    let Some(label) = Label::parse(number) else { return Vec::new() };
+    let full: Vec<String> = label.tokens().iter().map(|t| t.to_string()).collect();
+    let mut local = Vec::new();
+    for seg in &label.segments {
+        let skip =
+            usize::from(seg.explicit && !matches!(seg.container, Container::Section | Container::Guidance));
+        local.extend(seg.tokens.iter().skip(skip).cloned());
+    }
+    let mut keys = vec![full.clone()];
+    if !local.is_empty() && local != full {
+        keys.push(local);
+    }
+    keys
+}
+
+impl ExactIndex {
+    /// Builds the index from stored rows.
+    pub fn build(docs: &[DocumentRow], sections: &[SectionRow], chunks: &[ChunkRow]) -> ExactIndex {
+        let mut x = ExactIndex::default();
+        for d in docs {
+            x.labels.insert(d.label.to_uppercase(), d.id);
+        }
+        for s in sections {
+            if let Some(n) = &s.number {
+                for key in number_keys(n) {
+                    x.numbers.entry(key).or_default().push((s.doc_id, s.section_id.clone()));
+                }
+            }
+        }
+        for c in chunks {
+            for (k, sid) in c.section_ids.iter().enumerate() {
+                let list = x.section_chunks.entry((c.doc_id, sid.clone())).or_default();
+                if k == 0 {
+                    list.insert(0, c.id);
+                } else {
+                    list.push(c.id);
+                }
+            }
+            let scope = x.section_chunks.entry((c.doc_id, c.section_id.clone())).or_default();
+            if !scope.contains(&c.id) {
+                scope.push(c.id);
+            }
+            for t in &c.defined_terms {
+                x.terms.entry(t.clone()).or_default().push(c.id);
+            }
+        }
+        x
+    }
+
+    /// The document a label names.
+    pub fn document(&self, label: &str) -> Option<i64> {
+        let l = label.trim().trim_start_matches("the ").to_uppercase();
+        self.labels.get(&l).copied()
+    }
+
+    /// Sections with these number tokens, in a document or anywhere.
+    pub fn sections(&self, tokens: &[String], doc: Option<i64>) -> Vec<(i64, String)> {
+        self.numbers
+            .get(tokens)
+            .map(|v| v.iter().filter(|(d, _)| doc.is_none_or(|x| x == *d)).cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The chunks holding a section.
+    pub fn section_chunks(&self, doc: i64, section_id: &str) -> &[i64] {
+        self.section_chunks.get(&(doc, section_id.to_string())).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The exact channel: chunks of the sections and terms a query names, best first.
+    pub fn search(&self, query: &Query, limit: usize, docs: &[i64]) -> Vec<(i64, f32)> {
+        let mut out: Vec<(i64, f32)> = Vec::new();
+        let push = |id: i64, score: f32, out: &mut Vec<(i64, f32)>| {
+            if !out.iter().any(|(x, _)| *x == id) {
+                out.push((id, score));
+            }
+        };
+        for s in &query.sections {
+            let doc = s.document.as_deref().and_then(|l| self.document(l));
+            if s.document.is_some() && doc.is_none() {
+                continue; // another document that is not in the library
+            }
+            for (d, sid) in self.sections(&s.tokens, doc) {
+                if !docs.is_empty() && !docs.contains(&d) {
+                    continue;
+                }
+                // The section's own chunk counts most; the chunks of its subsections follow.
+                for (k, c) in self.section_chunks(d, &sid).iter().enumerate() {
+                    push(*c, if k == 0 { 1.0 } else { 0.5 }, &mut out);
+                }
+            }
+        }
+        if let Some(key) = &query.term {
+            if let Some(ids) = self.terms.get(key) {
+                for id in ids {
+                    push(*id, 1.0, &mut out);
+                }
+            }
+        }
+        out.truncate(limit);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_from_file_names() {
+        assert_eq!(document_label("/x/GEN_VER08.181223.txt"), "GEN");
+        assert_eq!(document_label("FSMR (Consolidated_December 2023).txt"), "FSMR");
+        assert_eq!(document_label("Guidance - Private Credit Funds.txt"), "Guidance - Private Credit Funds");
+        assert_eq!(document_label("policy.pdf"), "policy");
+    }
+
+    #[test]
+    fn local_numbers() {
+        let keys = number_keys("Part 6.Chapter 3.61.(4)");
+        assert_eq!(keys[0], vec!["6", "3", "61", "4"]);
+        assert_eq!(keys[1], vec!["61", "4"]);
+    }
+}

@@ -1,0 +1,292 @@
+//! BM25 over chunks with tantivy: a stemmed English field over the contextualized text and the
+//! heading chain, and an identifier field whose tokenizer keeps numbers whole ("2.1.3", "203(a)",
+//! "4.2"), so "GEN 2.1.3" matches the rule and not every "2" and "1".
+
+use crate::IndexError;
+use std::path::Path;
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::{
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING,
+};
+use tantivy::tokenizer::{LowerCaser, RegexTokenizer, TextAnalyzer, TokenStream};
+use tantivy::{doc, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+
+const IDS_TOKENIZER: &str = "folio_ids";
+const BODY_TOKENIZER: &str = "en_stem";
+/// Identifiers: dotted numbers with optional letter suffixes and bracketed parts, "§"-free.
+const ID_PATTERN: &str = r"[0-9]+[A-Za-z]?(?:\.[0-9]+[A-Za-z]?)*(?:\([A-Za-z0-9]{1,4}\))*";
+/// How much an identifier match counts against a word match.
+const ID_BOOST: f32 = 2.0;
+
+/// The keyword index.
+pub struct KeywordIndex {
+    index: Index,
+    reader: IndexReader,
+    writer: Option<IndexWriter>,
+    f_chunk: Field,
+    f_doc: Field,
+    f_type: Field,
+    f_body: Field,
+    f_ids: Field,
+}
+
+/// A chunk to index.
+pub struct KeywordDoc<'a> {
+    pub chunk_id: u64,
+    pub doc_id: u64,
+    pub chunk_type: &'a str,
+    /// The contextualized text.
+    pub text: &'a str,
+    /// The heading chain, joined.
+    pub headings: &'a str,
+}
+
+/// Filters on a keyword search.
+#[derive(Debug, Default, Clone)]
+pub struct KeywordFilter {
+    pub docs: Vec<u64>,
+    pub chunk_types: Vec<String>,
+}
+
+fn schema() -> Schema {
+    let mut b = Schema::builder();
+    b.add_u64_field("chunk_id", INDEXED | STORED | FAST);
+    b.add_u64_field("doc_id", INDEXED | FAST);
+    b.add_text_field("chunk_type", STRING);
+    let body = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(BODY_TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    b.add_text_field("body", body);
+    let ids = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(IDS_TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    b.add_text_field("ids", ids);
+    b.build()
+}
+
+fn ids_analyzer() -> Result<TextAnalyzer, IndexError> {
+    Ok(TextAnalyzer::builder(RegexTokenizer::new(ID_PATTERN)?).filter(LowerCaser).build())
+}
+
+impl KeywordIndex {
+    /// Opens or creates the index in a folder.
+    pub fn open(dir: &Path) -> Result<KeywordIndex, IndexError> {
+        std::fs::create_dir_all(dir)?;
+        let index = if dir.join("meta.json").exists() {
+            Index::open_in_dir(dir)?
+        } else {
+            Index::create_in_dir(dir, schema())?
+        };
+        Self::setup(index)
+    }
+
+    /// An in-RAM index, for tests.
+    pub fn in_memory() -> Result<KeywordIndex, IndexError> {
+        Self::setup(Index::create_in_ram(schema()))
+    }
+
+    fn setup(index: Index) -> Result<KeywordIndex, IndexError> {
+        index.tokenizers().register(IDS_TOKENIZER, ids_analyzer()?);
+        let s = index.schema();
+        let field = |n: &str| {
+            s.get_field(n).map_err(|_| IndexError::Corrupt(format!("keyword index lacks field {n}")))
+        };
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok(KeywordIndex {
+            f_chunk: field("chunk_id")?,
+            f_doc: field("doc_id")?,
+            f_type: field("chunk_type")?,
+            f_body: field("body")?,
+            f_ids: field("ids")?,
+            index,
+            reader,
+            writer: None,
+        })
+    }
+
+    fn writer(&mut self) -> Result<&mut IndexWriter, IndexError> {
+        if self.writer.is_none() {
+            self.writer = Some(self.index.writer_with_num_threads(1, 64 * 1024 * 1024)?);
+        }
+        Ok(self.writer.as_mut().expect("writer just set"))
+    }
+
+    /// Replaces a document's chunks (uncommitted until [`KeywordIndex::commit`]).
+    pub fn put_document(&mut self, doc_id: u64, chunks: &[KeywordDoc<'_>]) -> Result<(), IndexError> {
+        let (f_chunk, f_doc, f_type, f_body, f_ids) =
+            (self.f_chunk, self.f_doc, self.f_type, self.f_body, self.f_ids);
+        let w = self.writer()?;
+        w.delete_term(Term::from_field_u64(f_doc, doc_id));
+        for c in chunks {
+            let body = format!("{}\n{}", c.headings, c.text);
+            let ids = format!("{}\n{}", c.headings, c.text);
+            w.add_document(doc!(
+                f_chunk => c.chunk_id,
+                f_doc => c.doc_id,
+                f_type => c.chunk_type,
+                f_body => body,
+                f_ids => ids,
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// Removes a document's chunks (uncommitted until [`KeywordIndex::commit`]).
+    pub fn remove_document(&mut self, doc_id: u64) -> Result<(), IndexError> {
+        let f = self.f_doc;
+        self.writer()?.delete_term(Term::from_field_u64(f, doc_id));
+        Ok(())
+    }
+
+    /// Makes written changes durable and visible.
+    pub fn commit(&mut self) -> Result<(), IndexError> {
+        if let Some(w) = self.writer.as_mut() {
+            w.commit()?;
+        }
+        self.reader.reload()?;
+        Ok(())
+    }
+
+    /// The terms of a text under a field's analyzer.
+    fn terms(&self, field: Field, text: &str) -> Result<Vec<Term>, IndexError> {
+        let mut analyzer = self.index.tokenizer_for_field(field)?;
+        let mut stream = analyzer.token_stream(text);
+        let mut out: Vec<Term> = Vec::new();
+        while let Some(tok) = stream.next() {
+            let t = Term::from_field_text(field, &tok.text);
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        Ok(out)
+    }
+
+    /// BM25 search: chunk ids with scores, best first.
+    pub fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        filter: &KeywordFilter,
+    ) -> Result<Vec<(u64, f32)>, IndexError> {
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for t in self.terms(self.f_body, query)? {
+            should.push((Occur::Should, Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs))));
+        }
+        for t in self.terms(self.f_ids, query)? {
+            let q: Box<dyn Query> = Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs));
+            should.push((Occur::Should, Box::new(BoostQuery::new(q, ID_BOOST))));
+        }
+        if should.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        if !filter.docs.is_empty() {
+            let docs: Vec<(Occur, Box<dyn Query>)> = filter
+                .docs
+                .iter()
+                .map(|d| -> (Occur, Box<dyn Query>) {
+                    (
+                        Occur::Should,
+                        Box::new(TermQuery::new(
+                            Term::from_field_u64(self.f_doc, *d),
+                            IndexRecordOption::Basic,
+                        )),
+                    )
+                })
+                .collect();
+            clauses.push((Occur::Must, Box::new(BooleanQuery::new(docs))));
+        }
+        if !filter.chunk_types.is_empty() {
+            let types: Vec<(Occur, Box<dyn Query>)> = filter
+                .chunk_types
+                .iter()
+                .map(|t| -> (Occur, Box<dyn Query>) {
+                    (
+                        Occur::Should,
+                        Box::new(TermQuery::new(
+                            Term::from_field_text(self.f_type, t),
+                            IndexRecordOption::Basic,
+                        )),
+                    )
+                })
+                .collect();
+            clauses.push((Occur::Must, Box::new(BooleanQuery::new(types))));
+        }
+        let searcher = self.reader.searcher();
+        let top = searcher
+            .search(&BooleanQuery::new(clauses), &TopDocs::with_limit(limit.max(1)).order_by_score())?;
+        let mut out = Vec::with_capacity(top.len());
+        for (score, addr) in top {
+            let d: TantivyDocument = searcher.doc(addr)?;
+            if let Some(id) = d.get_first(self.f_chunk).and_then(|v| v.as_u64()) {
+                out.push((id, score));
+            }
+        }
+        Ok(out)
+    }
+
+    /// How many chunks are indexed.
+    pub fn len(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_stay_whole_and_words_stem() {
+        let mut k = KeywordIndex::in_memory().unwrap();
+        let chunks = [
+            KeywordDoc {
+                chunk_id: 1,
+                doc_id: 1,
+                chunk_type: "requirement",
+                text: "2.1.3 A firm must observe the Principles.",
+                headings: "GEN › 2 Core",
+            },
+            KeywordDoc {
+                chunk_id: 2,
+                doc_id: 1,
+                chunk_type: "content",
+                text: "2.1 applies to 3 firms observing rules",
+                headings: "GEN › 2 Core",
+            },
+            KeywordDoc {
+                chunk_id: 3,
+                doc_id: 2,
+                chunk_type: "definition",
+                text: "Section 203(a) defines a Client.",
+                headings: "COBS",
+            },
+        ];
+        k.put_document(1, &chunks[..2]).unwrap();
+        k.put_document(2, &chunks[2..]).unwrap();
+        k.commit().unwrap();
+        assert_eq!(k.len(), 3);
+        let hits = k.search("Rule 2.1.3", 10, &KeywordFilter::default()).unwrap();
+        assert_eq!(hits[0].0, 1);
+        let hits = k.search("observes", 10, &KeywordFilter::default()).unwrap();
+        assert_eq!(hits.len(), 2, "stemming matches observe/observing");
+        let hits = k.search("203(a)", 10, &KeywordFilter::default()).unwrap();
+        assert_eq!(hits[0].0, 3);
+        let only = KeywordFilter { docs: vec![2], chunk_types: vec![] };
+        assert!(k.search("firm", 10, &only).unwrap().is_empty());
+        let types = KeywordFilter { docs: vec![], chunk_types: vec!["requirement".into()] };
+        assert_eq!(k.search("firm", 10, &types).unwrap().iter().map(|h| h.0).collect::<Vec<_>>(), vec![1]);
+        k.remove_document(1).unwrap();
+        k.commit().unwrap();
+        assert_eq!(k.len(), 1);
+    }
+}

@@ -1,0 +1,355 @@
+//! Dense vectors: the [`VectorStore`] trait, LanceDB on local disk ([`LanceVectors`]) and an in-RAM twin
+//! for tests ([`MemoryVectors`]). One record per chunk with its metadata; the table name carries the
+//! embedding model and dimension, so switching models never mixes vectors.
+
+use crate::IndexError;
+use arrow_array::types::Float32Type;
+use arrow_array::{Array, FixedSizeListArray, Float32Array, Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use futures::TryStreamExt;
+use lancedb::query::{ExecutableQuery, QueryBase, Select};
+use lancedb::DistanceType;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// One chunk's record in the vector store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorRecord {
+    pub chunk_id: i64,
+    pub doc_id: i64,
+    pub source_path: String,
+    pub chunk_index: i64,
+    pub content: String,
+    pub contextualized_content: String,
+    pub embedding: Vec<f32>,
+    pub mtime: i64,
+    pub file_type: String,
+    pub file_size_bytes: i64,
+    /// JSON list of heading texts.
+    pub parent_chain: String,
+    pub section_id: String,
+    pub heading_level: i64,
+    pub chunk_type: String,
+    /// JSON list of the references written in the chunk.
+    pub cross_references: String,
+    pub doc_summary: String,
+    /// The first term defined in the chunk, if any.
+    pub defined_term: Option<String>,
+    pub defined_term_normalized: Option<String>,
+    pub page_start: Option<i64>,
+    pub page_end: Option<i64>,
+    pub char_start: i64,
+    pub char_end: i64,
+    pub content_hash: String,
+}
+
+/// Vector storage and nearest-neighbour search.
+pub trait VectorStore: Send {
+    /// Replaces all records of a document.
+    fn put_document(&mut self, doc_id: i64, records: &[VectorRecord]) -> Result<(), IndexError>;
+    fn remove_document(&mut self, doc_id: i64) -> Result<(), IndexError>;
+    /// Chunk ids with cosine similarity, best first; `docs` restricts to documents when not empty.
+    fn search(&self, query: &[f32], limit: usize, docs: &[i64]) -> Result<Vec<(i64, f32)>, IndexError>;
+    fn len(&self) -> Result<usize, IndexError>;
+    fn is_empty(&self) -> Result<bool, IndexError> {
+        Ok(self.len()? == 0)
+    }
+}
+
+/// The table name for a model and dimension: `chunks_all_minilm_l6_v2_384`.
+pub fn table_name(model: &str, dim: usize) -> String {
+    let clean: String =
+        model.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    format!("chunks_{}_{dim}", clean.trim_matches('_'))
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na.sqrt() * nb.sqrt())
+    }
+}
+
+/// Exact search in RAM: the twin of [`LanceVectors`] for tests.
+#[derive(Debug, Default)]
+pub struct MemoryVectors {
+    by_doc: HashMap<i64, Vec<(i64, Vec<f32>)>>,
+}
+
+impl VectorStore for MemoryVectors {
+    fn put_document(&mut self, doc_id: i64, records: &[VectorRecord]) -> Result<(), IndexError> {
+        self.by_doc.insert(doc_id, records.iter().map(|r| (r.chunk_id, r.embedding.clone())).collect());
+        Ok(())
+    }
+    fn remove_document(&mut self, doc_id: i64) -> Result<(), IndexError> {
+        self.by_doc.remove(&doc_id);
+        Ok(())
+    }
+    fn search(&self, query: &[f32], limit: usize, docs: &[i64]) -> Result<Vec<(i64, f32)>, IndexError> {
+        let mut all: Vec<(i64, f32)> = self
+            .by_doc
+            .iter()
+            .filter(|(d, _)| docs.is_empty() || docs.contains(d))
+            .flat_map(|(_, v)| v.iter().map(|(id, e)| (*id, cosine(query, e))))
+            .collect();
+        all.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0)));
+        all.truncate(limit);
+        Ok(all)
+    }
+    fn len(&self) -> Result<usize, IndexError> {
+        Ok(self.by_doc.values().map(Vec::len).sum())
+    }
+}
+
+/// Rows at which an ANN index (IVF-PQ) pays off over exact search; below it, search is exact.
+pub const ANN_THRESHOLD: usize = 100_000;
+
+/// LanceDB on local disk.
+pub struct LanceVectors {
+    runtime: tokio::runtime::Runtime,
+    table: lancedb::Table,
+    dim: usize,
+}
+
+fn schema(dim: usize) -> SchemaRef {
+    let s = |n: &str| Field::new(n, DataType::Utf8, false);
+    let so = |n: &str| Field::new(n, DataType::Utf8, true);
+    let i = |n: &str| Field::new(n, DataType::Int64, false);
+    let io = |n: &str| Field::new(n, DataType::Int64, true);
+    Arc::new(Schema::new(vec![
+        i("id"),
+        i("doc_id"),
+        s("source_path"),
+        i("chunk_index"),
+        s("content"),
+        s("contextualized_content"),
+        Field::new(
+            "embedding",
+            DataType::FixedSizeList(Arc::new(Field::new("item", DataType::Float32, true)), dim as i32),
+            false,
+        ),
+        i("mtime"),
+        s("file_type"),
+        i("file_size_bytes"),
+        s("parent_chain"),
+        s("section_id"),
+        i("heading_level"),
+        s("chunk_type"),
+        s("cross_references"),
+        s("doc_summary"),
+        so("defined_term"),
+        so("defined_term_normalized"),
+        io("page_start"),
+        io("page_end"),
+        i("char_start"),
+        i("char_end"),
+        s("content_hash"),
+    ]))
+}
+
+fn batch(dim: usize, rows: &[VectorRecord]) -> Result<RecordBatch, IndexError> {
+    let strs = |f: fn(&VectorRecord) -> &str| {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(f))) as Arc<dyn Array>
+    };
+    let ints = |f: fn(&VectorRecord) -> i64| {
+        Arc::new(Int64Array::from_iter_values(rows.iter().map(f))) as Arc<dyn Array>
+    };
+    let opt_s = |f: fn(&VectorRecord) -> Option<String>| {
+        Arc::new(StringArray::from(rows.iter().map(f).collect::<Vec<_>>())) as Arc<dyn Array>
+    };
+    let opt_i = |f: fn(&VectorRecord) -> Option<i64>| {
+        Arc::new(Int64Array::from(rows.iter().map(f).collect::<Vec<_>>())) as Arc<dyn Array>
+    };
+    let vectors = FixedSizeListArray::from_iter_primitive::<Float32Type, _, _>(
+        rows.iter().map(|r| Some(r.embedding.iter().map(|x| Some(*x)).collect::<Vec<_>>())),
+        dim as i32,
+    );
+    Ok(RecordBatch::try_new(
+        schema(dim),
+        vec![
+            ints(|r| r.chunk_id),
+            ints(|r| r.doc_id),
+            strs(|r| &r.source_path),
+            ints(|r| r.chunk_index),
+            strs(|r| &r.content),
+            strs(|r| &r.contextualized_content),
+            Arc::new(vectors),
+            ints(|r| r.mtime),
+            strs(|r| &r.file_type),
+            ints(|r| r.file_size_bytes),
+            strs(|r| &r.parent_chain),
+            strs(|r| &r.section_id),
+            ints(|r| r.heading_level),
+            strs(|r| &r.chunk_type),
+            strs(|r| &r.cross_references),
+            strs(|r| &r.doc_summary),
+            opt_s(|r| r.defined_term.clone()),
+            opt_s(|r| r.defined_term_normalized.clone()),
+            opt_i(|r| r.page_start),
+            opt_i(|r| r.page_end),
+            ints(|r| r.char_start),
+            ints(|r| r.char_end),
+            strs(|r| &r.content_hash),
+        ],
+    )?)
+}
+
+impl LanceVectors {
+    /// Opens (or creates) the table for a model in a LanceDB folder.
+    pub fn open(dir: &Path, model: &str, dim: usize) -> Result<LanceVectors, IndexError> {
+        std::fs::create_dir_all(dir)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+        let uri = dir.to_string_lossy().into_owned();
+        let name = table_name(model, dim);
+        let table = runtime.block_on(async {
+            let db = lancedb::connect(&uri).execute().await?;
+            let names = db.table_names().execute().await?;
+            if names.contains(&name) {
+                db.open_table(&name).execute().await
+            } else {
+                db.create_empty_table(&name, schema(dim)).execute().await
+            }
+        })?;
+        Ok(LanceVectors { runtime, table, dim })
+    }
+}
+
+impl VectorStore for LanceVectors {
+    fn put_document(&mut self, doc_id: i64, records: &[VectorRecord]) -> Result<(), IndexError> {
+        if let Some(bad) = records.iter().find(|r| r.embedding.len() != self.dim) {
+            return Err(IndexError::Invalid(format!(
+                "an embedding of {} dimensions for a {}-dimension table (chunk {})",
+                bad.embedding.len(),
+                self.dim,
+                bad.chunk_id
+            )));
+        }
+        let data = batch(self.dim, records)?;
+        self.runtime.block_on(async {
+            self.table.delete(format!("doc_id = {doc_id}").as_str()).await?;
+            if data.num_rows() > 0 {
+                self.table.add(data).execute().await?;
+            }
+            Ok::<_, lancedb::Error>(())
+        })?;
+        Ok(())
+    }
+
+    fn remove_document(&mut self, doc_id: i64) -> Result<(), IndexError> {
+        self.runtime.block_on(self.table.delete(format!("doc_id = {doc_id}").as_str()))?;
+        Ok(())
+    }
+
+    fn search(&self, query: &[f32], limit: usize, docs: &[i64]) -> Result<Vec<(i64, f32)>, IndexError> {
+        let batches: Vec<RecordBatch> = self.runtime.block_on(async {
+            let mut q = self
+                .table
+                .query()
+                .nearest_to(query)?
+                .distance_type(DistanceType::Cosine)
+                .limit(limit)
+                .select(Select::Columns(vec!["id".into()]));
+            if !docs.is_empty() {
+                let list: Vec<String> = docs.iter().map(|d| d.to_string()).collect();
+                q = q.only_if(format!("doc_id IN ({})", list.join(",")));
+            }
+            q.execute().await?.try_collect::<Vec<_>>().await
+        })?;
+        let mut out = Vec::new();
+        for b in &batches {
+            let ids = b.column_by_name("id").and_then(|c| c.as_any().downcast_ref::<Int64Array>());
+            let dist = b.column_by_name("_distance").and_then(|c| c.as_any().downcast_ref::<Float32Array>());
+            if let (Some(ids), Some(dist)) = (ids, dist) {
+                for k in 0..b.num_rows() {
+                    out.push((ids.value(k), 1.0 - dist.value(k)));
+                }
+            }
+        }
+        out.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0)));
+        Ok(out)
+    }
+
+    fn len(&self) -> Result<usize, IndexError> {
+        Ok(self.runtime.block_on(self.table.count_rows(None))?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(chunk_id: i64, doc_id: i64, v: Vec<f32>) -> VectorRecord {
+        VectorRecord {
+            chunk_id,
+            doc_id,
+            source_path: format!("/docs/{doc_id}.txt"),
+            chunk_index: chunk_id,
+            content: format!("chunk {chunk_id}"),
+            contextualized_content: format!("chunk {chunk_id}"),
+            embedding: v,
+            mtime: 0,
+            file_type: "text".into(),
+            file_size_bytes: 10,
+            parent_chain: "[]".into(),
+            section_id: "sec_1".into(),
+            heading_level: 1,
+            chunk_type: "content".into(),
+            cross_references: "[]".into(),
+            doc_summary: String::new(),
+            defined_term: None,
+            defined_term_normalized: None,
+            page_start: Some(1),
+            page_end: None,
+            char_start: 0,
+            char_end: 7,
+            content_hash: "h".into(),
+        }
+    }
+
+    fn exercise(store: &mut dyn VectorStore) {
+        store
+            .put_document(1, &[record(1, 1, vec![1.0, 0.0, 0.0]), record(2, 1, vec![0.0, 1.0, 0.0])])
+            .unwrap();
+        store.put_document(2, &[record(3, 2, vec![0.7, 0.7, 0.0])]).unwrap();
+        assert_eq!(store.len().unwrap(), 3);
+        let hits = store.search(&[1.0, 0.1, 0.0], 2, &[]).unwrap();
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![1, 3]);
+        assert!((hits[0].1 - 0.995).abs() < 0.01);
+        let hits = store.search(&[1.0, 0.1, 0.0], 5, &[2]).unwrap();
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3]);
+        store.put_document(1, &[record(4, 1, vec![0.0, 0.0, 1.0])]).unwrap();
+        assert_eq!(store.len().unwrap(), 2, "re-putting a document replaces its records");
+        store.remove_document(2).unwrap();
+        assert_eq!(
+            store.search(&[0.0, 0.0, 1.0], 5, &[]).unwrap().iter().map(|h| h.0).collect::<Vec<_>>(),
+            vec![4]
+        );
+    }
+
+    #[test]
+    fn memory_store() {
+        exercise(&mut MemoryVectors::default());
+    }
+
+    #[test]
+    fn lance_store_matches_its_twin_and_persists() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let mut lance = LanceVectors::open(dir.path(), "test-model", 3).unwrap();
+            exercise(&mut lance);
+        }
+        let reopened = LanceVectors::open(dir.path(), "test-model", 3).unwrap();
+        assert_eq!(reopened.len().unwrap(), 1);
+        let other = LanceVectors::open(dir.path(), "other-model", 3).unwrap();
+        assert_eq!(other.len().unwrap(), 0, "another model has its own table");
+        assert_eq!(table_name("all-MiniLM-L6-v2", 384), "chunks_all_minilm_l6_v2_384");
+    }
+}

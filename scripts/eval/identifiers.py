@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Identifier and defined-term queries built from an ingested library (e.g. the 40 ObliQA rulebooks):
+
+- "GEN 2.1.3" / "Rule 3.3.31 of COBS" style: a numbered section of a labelled document, asked by its
+  document label and number; right when the first hit holds that section's own text;
+- "section 196 of the FSMR" for the regulations whose sections are numbered on their own;
+- "What does 'X' mean?" for defined terms; right when the first hit defines X.
+
+    scripts/eval/identifiers.py --library /tmp/obliqa-lib [--count 60] [--seed 7]
+
+Prints rank-1 accuracy per kind and the misses. Not part of CI's pass/fail.
+"""
+import argparse
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--folio", default=os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/folio-target")), "debug", "folio"))
+    ap.add_argument("--library", required=True)
+    ap.add_argument("--count", type=int, default=20, help="queries of each kind")
+    ap.add_argument("--seed", type=int, default=7)
+    a = ap.parse_args()
+    rnd = random.Random(a.seed)
+    db = sqlite3.connect(os.path.join(a.library, "catalog.sqlite"))
+    docs = {row[0]: row[1] for row in db.execute("SELECT id, label FROM documents")}
+    short = {i: l for i, l in docs.items() if l.isupper() and 2 <= len(l) <= 6}
+    queries = []
+    # Numbered rules of labelled rulebooks: "GEN 2.1.3", "Rule 2.1.3 of GEN".
+    rows = db.execute(
+        "SELECT doc_id, section_id, number FROM sections WHERE number GLOB '[0-9]*.[0-9]*.[0-9]*' AND number NOT LIKE '%(%' AND number NOT LIKE '%Guidance%'"
+    ).fetchall()
+    rows = [r for r in rows if r[0] in short]
+    for doc_id, sid, number in rnd.sample(rows, min(a.count, len(rows))):
+        n = number.rstrip(".")
+        form = rnd.choice(["{d} {n}", "Rule {n} of {d}", "{d} Rule {n}"])
+        queries.append(("section", form.format(d=short[doc_id], n=n), doc_id, sid))
+    # Regulations with sections numbered on their own: "section 196 of the FSMR".
+    rows = db.execute(
+        "SELECT doc_id, section_id, number FROM sections WHERE number LIKE 'Part %' AND number GLOB '*.[0-9]*.' "
+    ).fetchall()
+    rows = [r for r in rows if r[0] in short]
+    for doc_id, sid, number in rnd.sample(rows, min(a.count // 2, len(rows))):
+        n = number.rstrip(".").split(".")[-1]
+        queries.append(("section", f"section {n} of the {short[doc_id]}", doc_id, sid))
+    # Defined terms.
+    rows = db.execute("SELECT DISTINCT term, key FROM definitions WHERE length(term) BETWEEN 4 AND 40").fetchall()
+    for term, key in rnd.sample(rows, min(a.count, len(rows))):
+        form = rnd.choice(["What does '{t}' mean?", "define {t}", "What is meant by {t}?"])
+        queries.append(("term", form.format(t=term), None, key))
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as qf:
+        for i, q in enumerate(queries):
+            qf.write(json.dumps({"id": i, "query": q[1]}) + "\n")
+    out = qf.name + ".out"
+    subprocess.run([a.folio, "--library", a.library, "eval", qf.name, "--out", out, "--limit", "3"], check=True)
+    chunks = {}
+    for cid, doc_id, section_id, section_ids, defined in db.execute("SELECT id, doc_id, section_id, section_ids, defined_terms FROM chunks"):
+        chunks[(doc_id, section_id, section_ids)] = json.loads(defined)
+    by_path = {row[0]: row[1] for row in db.execute("SELECT path, id FROM documents")}
+    right = {"section": 0, "term": 0}
+    total = {"section": 0, "term": 0}
+    misses = []
+    with open(out) as f:
+        for line in f:
+            r = json.loads(line)
+            kind, text, doc_id, want = queries[r["id"]]
+            total[kind] += 1
+            top = r["hits"][0] if r["hits"] else None
+            ok = False
+            if top:
+                hit_doc = by_path.get(top["path"])
+                row = db.execute(
+                    "SELECT section_ids, defined_terms FROM chunks WHERE doc_id = ? AND span_start = ? AND span_end = ?",
+                    (hit_doc, top["span"]["start"], top["span"]["end"]),
+                ).fetchone()
+                if row:
+                    if kind == "section":
+                        ok = hit_doc == doc_id and want in json.loads(row[0])
+                    else:
+                        ok = want in json.loads(row[1])
+            right[kind] += ok
+            if not ok:
+                misses.append(f"{text!r} -> {top['section_id'] if top else None}")
+    n = sum(total.values())
+    print(
+        f"Identifier queries: {n}; rank-1 right {sum(right.values())} ({100*sum(right.values())/max(n,1):.1f}%): "
+        f"sections {right['section']}/{total['section']}, terms {right['term']}/{total['term']}"
+    )
+    for m in misses:
+        print("  miss:", m)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -168,6 +168,21 @@ pub(crate) fn push_blocks(builder: &mut DocumentBuilder, blocks: Vec<RawBlock>) 
     }
 }
 
+/// A path inside an archive with `.` and `..` segments applied and empty segments dropped.
+pub(crate) fn normalize_archive_path(joined: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in joined.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

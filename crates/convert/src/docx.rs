@@ -156,17 +156,7 @@ fn resolve_target(dir: &str, target: &str) -> String {
     } else {
         format!("{dir}/{target}")
     };
-    let mut parts: Vec<&str> = Vec::new();
-    for seg in joined.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            s => parts.push(s),
-        }
-    }
-    parts.join("/")
+    crate::common::normalize_archive_path(&joined)
 }
 
 fn core_title(xml: &str) -> Option<String> {

@@ -224,17 +224,7 @@ fn resolve_href(base: &str, href: &str) -> String {
     } else {
         format!("{base}{href}")
     };
-    let mut parts: Vec<&str> = Vec::new();
-    for seg in joined.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            s => parts.push(s),
-        }
-    }
-    parts.join("/")
+    crate::common::normalize_archive_path(&joined)
 }
 
 fn percent_decode(s: &str) -> String {

@@ -4,7 +4,7 @@
 
 use crate::IndexError;
 use folio_core::analysis::Analysis;
-use folio_core::chunker::{Chunk, ChunkType};
+use folio_core::chunker::Chunk;
 use folio_core::definitions::DefinitionScope;
 use folio_core::model::{PageRange, Span};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -577,17 +577,5 @@ fn chunk_row_of(id: i64, doc_id: i64, c: &Chunk, context: String) -> ChunkRow {
         content: c.text.clone(),
         context,
         defined_terms: c.defined_terms.clone(),
-    }
-}
-
-/// The chunk type named in a row.
-pub fn chunk_type_of(name: &str) -> ChunkType {
-    match name {
-        "definition" => ChunkType::Definition,
-        "requirement" => ChunkType::Requirement,
-        "guidance" => ChunkType::Guidance,
-        "note" => ChunkType::Note,
-        "table" => ChunkType::Table,
-        _ => ChunkType::Content,
     }
 }

@@ -11,9 +11,12 @@
 
 use folio_convert::pdf::{find_pdfium_library, page_texts, read_outline, PdfConverter};
 use folio_convert::{ConvertOptions, Converter};
-use folio_core::model::{BlockKind, Document};
+use folio_core::model::Document;
 use regex::Regex;
 use std::path::PathBuf;
+
+mod common;
+use common::headings;
 
 fn shared() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared"))
@@ -40,15 +43,6 @@ fn norm(s: &str) -> String {
 fn convert(bytes: &[u8], name: &str, use_bookmarks: bool) -> Document {
     let options = ConvertOptions { use_bookmarks, ..ConvertOptions::default() };
     PdfConverter.convert(name, bytes, &options).expect("conversion succeeds")
-}
-
-fn headings(doc: &Document) -> Vec<(String, u8, Option<String>)> {
-    doc.blocks_with_text()
-        .filter_map(|(b, t)| match &b.kind {
-            BlockKind::Heading { level, number } => Some((t.to_string(), *level, number.clone())),
-            _ => None,
-        })
-        .collect()
 }
 
 /// (recall, level agreement, matched, reference size) and the unmatched reference titles.

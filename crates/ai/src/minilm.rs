@@ -238,17 +238,36 @@ impl MiniLm {
         &self.tokenizer
     }
 
-    /// Embeds one batch in one forward pass: pads to the longest, mean-pools over the mask,
-    /// L2-normalises.
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
-        let encodings: Vec<Vec<u32>> =
-            texts.iter().map(|t| self.tokenizer.encode(t, self.max_tokens).ids).collect();
+    /// The windows a text is embedded in: `[CLS] pieces [SEP]` of at most the model's length each.
+    /// A text that fits is one window; a longer one is cut into consecutive windows, so that no
+    /// piece of it is dropped and no forward pass exceeds the window.
+    fn windows(&self, text: &str) -> Vec<Vec<u32>> {
+        let inner = self.max_tokens.saturating_sub(2).max(1);
+        let pieces = self.tokenizer.tokenize_ids(text);
+        if pieces.is_empty() {
+            return vec![vec![self.tokenizer.cls_id(), self.tokenizer.sep_id()]];
+        }
+        pieces
+            .chunks(inner)
+            .map(|c| {
+                let mut ids = Vec::with_capacity(c.len() + 2);
+                ids.push(self.tokenizer.cls_id());
+                ids.extend_from_slice(c);
+                ids.push(self.tokenizer.sep_id());
+                ids
+            })
+            .collect()
+    }
+
+    /// Embeds one batch of encodings in one forward pass: pads to the longest, mean-pools over the
+    /// mask, L2-normalises.
+    fn embed_batch(&self, encodings: &[&Vec<u32>]) -> Result<Vec<Vec<f32>>, AiError> {
         let b = encodings.len();
-        let s = encodings.iter().map(Vec::len).max().unwrap_or(2);
+        let s = encodings.iter().map(|e| e.len()).max().unwrap_or(2);
         let pad = self.tokenizer.pad_id();
         let mut ids = Vec::with_capacity(b * s);
         let mut mask = Vec::with_capacity(b * s);
-        for e in &encodings {
+        for e in encodings {
             ids.extend_from_slice(e);
             ids.extend(std::iter::repeat_n(pad, s - e.len()));
             mask.extend(std::iter::repeat_n(1f32, e.len()));
@@ -281,26 +300,39 @@ impl Embedder for MiniLm {
         self.max_tokens
     }
 
+    /// Texts longer than the window are embedded window by window and the windows' vectors
+    /// averaged, weighted by their pieces, then normalised again.
     fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        // Batch texts of similar length together so little is padded; restore the order after.
-        let mut order: Vec<(usize, usize)> =
-            texts.iter().enumerate().map(|(i, t)| (self.tokenizer.count(t), i)).collect();
+        // (text, window) pairs, batched by length so little is padded; summed back per text.
+        let windows: Vec<Vec<Vec<u32>>> = texts.iter().map(|t| self.windows(t)).collect();
+        let mut order: Vec<(usize, usize, usize)> = windows
+            .iter()
+            .enumerate()
+            .flat_map(|(i, ws)| ws.iter().enumerate().map(move |(j, w)| (w.len(), i, j)))
+            .collect();
         order.sort_unstable();
-        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        let mut sums: Vec<Vec<f32>> = vec![vec![0f32; self.hidden]; texts.len()];
         for group in order.chunks(self.batch) {
-            let batch: Vec<&str> = group.iter().map(|&(_, i)| texts[i]).collect();
-            for (&(_, i), v) in group.iter().zip(self.embed_batch(&batch)?) {
-                out[i] = v;
+            let batch: Vec<&Vec<u32>> = group.iter().map(|&(_, i, j)| &windows[i][j]).collect();
+            for (&(len, i, _), v) in group.iter().zip(self.embed_batch(&batch)?) {
+                let w = (len - 2).max(1) as f32;
+                for (s, x) in sums[i].iter_mut().zip(v) {
+                    *s += w * x;
+                }
             }
         }
-        Ok(out)
+        for v in &mut sums {
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+            v.iter_mut().for_each(|x| *x /= n);
+        }
+        Ok(sums)
     }
 
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError> {
-        self.embed_batch(&[text])?
+        self.embed_documents(&[text])?
             .pop()
             .ok_or_else(|| AiError::Model("the model returned no embedding".into()))
     }

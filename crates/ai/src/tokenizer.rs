@@ -89,7 +89,9 @@ impl WordPieceTokenizer {
         }
         let norm = &v["normalizer"];
         if norm["type"].as_str() != Some("BertNormalizer") || norm["lowercase"].as_bool() != Some(true) {
-            return Err(AiError::Assets("tokenizer.json: only the lower-casing BertNormalizer is supported".into()));
+            return Err(AiError::Assets(
+                "tokenizer.json: only the lower-casing BertNormalizer is supported".into(),
+            ));
         }
         let map = model["vocab"]
             .as_object()

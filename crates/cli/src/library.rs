@@ -145,18 +145,38 @@ fn default_library() -> PathBuf {
     base.join("folio/library")
 }
 
-fn open(library: Option<&Path>, max_tokens: Option<usize>) -> Result<Library, String> {
-    let model = assets::find("minilm/model.safetensors")
-        .and_then(|p| p.parent().map(PathBuf::from))
-        .ok_or("the embedding model is missing: run scripts/setup-assets.sh (it fetches .assets/minilm)")?;
-    let embedder = folio_ai::MiniLm::load(&model).map_err(|e| e.to_string())?;
-    let mut options = LibraryOptions { vocab: Some(model.join("vocab.txt")), ..LibraryOptions::default() };
+/// Which embedding model a command uses.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Model {
+    /// all-MiniLM-L6-v2 (384 dimensions).
+    Minilm,
+    /// potion-base-2M static embeddings (64 dimensions).
+    Fast,
+}
+
+fn asset_dir(file: &str) -> Result<PathBuf, String> {
+    assets::find(file).and_then(|p| p.parent().map(PathBuf::from)).ok_or_else(|| {
+        format!("the embedding model is missing ({file}): run scripts/setup-assets.sh, which fetches it")
+    })
+}
+
+fn open(library: Option<&Path>, model: Model, max_tokens: Option<usize>) -> Result<Library, String> {
+    // Chunks are always sized in MiniLM's word pieces, so both models index the same chunks.
+    let minilm = asset_dir("minilm/vocab.txt")?;
+    let embedder: Arc<dyn folio_ai::Embedder> = match model {
+        Model::Minilm => Arc::new(folio_ai::MiniLm::load(&minilm).map_err(|e| e.to_string())?),
+        Model::Fast => Arc::new(
+            folio_ai::StaticEmbedder::load(&asset_dir("potion-base-2M/model.safetensors")?)
+                .map_err(|e| e.to_string())?,
+        ),
+    };
+    let mut options = LibraryOptions { vocab: Some(minilm.join("vocab.txt")), ..LibraryOptions::default() };
     options.convert.pdfium_library = assets::find("pdfium/libpdfium.so");
     if let Some(m) = max_tokens {
         options.chunker.max_tokens = m.max(8);
     }
     let dir = library.map(Path::to_path_buf).unwrap_or_else(default_library);
-    Library::open(&dir, Arc::new(embedder), options).map_err(|e| format!("{}: {e}", dir.display()))
+    Library::open(&dir, embedder, options).map_err(|e| format!("{}: {e}", dir.display()))
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -164,15 +184,17 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::FAILURE
 }
 
-pub fn run(library: Option<&Path>, command: &LibraryCommand) -> ExitCode {
+pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> ExitCode {
     let max_tokens = match command {
         LibraryCommand::Ingest { max_tokens, .. } => *max_tokens,
         _ => None,
     };
-    let mut lib = match open(library, max_tokens) {
+    let opening = Instant::now();
+    let mut lib = match open(library, model, max_tokens) {
         Ok(l) => l,
         Err(e) => return fail(e),
     };
+    let open_ms = opening.elapsed().as_secs_f64() * 1e3;
     let out = std::io::stdout();
     let mut out = out.lock();
     let result: Result<(), String> = match command {
@@ -246,7 +268,9 @@ pub fn run(library: Option<&Path>, command: &LibraryCommand) -> ExitCode {
         LibraryCommand::Remove { doc } => lib.remove(doc).map_err(|e| e.to_string()).map(|d| {
             let _ = writeln!(out, "removed {} ({})", d.title, d.path);
         }),
-        LibraryCommand::Eval { queries, out: dest, search } => eval(&lib, queries, dest.as_ref(), search),
+        LibraryCommand::Eval { queries, out: dest, search } => {
+            eval(&lib, queries, dest.as_ref(), search, (opening, open_ms))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -342,7 +366,16 @@ fn search_cmd(
     Ok(())
 }
 
-fn eval(lib: &Library, queries: &PathBuf, dest: Option<&PathBuf>, args: &SearchArgs) -> Result<(), String> {
+/// `opened`: when opening began, and how long it took (model load included). Reported on stderr
+/// with the time to the first answer, as `open_ms` and `first_answer_ms`.
+fn eval(
+    lib: &Library,
+    queries: &PathBuf,
+    dest: Option<&PathBuf>,
+    args: &SearchArgs,
+    opened: (Instant, f64),
+) -> Result<(), String> {
+    let mut first = true;
     let opts = args.options()?;
     let file = std::fs::File::open(queries).map_err(|e| format!("{}: {e}", queries.display()))?;
     let mut sink: Box<dyn Write> = match dest {
@@ -361,6 +394,13 @@ fn eval(lib: &Library, queries: &PathBuf, dest: Option<&PathBuf>, args: &SearchA
         let t = Instant::now();
         let hits = lib.search(text, &opts).map_err(|e| e.to_string())?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
+        if first {
+            first = false;
+            eprintln!(
+                "{}",
+                serde_json::json!({"open_ms": opened.1, "first_answer_ms": opened.0.elapsed().as_secs_f64() * 1e3})
+            );
+        }
         let ranked: Vec<serde_json::Value> = hits
             .iter()
             .map(|h| {
@@ -371,7 +411,8 @@ fn eval(lib: &Library, queries: &PathBuf, dest: Option<&PathBuf>, args: &SearchA
                 })
             })
             .collect();
-        let row = serde_json::json!({"id": q.get("id").cloned().unwrap_or(serde_json::Value::Null), "query": text, "ms": ms, "hits": ranked});
+        let timings = hits.first().map(|h| h.timings_ms);
+        let row = serde_json::json!({"id": q.get("id").cloned().unwrap_or(serde_json::Value::Null), "query": text, "ms": ms, "timings_ms": timings, "hits": ranked});
         writeln!(sink, "{row}").map_err(|e| e.to_string())?;
     }
     Ok(())

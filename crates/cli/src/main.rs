@@ -17,6 +17,10 @@ struct Cli {
     /// The library folder (default: the user's data folder, e.g. ~/.local/share/folio/library).
     #[arg(long, global = true)]
     library: Option<std::path::PathBuf>,
+    /// The embedding model: `minilm` (all-MiniLM-L6-v2, the default) or `fast` (potion-base-2M:
+    /// much faster to ingest, weaker dense search). Each model keeps its own vectors.
+    #[arg(long, global = true, env = "FOLIO_MODEL", default_value = "minilm")]
+    model: library::Model,
     #[command(subcommand)]
     command: Command,
 }
@@ -33,6 +37,6 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Parse(args) => parse::run(&args),
-        Command::Library(cmd) => library::run(cli.library.as_deref(), &cmd),
+        Command::Library(cmd) => library::run(cli.library.as_deref(), cli.model, &cmd),
     }
 }

@@ -65,6 +65,15 @@ fn bare_number_re() -> &'static Regex {
 /// let q = parse_query("What does 'Authorised Person' mean?");
 /// assert_eq!(q.term.as_deref(), Some("authorised_person"));
 /// ```
+/// An upper-case document label ("GEN", "FSMR", "COBS") ending `before`, as in "GEN Rule 2.1.3".
+fn label_before(before: &str) -> Option<String> {
+    let word = before.trim_end().rsplit(|c: char| c.is_whitespace()).next()?;
+    let ok = (2..=8).contains(&word.len())
+        && word.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && word.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '&');
+    ok.then(|| word.to_string())
+}
+
 pub fn parse_query(text: &str) -> Query {
     let mut sections: Vec<SectionRef> = scan(text)
         .into_iter()
@@ -72,7 +81,8 @@ pub fn parse_query(text: &str) -> Query {
         .map(|r| SectionRef {
             label: text[r.start..r.end].trim().to_string(),
             tokens: r.tokens,
-            document: r.document,
+            // "GEN Rule 2.1.3": a document label just before the reference.
+            document: r.document.or_else(|| label_before(&text[..r.start])),
         })
         .collect();
     // Bare dotted numbers: "2.1.3", "GEN 2.1.3" (when the scanner saw no keyword).
@@ -120,6 +130,10 @@ mod tests {
         let q = parse_query("section 196 of the FSMR");
         assert_eq!(q.sections[0].document.as_deref(), Some("FSMR"));
         assert_eq!(q.sections[0].tokens, vec!["196"]);
+        let q = parse_query("GEN Rule 9.6.1");
+        assert_eq!(q.sections[0].document.as_deref(), Some("GEN"));
+        assert_eq!(q.sections[0].tokens, vec!["9", "6", "1"]);
+        assert_eq!(parse_query("the Rule 9.6.1").sections[0].document, None);
         let q = parse_query("what does 2.1.3 say about principles");
         assert_eq!(q.sections[0].tokens, vec!["2", "1", "3"]);
         assert!(parse_query("how should firms treat clients").sections.is_empty());

@@ -37,7 +37,11 @@ pub struct LibraryOptions {
 impl Default for LibraryOptions {
     fn default() -> Self {
         LibraryOptions {
-            chunker: ChunkerConfig::default(),
+            // The whole MiniLM window for chunk text: on ObliQA 96.9 % of the gold passages lie
+            // inside one chunk at 254 pieces against 75.5 % at 154. The heading chain (and an
+            // LLM context, when there is one) that overflow the window are embedded as a further
+            // window and averaged in (see `folio_ai::MiniLm::embed_documents`).
+            chunker: ChunkerConfig::for_window(256, 0),
             convert: ConvertOptions::default(),
             in_memory_vectors: false,
             vocab: None,
@@ -576,6 +580,21 @@ impl Library {
         Ok(self
             .catalog
             .definitions(Some(&key))?
+            .into_iter()
+            .map(|d| DefinitionHit {
+                document: docs.iter().find(|x| x.id == d.doc_id).map(|x| x.label.clone()).unwrap_or_default(),
+                doc_id: d.doc_id,
+                definition: d,
+            })
+            .collect())
+    }
+
+    /// Every definition in the library (a glossary), in document order.
+    pub fn definitions(&self) -> Result<Vec<DefinitionHit>, EngineError> {
+        let docs = self.catalog.documents()?;
+        Ok(self
+            .catalog
+            .definitions(None)?
             .into_iter()
             .map(|d| DefinitionHit {
                 document: docs.iter().find(|x| x.id == d.doc_id).map(|x| x.label.clone()).unwrap_or_default(),

@@ -10,8 +10,9 @@ use std::collections::HashMap;
 /// Section numbers, terms and labels → chunks.
 #[derive(Debug, Default)]
 pub struct ExactIndex {
-    /// (doc, number tokens) → section ids, by full and by local numbering.
-    numbers: HashMap<Vec<String>, Vec<(i64, String)>>,
+    /// Number tokens → (doc, section id, preference), by full and by local numbering; a lower
+    /// preference answers first (see [`preference`]).
+    numbers: HashMap<Vec<String>, Vec<(i64, String, u32)>>,
     /// (doc, section id) → chunk ids, the chunk holding the section's own text first.
     section_chunks: HashMap<(i64, String), Vec<i64>>,
     /// Defined-term key → chunk ids defining it.
@@ -51,6 +52,21 @@ pub fn number_keys(number: &str) -> Vec<Vec<String>> {
     keys
 }
 
+/// How well a section answers a bare number: a full-number match before a local one (after its
+/// Part/Chapter prefixes are dropped), a section of the body before one in a schedule, annex or
+/// appendix ("section 56 of the FSMR" is the regulations' section 56, not paragraph 56 of a
+/// schedule), shallower numbers before deeper ones.
+fn preference(number: &str, full: bool) -> u32 {
+    // A Part or Chapter itself ("Part 16.") is rarely what a bare "16" names.
+    let container = Label::parse(number).and_then(|l| l.segments.last().cloned()).is_some_and(|seg| {
+        seg.explicit && !matches!(seg.container, Container::Section | Container::Guidance)
+    });
+    let lower = number.to_ascii_lowercase();
+    let appendix = ["schedule", "annex", "appendix"].iter().any(|w| lower.contains(w));
+    let depth = number.matches('.').count().min(99) as u32;
+    u32::from(container) * 2000 + u32::from(!full) * 1000 + u32::from(appendix) * 100 + depth
+}
+
 impl ExactIndex {
     /// Builds the index from stored rows.
     pub fn build(docs: &[DocumentRow], sections: &[SectionRow], chunks: &[ChunkRow]) -> ExactIndex {
@@ -60,8 +76,12 @@ impl ExactIndex {
         }
         for s in sections {
             if let Some(n) = &s.number {
-                for key in number_keys(n) {
-                    x.numbers.entry(key).or_default().push((s.doc_id, s.section_id.clone()));
+                for (k, key) in number_keys(n).into_iter().enumerate() {
+                    x.numbers.entry(key).or_default().push((
+                        s.doc_id,
+                        s.section_id.clone(),
+                        preference(n, k == 0),
+                    ));
                 }
             }
         }
@@ -91,12 +111,15 @@ impl ExactIndex {
         self.labels.get(&l).copied()
     }
 
-    /// Sections with these number tokens, in a document or anywhere.
+    /// Sections with these number tokens, in a document or anywhere, the best answers first.
     pub fn sections(&self, tokens: &[String], doc: Option<i64>) -> Vec<(i64, String)> {
-        self.numbers
+        let mut found: Vec<&(i64, String, u32)> = self
+            .numbers
             .get(tokens)
-            .map(|v| v.iter().filter(|(d, _)| doc.is_none_or(|x| x == *d)).cloned().collect())
-            .unwrap_or_default()
+            .map(|v| v.iter().filter(|(d, _, _)| doc.is_none_or(|x| x == *d)).collect())
+            .unwrap_or_default();
+        found.sort_by_key(|(_, _, p)| *p);
+        found.into_iter().map(|(d, s, _)| (*d, s.clone())).collect()
     }
 
     /// The chunks holding a section.
@@ -149,6 +172,14 @@ mod tests {
         assert_eq!(document_label("FSMR (Consolidated_December 2023).txt"), "FSMR");
         assert_eq!(document_label("Guidance - Private Credit Funds.txt"), "Guidance - Private Credit Funds");
         assert_eq!(document_label("policy.pdf"), "policy");
+    }
+
+    #[test]
+    fn body_sections_before_schedules() {
+        assert!(preference("Part 6.56.", false) < preference("Schedule 1.Part 2.Chapter 10.56.", false));
+        assert!(preference("Schedule 1.56.", true) < preference("Part 6.56.", false));
+        assert!(preference("2.1", true) < preference("2.1.3", true));
+        assert!(preference("Part 2.16.", false) < preference("Part 16.", true));
     }
 
     #[test]

@@ -9,7 +9,10 @@ use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING,
 };
-use tantivy::tokenizer::{LowerCaser, RegexTokenizer, TextAnalyzer, TokenStream};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RegexTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter,
+    TextAnalyzer, TokenStream,
+};
 use tantivy::{doc, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 const IDS_TOKENIZER: &str = "folio_ids";
@@ -67,6 +70,17 @@ fn schema() -> Schema {
     );
     b.add_text_field("ids", ids);
     b.build()
+}
+
+/// tantivy's `en_stem` (simple tokens, at most 40 bytes, lower-cased, Snowball English stems) with
+/// English stop words removed before stemming.
+fn query_body_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(StopWordFilter::new(Language::English).expect("tantivy ships English stop words"))
+        .filter(Stemmer::new(Language::English))
+        .build()
 }
 
 fn ids_analyzer() -> Result<TextAnalyzer, IndexError> {
@@ -152,9 +166,15 @@ impl KeywordIndex {
         Ok(())
     }
 
-    /// The terms of a text under a field's analyzer.
+    /// The terms of a query under a field's analyzer. Query words of the body field also pass
+    /// an English stop-word filter: the index keeps "the" and "of" (phrases and snippets need
+    /// them), but as query terms they only add noise.
     fn terms(&self, field: Field, text: &str) -> Result<Vec<Term>, IndexError> {
-        let mut analyzer = self.index.tokenizer_for_field(field)?;
+        let mut analyzer = if field == self.f_body {
+            query_body_analyzer()
+        } else {
+            self.index.tokenizer_for_field(field)?
+        };
         let mut stream = analyzer.token_stream(text);
         let mut out: Vec<Term> = Vec::new();
         while let Some(tok) = stream.next() {

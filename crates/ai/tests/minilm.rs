@@ -111,7 +111,7 @@ fn embeddings_match_reference() {
             assert!(pieces.len() > reference.max_len - 2, "the long text overflows the window");
             let rest: Vec<&str> = tok.tokenize(&s.text)[reference.max_len - 2..].to_vec();
             let tail = m.embed_query(&rest.join(" ").replace(" ##", "")).unwrap();
-            assert!(c >= 0.9 && c < 0.9999, "cosine {c}: the first window dominates, the tail counts");
+            assert!((0.9..0.9999).contains(&c), "cosine {c}: the first window dominates, the tail counts");
             assert!(cosine(v, &tail) > cosine(&s.embedding, &tail), "the remainder pulls the vector");
         } else {
             assert!(c >= 0.999, "cosine {c} for {:?}", s.text);

@@ -157,7 +157,7 @@ mod tests {
     }
 
     proptest! {
-        /// Every fused score is exactly the RRF sum of its channel ranks, ranks are 1-based positions
+        /// Every fused score is exactly the weighted RRF sum of its channel ranks, ranks are 1-based positions
         /// among distinct ids, and the output is sorted.
         #[test]
         fn rrf_sum_and_rank_base(lists in proptest::collection::vec(proptest::collection::vec(0u16..40, 0..30), 1..4)) {
@@ -172,7 +172,7 @@ mod tests {
                     let mut distinct: Vec<u16> = Vec::new();
                     for x in l { if !distinct.contains(x) { distinct.push(*x); } }
                     if let Some(p) = distinct.iter().position(|x| *x == f.id) {
-                        expect += 1.0 / (60.0 + (p + 1) as f32);
+                        expect += cfg.weight(chans[i]) / (60.0 + (p + 1) as f32);
                         prop_assert_eq!(f.channels[chans[i].index()].map(|c| c.rank), Some(p + 1));
                     }
                 }

@@ -59,7 +59,9 @@ pub fn number_keys(number: &str) -> Vec<Vec<String>> {
 fn preference(number: &str, full: bool) -> u32 {
     // A Part or Chapter itself ("Part 16.") is rarely what a bare "16" names.
     let container = Label::parse(number).and_then(|l| l.segments.last().cloned()).is_some_and(|seg| {
-        seg.explicit && !matches!(seg.container, Container::Section | Container::Guidance)
+        seg.explicit
+            && seg.tokens.len() == 1
+            && !matches!(seg.container, Container::Section | Container::Guidance)
     });
     let lower = number.to_ascii_lowercase();
     let appendix = ["schedule", "annex", "appendix"].iter().any(|w| lower.contains(w));

@@ -98,6 +98,14 @@ impl From<candle_core::Error> for AiError {
     }
 }
 
+/// Scales a vector to unit length; a (near-)zero vector stays as it is.
+pub(crate) fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 1e-12 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
 /// Cosine similarity of two vectors (0 when either is zero).
 pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     let (mut dot, mut na, mut nb) = (0f64, 0f64, 0f64);

@@ -324,10 +324,7 @@ impl Embedder for MiniLm {
                 }
             }
         }
-        for v in &mut sums {
-            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
-            v.iter_mut().for_each(|x| *x /= n);
-        }
+        sums.iter_mut().for_each(|v| crate::normalize(v));
         Ok(sums)
     }
 

@@ -112,10 +112,7 @@ impl StaticEmbedder {
             out.iter_mut().for_each(|x| *x *= inv);
         }
         if self.normalize {
-            let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
-            if norm > 1e-12 {
-                out.iter_mut().for_each(|x| *x /= norm);
-            }
+            crate::normalize(&mut out);
         }
         out
     }

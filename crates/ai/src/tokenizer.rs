@@ -48,8 +48,12 @@ impl WordPieceTokenizer {
     /// From the text of a `vocab.txt`: one piece a line, the line number being its id. It must hold
     /// `[UNK]`, `[CLS]`, `[SEP]` and `[PAD]`.
     pub fn from_vocab_txt(vocab: &str) -> Result<WordPieceTokenizer, AiError> {
-        let pieces: Vec<String> = vocab.lines().map(|l| l.trim_end_matches('\r').to_string()).collect();
         // A trailing newline does not make an empty piece; inner empty lines keep their ids.
+        WordPieceTokenizer::from_pieces(vocab.lines().map(|l| l.trim_end_matches('\r').to_string()).collect())
+    }
+
+    /// From the pieces in id order (an empty piece holds its id but matches nothing).
+    fn from_pieces(pieces: Vec<String>) -> Result<WordPieceTokenizer, AiError> {
         let mut map = HashMap::with_capacity(pieces.len());
         for (i, p) in pieces.iter().enumerate() {
             if p.is_empty() {
@@ -105,9 +109,7 @@ impl WordPieceTokenizer {
                 .ok_or_else(|| AiError::Assets(format!("tokenizer.json: bad id for {piece:?}")))?;
             pieces[id] = piece.clone();
         }
-        let mut text = pieces.join("\n");
-        text.push('\n');
-        let mut tok = WordPieceTokenizer::from_vocab_txt(&text)?;
+        let mut tok = WordPieceTokenizer::from_pieces(pieces)?;
         if let Some(n) = model["max_input_chars_per_word"].as_u64() {
             tok.max_chars_per_word = n as usize;
         }

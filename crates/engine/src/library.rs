@@ -576,25 +576,20 @@ impl Library {
     /// Definitions of a term (by its normalised key), each with its document.
     pub fn define(&self, term: &str) -> Result<Vec<DefinitionHit>, EngineError> {
         let key = folio_core::definitions::normalise_term(term.trim_matches(|c: char| "\"'“”‘’".contains(c)));
-        let docs = self.catalog.documents()?;
-        Ok(self
-            .catalog
-            .definitions(Some(&key))?
-            .into_iter()
-            .map(|d| DefinitionHit {
-                document: docs.iter().find(|x| x.id == d.doc_id).map(|x| x.label.clone()).unwrap_or_default(),
-                doc_id: d.doc_id,
-                definition: d,
-            })
-            .collect())
+        self.definition_hits(Some(&key))
     }
 
     /// Every definition in the library (a glossary), in document order.
     pub fn definitions(&self) -> Result<Vec<DefinitionHit>, EngineError> {
+        self.definition_hits(None)
+    }
+
+    /// Definitions of one key, or all, each with its document's label.
+    fn definition_hits(&self, key: Option<&str>) -> Result<Vec<DefinitionHit>, EngineError> {
         let docs = self.catalog.documents()?;
         Ok(self
             .catalog
-            .definitions(None)?
+            .definitions(key)?
             .into_iter()
             .map(|d| DefinitionHit {
                 document: docs.iter().find(|x| x.id == d.doc_id).map(|x| x.label.clone()).unwrap_or_default(),

@@ -17,6 +17,8 @@ use tantivy::{doc, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocumen
 
 const IDS_TOKENIZER: &str = "folio_ids";
 const BODY_TOKENIZER: &str = "en_stem";
+/// The body field's analyzer for queries: `en_stem` with English stop words removed.
+const QUERY_BODY_TOKENIZER: &str = "folio_en_query";
 /// Identifiers: dotted numbers with optional letter suffixes and bracketed parts, "§"-free.
 const ID_PATTERN: &str = r"[0-9]+[A-Za-z]?(?:\.[0-9]+[A-Za-z]?)*(?:\([A-Za-z0-9]{1,4}\))*";
 /// How much an identifier match counts against a word match.
@@ -106,6 +108,7 @@ impl KeywordIndex {
 
     fn setup(index: Index) -> Result<KeywordIndex, IndexError> {
         index.tokenizers().register(IDS_TOKENIZER, ids_analyzer()?);
+        index.tokenizers().register(QUERY_BODY_TOKENIZER, query_body_analyzer());
         let s = index.schema();
         let field = |n: &str| {
             s.get_field(n).map_err(|_| IndexError::Corrupt(format!("keyword index lacks field {n}")))
@@ -170,10 +173,9 @@ impl KeywordIndex {
     /// an English stop-word filter: the index keeps "the" and "of" (phrases and snippets need
     /// them), but as query terms they only add noise.
     fn terms(&self, field: Field, text: &str) -> Result<Vec<Term>, IndexError> {
-        let mut analyzer = if field == self.f_body {
-            query_body_analyzer()
-        } else {
-            self.index.tokenizer_for_field(field)?
+        let mut analyzer = match self.index.tokenizers().get(QUERY_BODY_TOKENIZER) {
+            Some(a) if field == self.f_body => a,
+            _ => self.index.tokenizer_for_field(field)?,
         };
         let mut stream = analyzer.token_stream(text);
         let mut out: Vec<Term> = Vec::new();

@@ -1,0 +1,82 @@
+// The UI's single gateway to the engine. Everything outside `backend/` talks to `Backend`;
+// only `tauri.ts` imports `@tauri-apps/api`.
+import { createContext, useContext } from 'react';
+import type {
+  Backlinks,
+  DefinitionHit,
+  DocumentSummary,
+  Hit,
+  IngestReport,
+  KeyStatus,
+  Outline,
+  PageImage,
+  Progress,
+  SearchRequest,
+  SectionView,
+  Settings,
+  SettingsChange,
+} from './types';
+import { createTauriBackend } from './tauri';
+import { FakeBackend } from './fake';
+
+export type * from './types';
+export { toBackendError, errorMessage } from './errors';
+export { writeClipboard } from './clipboard';
+
+export type ProgressHandler = (p: Progress) => void;
+
+export interface Backend {
+  /** Which implementation this is: the desktop shell or the in-memory sample. */
+  readonly kind: 'tauri' | 'fake';
+  libraryDocuments(): Promise<DocumentSummary[]>;
+  ingest(paths: string[], onProgress: ProgressHandler): Promise<IngestReport>;
+  cancelIngest(): Promise<void>;
+  removeDocument(doc: string): Promise<void>;
+  reindexDocument(doc: string, onProgress?: ProgressHandler): Promise<IngestReport>;
+  /** Files chosen in a dialog; empty when the dialog is dismissed. */
+  pickFiles(): Promise<string[]>;
+  /** A folder chosen in a dialog (as a one-element list); empty when dismissed. */
+  pickFolder(): Promise<string[]>;
+  /**
+   * Calls `cb` with the paths dropped onto the window; `onHover` (optional) with whether files are
+   * being dragged over it. Returns the function that stops listening.
+   */
+  onFileDrop(cb: (paths: string[]) => void, onHover?: (over: boolean) => void): () => void;
+  search(req: SearchRequest): Promise<Hit[]>;
+  /** `doc` is a document id (as a string) or label. */
+  outline(doc: string): Promise<Outline>;
+  show(doc: string, sectionId: string): Promise<SectionView>;
+  references(doc: string, sectionId: string): Promise<Backlinks>;
+  define(term: string): Promise<DefinitionHit[]>;
+  definitions(): Promise<DefinitionHit[]>;
+  getSettings(): Promise<Settings>;
+  saveSettings(s: Settings): Promise<SettingsChange>;
+  keyStatus(provider: string): Promise<KeyStatus>;
+  setKey(provider: string, key: string): Promise<KeyStatus>;
+  removeKey(provider: string): Promise<KeyStatus>;
+  pageImage(doc: string, page: number, chunkId: number | null): Promise<PageImage>;
+  copyText(text: string): Promise<void>;
+}
+
+declare global {
+  interface Window {
+    __TAURI_INTERNALS__?: unknown;
+  }
+}
+
+export function inTauri(): boolean {
+  return typeof window !== 'undefined' && window.__TAURI_INTERNALS__ !== undefined;
+}
+
+/** The Tauri backend inside the desktop shell, otherwise the in-memory sample library. */
+export function createBackend(): Backend {
+  return inTauri() ? createTauriBackend() : new FakeBackend();
+}
+
+export const BackendContext = createContext<Backend | null>(null);
+
+export function useBackend(): Backend {
+  const backend = useContext(BackendContext);
+  if (!backend) throw new Error('useBackend outside <BackendContext.Provider>');
+  return backend;
+}

@@ -1,0 +1,120 @@
+// The only module that talks to Tauri. Command names and argument names follow the engine's
+// shell contract (snake_case commands, camelCase arguments as Tauri v2 expects from JS).
+import { Channel, invoke } from '@tauri-apps/api/core';
+import { getCurrentWebview } from '@tauri-apps/api/webview';
+import { open } from '@tauri-apps/plugin-dialog';
+import type { Backend, ProgressHandler } from './index';
+import type {
+  Backlinks,
+  DefinitionHit,
+  DocumentSummary,
+  Hit,
+  IngestReport,
+  KeyStatus,
+  Outline,
+  PageImage,
+  Progress,
+  SearchRequest,
+  SectionView,
+  Settings,
+  SettingsChange,
+} from './types';
+import { toBackendError } from './errors';
+import { writeClipboard } from './clipboard';
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (e) {
+    throw toBackendError(e);
+  }
+}
+
+function progressChannel(onProgress?: ProgressHandler): Channel<Progress> {
+  const channel = new Channel<Progress>();
+  channel.onmessage = (p) => onProgress?.(p);
+  return channel;
+}
+
+const DOCUMENT_EXTENSIONS = ['pdf', 'docx', 'html', 'htm', 'xhtml', 'epub', 'md', 'markdown', 'txt', 'xml'];
+
+function asList(picked: string | string[] | null): string[] {
+  if (picked === null) return [];
+  return Array.isArray(picked) ? picked : [picked];
+}
+
+export function createTauriBackend(): Backend {
+  return {
+    kind: 'tauri',
+    libraryDocuments: () => call<DocumentSummary[]>('library_documents'),
+    ingest: (paths, onProgress) => call<IngestReport>('ingest', { paths, onEvent: progressChannel(onProgress) }),
+    cancelIngest: () => call<void>('cancel_ingest'),
+    removeDocument: (doc) => call<void>('remove_document', { doc }),
+    reindexDocument: (doc, onProgress) =>
+      call<IngestReport>('reindex_document', { doc, onEvent: progressChannel(onProgress) }),
+    async pickFiles() {
+      try {
+        return asList(
+          await open({
+            multiple: true,
+            directory: false,
+            title: 'Add documents',
+            filters: [
+              { name: 'Documents', extensions: DOCUMENT_EXTENSIONS },
+              { name: 'All files', extensions: ['*'] },
+            ],
+          }),
+        );
+      } catch (e) {
+        throw toBackendError(e);
+      }
+    },
+    async pickFolder() {
+      try {
+        return asList(await open({ multiple: false, directory: true, title: 'Add a folder of documents' }));
+      } catch (e) {
+        throw toBackendError(e);
+      }
+    },
+    onFileDrop(cb, onHover) {
+      let stopped = false;
+      let unlisten: (() => void) | null = null;
+      getCurrentWebview()
+        .onDragDropEvent((event) => {
+          const payload = event.payload;
+          if (payload.type === 'drop') {
+            onHover?.(false);
+            if (payload.paths.length > 0) cb(payload.paths);
+          } else if (payload.type === 'enter' || payload.type === 'over') {
+            onHover?.(true);
+          } else {
+            onHover?.(false);
+          }
+        })
+        .then((fn) => {
+          if (stopped) fn();
+          else unlisten = fn;
+        })
+        .catch(() => {
+          /* drag and drop unavailable: the buttons still work */
+        });
+      return () => {
+        stopped = true;
+        unlisten?.();
+      };
+    },
+    search: (request: SearchRequest) => call<Hit[]>('search', { request }),
+    outline: (doc) => call<Outline>('outline', { doc }),
+    show: (doc, sectionId) => call<SectionView>('show_section', { doc, sectionId }),
+    references: (doc, sectionId) => call<Backlinks>('references', { doc, sectionId }),
+    define: (term) => call<DefinitionHit[]>('define', { term }),
+    definitions: () => call<DefinitionHit[]>('definitions'),
+    getSettings: () => call<Settings>('get_settings'),
+    saveSettings: (settings) => call<SettingsChange>('save_settings', { settings }),
+    keyStatus: (provider) => call<KeyStatus>('key_status', { provider }),
+    setKey: (provider, key) => call<KeyStatus>('set_key', { provider, key }),
+    removeKey: (provider) => call<KeyStatus>('remove_key', { provider }),
+    pageImage: (doc, page, chunkId) => call<PageImage>('page_image', { doc, page, chunkId }),
+    copyText: (text) => writeClipboard(text),
+  };
+}

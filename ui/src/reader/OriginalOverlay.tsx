@@ -1,0 +1,162 @@
+import { useEffect, useRef, useState } from 'react';
+import { useBackend } from '../backend';
+import { toBackendError } from '../backend/errors';
+import type { BackendError, PageImage, SectionView } from '../backend/types';
+import { ErrorNote } from '../components/ErrorNote';
+import { BackIcon, CloseIcon, ForwardIcon } from '../components/Icons';
+import { formatPages } from '../util/format';
+
+type Props = {
+  view: SectionView;
+  pageCount: number | null;
+  chunkId: number | null;
+  onClose(): void;
+};
+
+/** The original document: the PDF page with highlight rectangles, or for other formats the path and text. */
+export function OriginalOverlay({ view, pageCount, chunkId, onClose }: Props) {
+  const backend = useBackend();
+  const isPdf = view.format.toLowerCase() === 'pdf';
+  const first = view.pages?.start ?? view.section.pages?.start ?? 1;
+  const [page, setPage] = useState(first);
+  const [image, setImage] = useState<PageImage | null>(null);
+  const [error, setError] = useState<BackendError | null>(null);
+  const [loading, setLoading] = useState(false);
+  const dialogRef = useRef<HTMLDivElement>(null);
+  const closeRef = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    const previous = document.activeElement as HTMLElement | null;
+    closeRef.current?.focus();
+    return () => previous?.focus?.();
+  }, []);
+
+  useEffect(() => {
+    if (!isPdf) return;
+    let live = true;
+    setLoading(true);
+    setError(null);
+    backend.pageImage(String(view.doc_id), page, chunkId).then(
+      (img) => {
+        if (!live) return;
+        setImage(img);
+        setLoading(false);
+      },
+      (e: unknown) => {
+        if (!live) return;
+        setImage(null);
+        setError(toBackendError(e));
+        setLoading(false);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend, isPdf, view.doc_id, page, chunkId]);
+
+  const last = pageCount ?? view.pages?.end ?? page;
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if (e.key === 'Escape') {
+      e.stopPropagation();
+      onClose();
+    } else if (isPdf && (e.key === 'PageDown' || e.key === 'ArrowRight') && page < last) {
+      setPage(page + 1);
+    } else if (isPdf && (e.key === 'PageUp' || e.key === 'ArrowLeft') && page > 1) {
+      setPage(page - 1);
+    } else if (e.key === 'Tab' && dialogRef.current) {
+      // Keep focus inside the dialog.
+      const focusable = Array.from(dialogRef.current.querySelectorAll<HTMLElement>('button:not([disabled]), [href], [tabindex="0"]'));
+      if (focusable.length === 0) return;
+      const firstEl = focusable[0];
+      const lastEl = focusable[focusable.length - 1];
+      if (e.shiftKey && document.activeElement === firstEl) {
+        e.preventDefault();
+        lastEl.focus();
+      } else if (!e.shiftKey && document.activeElement === lastEl) {
+        e.preventDefault();
+        firstEl.focus();
+      }
+    }
+  };
+
+  return (
+    <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+      <div
+        className="overlay-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-label={`Original of ${view.label} ${view.section.heading}`}
+        data-testid="original-dialog"
+        ref={dialogRef}
+        onKeyDown={onKeyDown}
+      >
+        <header className="overlay-head">
+          <div className="overlay-title">
+            <strong>{view.label}</strong> {view.document}
+            <div className="muted path" title={view.path}>
+              {view.path}
+            </div>
+          </div>
+          {isPdf && (
+            <div className="pager">
+              <button type="button" className="icon-button" aria-label="Previous page" data-testid="prev-page" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+                <BackIcon />
+              </button>
+              <span data-testid="page-number">
+                Page {page}
+                {pageCount ? ` of ${pageCount}` : ''}
+              </span>
+              <button type="button" className="icon-button" aria-label="Next page" data-testid="next-page" disabled={page >= last} onClick={() => setPage(page + 1)}>
+                <ForwardIcon />
+              </button>
+            </div>
+          )}
+          <button type="button" className="icon-button" aria-label="Close" ref={closeRef} onClick={onClose}>
+            <CloseIcon />
+          </button>
+        </header>
+        <div className="overlay-body">
+          {isPdf ? (
+            <>
+              <ErrorNote error={error} />
+              {loading && !image && <p className="muted">Rendering page {page}…</p>}
+              {image && (
+                <div className={`page-frame${loading ? ' loading' : ''}`} style={{ aspectRatio: `${image.width} / ${image.height}` }}>
+                  <img
+                    data-testid="page-image"
+                    src={`data:image/png;base64,${image.png_base64}`}
+                    width={image.width}
+                    height={image.height}
+                    alt={`Page ${page} of ${view.document}`}
+                    draggable={false}
+                  />
+                  {image.highlights.map((h, i) => (
+                    <div
+                      key={i}
+                      className="page-highlight"
+                      data-testid="page-highlight"
+                      style={{
+                        left: `${(h.x / image.width) * 100}%`,
+                        top: `${(h.y / image.height) * 100}%`,
+                        width: `${(h.w / image.width) * 100}%`,
+                        height: `${(h.h / image.height) * 100}%`,
+                      }}
+                    />
+                  ))}
+                </div>
+              )}
+            </>
+          ) : (
+            <div className="original-text">
+              <p className="muted">
+                {view.format.toUpperCase()} file{view.pages ? ` · ${formatPages(view.pages)}` : ''}: <span className="path">{view.path}</span>
+              </p>
+              <h2>{view.section.heading}</h2>
+              <div className="reader-text plain">{view.text}</div>
+            </div>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}

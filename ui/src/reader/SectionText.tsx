@@ -1,0 +1,236 @@
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import type { DefinitionHit, LinkMark, SectionView, TermMark } from '../backend/types';
+import type { Loc } from '../state/history';
+import { sectionLabel } from '../util/sections';
+import { segmentText } from './segments';
+
+type Props = {
+  view: SectionView;
+  /** Definitions of a term (cached by the caller). */
+  define(term: string): Promise<DefinitionHit[]>;
+  onOpen(loc: Loc): void;
+};
+
+type PopoverState = { mark: TermMark; start: number; rect: DOMRect };
+
+/** Where a link goes, or null when its target is not in the library. */
+export function linkTarget(link: LinkMark, currentDoc: number): Loc | null {
+  if (link.target_section) return { doc: String(link.target_doc_id ?? currentDoc), sectionId: link.target_section };
+  if (link.target_doc_id !== null) return { doc: String(link.target_doc_id), sectionId: null };
+  return null;
+}
+
+/** The definition that applies here: same document and scope first, then any. */
+export function bestDefinition(defs: DefinitionHit[], mark: TermMark, view: SectionView): DefinitionHit | null {
+  const same = defs.filter((d) => d.key === mark.key);
+  const pool = same.length ? same : defs;
+  const here = new Set([...view.crumbs.map((c) => c.section_id), view.section.section_id]);
+  let best: DefinitionHit | null = null;
+  let bestScore = -1;
+  for (const d of pool) {
+    let score = 0;
+    if (d.doc_id === view.doc_id) score += 2;
+    if (d.scope_section === null) score += 1;
+    else if (d.doc_id === view.doc_id && here.has(d.scope_section)) score += 4;
+    if (score > bestScore) {
+      best = d;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/** A section's text with defined terms and cross-references marked, rendered as text nodes. */
+export function SectionText({ view, define, onOpen }: Props) {
+  const segments = useMemo(() => segmentText(view.text, view.terms, view.links), [view]);
+  const [popover, setPopover] = useState<PopoverState | null>(null);
+  const hideTimer = useRef<number | undefined>(undefined);
+
+  const cancelHide = () => window.clearTimeout(hideTimer.current);
+  const show = (mark: TermMark, start: number, el: HTMLElement) => {
+    cancelHide();
+    setPopover({ mark, start, rect: el.getBoundingClientRect() });
+  };
+  const hideSoon = () => {
+    cancelHide();
+    hideTimer.current = window.setTimeout(() => setPopover(null), 250);
+  };
+
+  useEffect(() => () => cancelHide(), []);
+  useEffect(() => setPopover(null), [view]);
+  useEffect(() => {
+    if (!popover) return;
+    const onScroll = () => setPopover(null);
+    window.addEventListener('scroll', onScroll, true);
+    window.addEventListener('resize', onScroll);
+    return () => {
+      window.removeEventListener('scroll', onScroll, true);
+      window.removeEventListener('resize', onScroll);
+    };
+  }, [popover]);
+
+  const goToDefinition = async (mark: TermMark) => {
+    const defs = await define(mark.term).catch(() => []);
+    const best = bestDefinition(defs, mark, view);
+    if (best) onOpen({ doc: String(best.doc_id), sectionId: best.section_id });
+  };
+
+  const onTermKey = (e: KeyboardEvent, mark: TermMark) => {
+    if (e.key === 'Escape') {
+      setPopover(null);
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      void goToDefinition(mark);
+    }
+  };
+
+  return (
+    <>
+      <div className="reader-text" data-testid="reader-text">
+        {segments.map((seg) => {
+          if (seg.kind === 'text') return <span key={seg.start}>{seg.text}</span>;
+          if (seg.kind === 'term') {
+            const open = popover?.start === seg.start;
+            return (
+              <span
+                key={seg.start}
+                className="term"
+                tabIndex={0}
+                role="button"
+                data-testid="term"
+                data-key={seg.mark.key}
+                aria-describedby={open ? 'definition-popover' : undefined}
+                aria-label={`${seg.text} (defined term)`}
+                onMouseEnter={(e) => show(seg.mark, seg.start, e.currentTarget)}
+                onMouseLeave={hideSoon}
+                onFocus={(e) => show(seg.mark, seg.start, e.currentTarget)}
+                onBlur={hideSoon}
+                onKeyDown={(e) => onTermKey(e, seg.mark)}
+              >
+                {seg.text}
+              </span>
+            );
+          }
+          const target = linkTarget(seg.mark, view.doc_id);
+          if (!target) {
+            return (
+              <span key={seg.start} className="xref unresolved" data-testid="xref-unresolved" title="not in library">
+                {seg.text}
+              </span>
+            );
+          }
+          return (
+            <a
+              key={seg.start}
+              href="#"
+              className="xref"
+              data-testid="xref"
+              data-target-section={target.sectionId ?? ''}
+              data-target-doc={target.doc}
+              title={seg.mark.label}
+              onClick={(e) => {
+                e.preventDefault();
+                onOpen(target);
+              }}
+            >
+              {seg.text}
+            </a>
+          );
+        })}
+      </div>
+      {popover && (
+        <DefinitionPopover
+          key={popover.start}
+          state={popover}
+          view={view}
+          define={define}
+          onEnter={cancelHide}
+          onLeave={hideSoon}
+          onOpen={(loc) => {
+            setPopover(null);
+            onOpen(loc);
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+type PopoverProps = {
+  state: PopoverState;
+  view: SectionView;
+  define(term: string): Promise<DefinitionHit[]>;
+  onEnter(): void;
+  onLeave(): void;
+  onOpen(loc: Loc): void;
+};
+
+function DefinitionPopover({ state, view, define, onEnter, onLeave, onOpen }: PopoverProps) {
+  const [defs, setDefs] = useState<DefinitionHit[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const { mark, rect } = state;
+
+  useEffect(() => {
+    let live = true;
+    define(mark.term).then(
+      (d) => live && setDefs(d),
+      (e: unknown) => live && setError((e as { message?: string })?.message ?? String(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [define, mark.term]);
+
+  const best = defs ? bestDefinition(defs, mark, view) : null;
+  const others = defs && best ? defs.filter((d) => d !== best && d.key === best.key) : [];
+  const width = 360;
+  const vw = typeof window !== 'undefined' ? window.innerWidth : 1200;
+  const vh = typeof window !== 'undefined' ? window.innerHeight : 800;
+  const left = Math.max(8, Math.min(rect.left, vw - width - 8));
+  const below = rect.bottom + 6;
+  const style = below > vh - 200 && rect.top > 220 ? { left, bottom: vh - rect.top + 6 } : { left, top: below };
+
+  return (
+    <div
+      id="definition-popover"
+      className="popover"
+      role="tooltip"
+      data-testid="definition-popover"
+      style={{ ...style, maxWidth: width }}
+      onMouseEnter={onEnter}
+      onMouseLeave={onLeave}
+      onFocus={onEnter}
+      onBlur={onLeave}
+    >
+      <div className="popover-term">{mark.term}</div>
+      {error && <p className="error-text">{error}</p>}
+      {!error && defs === null && <p className="muted">Looking up…</p>}
+      {!error && defs !== null && !best && <p className="muted">No definition in the library.</p>}
+      {best && (
+        <>
+          <p className="popover-text">{best.text}</p>
+          <p className="popover-source muted">
+            Defined in {best.document} › {sectionLabel(best.section_id)}
+            {best.scope_section ? ` (applies within ${sectionLabel(best.scope_section)})` : ''}
+          </p>
+          <a
+            href="#"
+            className="popover-link"
+            data-testid="go-to-definition"
+            onClick={(e) => {
+              e.preventDefault();
+              onOpen({ doc: String(best.doc_id), sectionId: best.section_id });
+            }}
+          >
+            Go to definition
+          </a>
+          {others.length > 0 && (
+            <p className="muted popover-others">
+              Also defined in {others.map((o) => `${o.document} ${sectionLabel(o.section_id)}`).join(', ')}
+            </p>
+          )}
+        </>
+      )}
+    </div>
+  );
+}

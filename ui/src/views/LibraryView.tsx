@@ -1,0 +1,262 @@
+import { useEffect, useState } from 'react';
+import { useBackend } from '../backend';
+import { toBackendError } from '../backend/errors';
+import type { BackendError, DocumentSummary, IngestReport, Stage } from '../backend/types';
+import { ErrorNote } from '../components/ErrorNote';
+import { FileIcon, FolderIcon, UploadIcon } from '../components/Icons';
+import { FINAL_STAGES, useIngest, type IngestRow } from '../state/ingest';
+import { useNav } from '../state/nav';
+import { baseName, formatBytes } from '../util/format';
+
+export const STAGE_LABELS: Record<Stage, string> = {
+  queued: 'queued',
+  converting: 'converting',
+  contextualizing: 'contextualizing',
+  embedding: 'embedding',
+  indexing: 'indexing',
+  indexed: 'indexed',
+  unchanged: 'unchanged',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
+export function LibraryView() {
+  const backend = useBackend();
+  const nav = useNav();
+  const ingest = useIngest();
+  const [docs, setDocs] = useState<DocumentSummary[] | null>(null);
+  const [error, setError] = useState<BackendError | null>(null);
+  const [confirming, setConfirming] = useState<number | null>(null);
+  const [busy, setBusy] = useState<number | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    backend.libraryDocuments().then(
+      (d) => {
+        if (!live) return;
+        setDocs(d);
+      },
+      (e: unknown) => {
+        if (!live) return;
+        setDocs([]);
+        setError(toBackendError(e));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend, nav.libraryVersion]);
+
+  const pick = async (folder: boolean) => {
+    try {
+      const paths = folder ? await backend.pickFolder() : await backend.pickFiles();
+      if (paths.length) ingest.ingest(paths);
+    } catch (e) {
+      setError(toBackendError(e));
+    }
+  };
+
+  const remove = async (doc: DocumentSummary) => {
+    setConfirming(null);
+    setBusy(doc.document.id);
+    try {
+      await backend.removeDocument(String(doc.document.id));
+      nav.libraryChanged();
+    } catch (e) {
+      setError(toBackendError(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const { state } = ingest;
+
+  return (
+    <div className="view library-view">
+      <header className="view-head">
+        <h1>Library</h1>
+        <div className="actions">
+          <button type="button" className="button primary" data-testid="add-files" onClick={() => void pick(false)}>
+            <FileIcon size={16} /> Add files…
+          </button>
+          <button type="button" className="button" data-testid="add-folder" onClick={() => void pick(true)}>
+            <FolderIcon size={16} /> Add folder…
+          </button>
+        </div>
+      </header>
+
+      <ErrorNote error={error} onDismiss={() => setError(null)} />
+
+      {(state.rows.length > 0 || state.running || state.error) && (
+        <IngestPanel
+          rows={state.rows}
+          running={state.running}
+          cancelling={state.cancelling}
+          report={state.report}
+          error={state.error}
+          onCancel={ingest.cancel}
+          onClear={ingest.clear}
+        />
+      )}
+
+      {docs !== null && docs.length === 0 ? (
+        <div className="drop-hint" data-testid="drop-hint">
+          <UploadIcon size={36} />
+          <p>Drop PDF, Word, HTML, EPUB, Markdown or text files here, or use “Add files…”.</p>
+        </div>
+      ) : (
+        <div className="table-wrap">
+          <table className="doc-table">
+            <thead>
+              <tr>
+                <th scope="col">Title</th>
+                <th scope="col">Label</th>
+                <th scope="col">Format</th>
+                <th scope="col" className="num">
+                  Pages
+                </th>
+                <th scope="col" className="num">
+                  Sections
+                </th>
+                <th scope="col" className="num">
+                  Chunks
+                </th>
+                <th scope="col" className="num">
+                  Definitions
+                </th>
+                <th scope="col" className="num">
+                  References
+                </th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {(docs ?? []).map((d) => {
+                const row = d.document;
+                return (
+                  <tr key={row.id} data-testid="doc-row" data-label={row.label} data-doc-id={row.id}>
+                    <td>
+                      <button type="button" className="link-button doc-title" title={`${row.path} · ${formatBytes(row.size)}`} onClick={() => nav.open({ doc: String(row.id), sectionId: null })}>
+                        {row.title || baseName(row.path)}
+                      </button>
+                      {d.error && <div className="error-text">{d.error.message}</div>}
+                    </td>
+                    <td>
+                      <span className="doc-label">{row.label}</span>
+                    </td>
+                    <td>{row.format}</td>
+                    <td className="num">{row.page_count ?? '—'}</td>
+                    <td className="num">{d.stats.sections}</td>
+                    <td className="num">{d.stats.chunks}</td>
+                    <td className="num">{d.stats.definitions}</td>
+                    <td className="num">{d.stats.references}</td>
+                    <td>
+                      <span className={`status status-${row.status}`}>{row.status}</span>
+                    </td>
+                    <td className="row-actions">
+                      {confirming === row.id ? (
+                        <span className="confirm" role="group" aria-label={`Remove ${row.title}?`}>
+                          <span>Remove?</span>
+                          <button type="button" className="button small danger" data-testid="confirm-remove" onClick={() => void remove(d)}>
+                            Remove
+                          </button>
+                          <button type="button" className="button small" data-testid="cancel-remove" onClick={() => setConfirming(null)}>
+                            Keep
+                          </button>
+                        </span>
+                      ) : (
+                        <>
+                          <button
+                            type="button"
+                            className="button small"
+                            data-testid="reindex"
+                            disabled={busy === row.id}
+                            onClick={() => ingest.reindex([String(row.id)])}
+                          >
+                            Re-index
+                          </button>
+                          <button type="button" className="button small" data-testid="remove" disabled={busy === row.id} onClick={() => setConfirming(row.id)}>
+                            Remove
+                          </button>
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p className="muted drop-footnote">Drag files or folders anywhere onto the window to add them.</p>
+    </div>
+  );
+}
+
+type IngestPanelProps = {
+  rows: IngestRow[];
+  running: boolean;
+  cancelling: boolean;
+  report: IngestReport | null;
+  error: BackendError | null;
+  onCancel(): void;
+  onClear(): void;
+};
+
+export function stageText(row: IngestRow): string {
+  if (row.stage === 'failed') return `failed: ${row.error?.message ?? 'unknown error'}`;
+  if (row.stage === 'embedding' && row.total > 0) return `embedding ${row.done}/${row.total}`;
+  return STAGE_LABELS[row.stage] ?? row.stage;
+}
+
+function IngestPanel({ rows, running, cancelling, report, error, onCancel, onClear }: IngestPanelProps) {
+  const finished = rows.filter((r) => FINAL_STAGES.includes(r.stage)).length;
+  return (
+    <section className="ingest-panel" aria-label="Adding documents" data-testid="ingest-panel">
+      <header className="ingest-head">
+        <h2>{running ? `Adding documents (${finished}/${rows.length})` : 'Last ingest'}</h2>
+        {running ? (
+          <button type="button" className="button small" data-testid="ingest-cancel" disabled={cancelling} onClick={onCancel}>
+            {cancelling ? 'Cancelling…' : 'Cancel'}
+          </button>
+        ) : (
+          <button type="button" className="button small" data-testid="ingest-clear" onClick={onClear}>
+            Clear
+          </button>
+        )}
+      </header>
+      <ErrorNote error={error} />
+      <ul className="ingest-rows">
+        {rows.map((row) => {
+          const final = FINAL_STAGES.includes(row.stage);
+          const value = row.total > 0 ? row.done : final ? 1 : 0;
+          const max = row.total > 0 ? row.total : 1;
+          return (
+            <li key={row.file} className={`ingest-row stage-${row.stage}`} data-testid="ingest-row" data-stage={row.stage} data-file={row.file}>
+              <span className="ingest-file" title={row.file}>
+                {baseName(row.file)}
+              </span>
+              <progress
+                max={max}
+                value={row.stage === 'queued' || (row.stage === 'converting' && row.total === 0) ? undefined : value}
+                aria-label={`${baseName(row.file)} progress`}
+              />
+              <span className={`ingest-stage${row.stage === 'failed' ? ' error-text' : ''}`} data-testid="ingest-stage">
+                {stageText(row)}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+      {report && !running && (
+        <p className="ingest-summary" data-testid="ingest-summary" role="status">
+          {report.cancelled ? 'Cancelled. ' : ''}
+          Indexed {report.indexed.length}, unchanged {report.unchanged.length}, failed {report.failed.length} · {report.chunks} chunks in {report.seconds} s
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,343 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useBackend } from '../backend';
+import { toBackendError } from '../backend/errors';
+import type { BackendError, Backlinks, DefinitionHit, DocumentSummary, Outline, RefRow, SectionView } from '../backend/types';
+import { ErrorNote } from '../components/ErrorNote';
+import { BackIcon, ForwardIcon, PageIcon } from '../components/Icons';
+import { OriginalOverlay } from '../reader/OriginalOverlay';
+import { OutlineTree } from '../reader/OutlineTree';
+import { SectionText } from '../reader/SectionText';
+import type { Loc } from '../state/history';
+import { useNav } from '../state/nav';
+import { formatPages } from '../util/format';
+import { sectionLabel } from '../util/sections';
+
+export type ReaderViewProps = {
+  loc: Loc | null;
+  canBack: boolean;
+  canForward: boolean;
+  onBack(): void;
+  onForward(): void;
+};
+
+type Loaded<T> = { key: string; data: T } | null;
+
+export function ReaderView({ loc, canBack, canForward, onBack, onForward }: ReaderViewProps) {
+  const backend = useBackend();
+  const nav = useNav();
+  const version = nav.libraryVersion;
+  const [docs, setDocs] = useState<DocumentSummary[]>([]);
+  const [outline, setOutline] = useState<Loaded<Outline>>(null);
+  const [section, setSection] = useState<Loaded<SectionView>>(null);
+  const [refs, setRefs] = useState<Loaded<Backlinks>>(null);
+  const [error, setError] = useState<BackendError | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [original, setOriginal] = useState(false);
+  const outlines = useRef(new Map<string, Outline>());
+  const definitions = useRef(new Map<string, Promise<DefinitionHit[]>>());
+  const mainRef = useRef<HTMLDivElement>(null);
+
+  const doc = loc?.doc ?? null;
+  const sectionId = loc?.sectionId ?? null;
+
+  // The library changed: forget cached outlines and definitions.
+  useEffect(() => {
+    outlines.current.clear();
+    definitions.current.clear();
+  }, [version]);
+
+  useEffect(() => {
+    let live = true;
+    backend.libraryDocuments().then(
+      (d) => live && setDocs(d),
+      () => live && setDocs([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend, version]);
+
+  useEffect(() => {
+    if (doc === null) return;
+    let live = true;
+    const key = `${version}:${doc}`;
+    const cached = outlines.current.get(key);
+    if (cached) {
+      setOutline({ key: doc, data: cached });
+      return;
+    }
+    backend.outline(doc).then(
+      (o) => {
+        outlines.current.set(key, o);
+        if (live) setOutline({ key: doc, data: o });
+      },
+      (e: unknown) => {
+        if (!live) return;
+        setOutline(null);
+        setError(toBackendError(e));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend, doc, version]);
+
+  // A document without a section: go to its first section.
+  useEffect(() => {
+    if (doc === null || sectionId !== null || outline?.key !== doc) return;
+    const first = outline.data.sections[0];
+    if (first) nav.replace({ doc, sectionId: first.section_id });
+  }, [doc, sectionId, outline, nav]);
+
+  useEffect(() => {
+    if (doc === null || sectionId === null) return;
+    let live = true;
+    const key = `${doc}\u0000${sectionId}`;
+    setLoading(true);
+    setError(null);
+    backend.show(doc, sectionId).then(
+      (view) => {
+        if (!live) return;
+        setSection({ key, data: view });
+        setLoading(false);
+        mainRef.current?.scrollTo?.({ top: 0 });
+      },
+      (e: unknown) => {
+        if (!live) return;
+        setError(toBackendError(e));
+        setLoading(false);
+      },
+    );
+    backend.references(doc, sectionId).then(
+      (r) => live && setRefs({ key, data: r }),
+      () => live && setRefs({ key, data: { outgoing: [], incoming: [] } }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend, doc, sectionId, version]);
+
+  useEffect(() => setOriginal(false), [doc, sectionId]);
+
+  const define = useCallback(
+    (term: string) => {
+      const key = term.toLowerCase();
+      let p = definitions.current.get(key);
+      if (!p) {
+        p = backend.define(term);
+        definitions.current.set(key, p);
+        p.catch(() => definitions.current.delete(key));
+      }
+      return p;
+    },
+    [backend],
+  );
+
+  const docLabel = useMemo(() => {
+    const m = new Map<number, string>();
+    for (const d of docs) m.set(d.document.id, d.document.label);
+    return (id: number) => m.get(id) ?? `#${id}`;
+  }, [docs]);
+
+  const sectionHeading = useCallback(
+    (docId: number, id: string) => {
+      const o = outline?.data;
+      if (o && o.document.id === docId) {
+        const s = o.sections.find((x) => x.section_id === id);
+        if (s) return s.heading;
+      }
+      return sectionLabel(id);
+    },
+    [outline],
+  );
+
+  if (loc === null) {
+    return (
+      <div className="view reader-empty">
+        <h1>Reader</h1>
+        <p className="muted">Open a search result, a definition, or a document:</p>
+        <ul className="doc-list">
+          {docs.map(({ document: d }) => (
+            <li key={d.id}>
+              <button type="button" className="link-button" data-testid="reader-doc" data-label={d.label} onClick={() => nav.open({ doc: String(d.id), sectionId: null })}>
+                <span className="doc-label">{d.label}</span> {d.title}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </div>
+    );
+  }
+
+  const view = section?.data ?? null;
+  const outlineData = outline?.key === doc ? outline.data : null;
+  const currentId = view?.section.section_id ?? sectionId;
+  const backlinks = refs && section && refs.key === section.key ? refs.data : null;
+  const open = (l: Loc) => nav.open(l);
+
+  return (
+    <div className="view reader">
+      <aside className="outline-pane" aria-label="Document outline">
+        <div className="outline-head">
+          <select
+            aria-label="Document"
+            value={outlineData ? String(outlineData.document.id) : ''}
+            onChange={(e) => e.target.value && open({ doc: e.target.value, sectionId: null })}
+          >
+            {!outlineData && <option value="">…</option>}
+            {docs.map(({ document: d }) => (
+              <option key={d.id} value={String(d.id)}>
+                {d.label} — {d.title}
+              </option>
+            ))}
+          </select>
+        </div>
+        {outlineData && (
+          <OutlineTree sections={outlineData.sections} currentId={currentId} onOpen={(id) => open({ doc: String(outlineData.document.id), sectionId: id })} />
+        )}
+      </aside>
+
+      <div className="reader-main" ref={mainRef}>
+        <div className="reader-toolbar">
+          <button type="button" className="icon-button" data-testid="back" aria-label="Back (Alt+←)" title="Back (Alt+←)" disabled={!canBack} onClick={onBack}>
+            <BackIcon />
+          </button>
+          <button type="button" className="icon-button" data-testid="forward" aria-label="Forward (Alt+→)" title="Forward (Alt+→)" disabled={!canForward} onClick={onForward}>
+            <ForwardIcon />
+          </button>
+          {view && (
+            <nav className="crumbs reader-crumbs" aria-label="Breadcrumb">
+              <button type="button" className="link-button doc-label" onClick={() => open({ doc: String(view.doc_id), sectionId: null })} title={view.document}>
+                {view.label}
+              </button>
+              {view.crumbs.map((c, i) => (
+                <span key={c.section_id} className="crumb">
+                  <span className="crumb-sep" aria-hidden="true">
+                    ›
+                  </span>
+                  <button
+                    type="button"
+                    className="link-button"
+                    data-testid="reader-crumb"
+                    data-section-id={c.section_id}
+                    aria-current={i === view.crumbs.length - 1 ? 'page' : undefined}
+                    onClick={() => open({ doc: String(view.doc_id), sectionId: c.section_id })}
+                  >
+                    {c.heading}
+                  </button>
+                </span>
+              ))}
+            </nav>
+          )}
+          <span className="toolbar-spacer" />
+          {view && (
+            <button type="button" className="button small" data-testid="open-original" onClick={() => setOriginal(true)}>
+              <PageIcon size={14} /> Open original
+            </button>
+          )}
+        </div>
+
+        <ErrorNote error={error} />
+
+        {view && (
+          <article className={`reader-article${loading ? ' stale' : ''}`} aria-busy={loading}>
+            <h1 className="reader-heading" data-testid="reader-heading" data-section-id={view.section.section_id}>
+              {view.section.heading}
+            </h1>
+            <p className="reader-meta muted">
+              <span className="doc-label">{view.label}</span> {view.document}
+              {view.pages && <> · {formatPages(view.pages)}</>}
+              <> · {sectionLabel(view.section.section_id)}</>
+            </p>
+            {view.text.trim() ? (
+              <SectionText view={view} define={define} onOpen={open} />
+            ) : (
+              <div className="reader-text muted" data-testid="reader-text">
+                This section has no text of its own; see its subsections in the outline.
+              </div>
+            )}
+            <RefsPanel backlinks={backlinks} docLabel={docLabel} sectionHeading={sectionHeading} onOpen={open} />
+          </article>
+        )}
+        {!view && loading && <p className="muted">Loading…</p>}
+      </div>
+
+      {original && view && (
+        <OriginalOverlay view={view} pageCount={outlineData?.document.page_count ?? null} chunkId={loc.chunkId ?? null} onClose={() => setOriginal(false)} />
+      )}
+    </div>
+  );
+}
+
+type RefsPanelProps = {
+  backlinks: Backlinks | null;
+  docLabel(id: number): string;
+  sectionHeading(docId: number, id: string): string;
+  onOpen(loc: Loc): void;
+};
+
+/** Where an outgoing reference leads, or null when not in the library. */
+export function refTarget(r: RefRow): Loc | null {
+  if (r.target_doc_id !== null && r.target_doc_section) return { doc: String(r.target_doc_id), sectionId: r.target_doc_section };
+  if (r.target_section && r.document === null) return { doc: String(r.doc_id), sectionId: r.target_section };
+  if (r.target_doc_id !== null) return { doc: String(r.target_doc_id), sectionId: r.target_section };
+  return null;
+}
+
+function RefsPanel({ backlinks, docLabel, sectionHeading, onOpen }: RefsPanelProps) {
+  if (!backlinks) return null;
+  const { incoming, outgoing } = backlinks;
+  return (
+    <section className="refs-panel" aria-label="References">
+      <div className="refs-column">
+        <h2>Referenced by {incoming.length > 0 && <span className="count">{incoming.length}</span>}</h2>
+        {incoming.length === 0 ? (
+          <p className="muted">Nothing in the library refers here.</p>
+        ) : (
+          <ul>
+            {incoming.map((r, i) => (
+              <li key={i}>
+                <button
+                  type="button"
+                  className="link-button ref-link"
+                  data-testid="backlink"
+                  data-section-id={r.from_section}
+                  onClick={() => onOpen({ doc: String(r.doc_id), sectionId: r.from_section })}
+                >
+                  <span className="doc-label">{docLabel(r.doc_id)}</span> {sectionHeading(r.doc_id, r.from_section)}
+                </button>
+                <span className="muted ref-quote"> “{r.text}”</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <div className="refs-column">
+        <h2>References {outgoing.length > 0 && <span className="count">{outgoing.length}</span>}</h2>
+        {outgoing.length === 0 ? (
+          <p className="muted">This section refers to nothing.</p>
+        ) : (
+          <ul>
+            {outgoing.map((r, i) => {
+              const target = refTarget(r);
+              return (
+                <li key={i}>
+                  {target ? (
+                    <button type="button" className="link-button ref-link" data-testid="reference" data-target-section={target.sectionId ?? ''} onClick={() => onOpen(target)}>
+                      {r.label || r.text}
+                    </button>
+                  ) : (
+                    <span className="xref unresolved" data-testid="reference-unresolved" title="not in library">
+                      {r.label || r.text}
+                    </span>
+                  )}
+                  {!target && <span className="muted"> — not in library{r.document ? ` (${r.document})` : ''}</span>}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,247 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useBackend } from '../backend';
+import { toBackendError } from '../backend/errors';
+import type { BackendError, KeyStatus, Settings, SettingsChange } from '../backend/types';
+import { ErrorNote } from '../components/ErrorNote';
+import { useIngest } from '../state/ingest';
+import { useNav } from '../state/nav';
+
+const PROVIDERS: { id: string; name: string; env: string }[] = [
+  { id: 'anthropic', name: 'Anthropic', env: 'ANTHROPIC_API_KEY' },
+  { id: 'openai', name: 'OpenAI-compatible', env: 'OPENAI_API_KEY' },
+];
+
+export function keyStatusText(s: KeyStatus): string {
+  if (s.set && s.source === 'keychain') return 'set (keychain)';
+  if (s.set && s.source === 'environment') return 'set (environment)';
+  return 'not set';
+}
+
+export function SettingsView() {
+  const backend = useBackend();
+  const nav = useNav();
+  const ingest = useIngest();
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const [error, setError] = useState<BackendError | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [change, setChange] = useState<SettingsChange | null>(null);
+  const [reindexStarted, setReindexStarted] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    backend.getSettings().then(
+      (s) => live && setSettings(s),
+      (e: unknown) => live && setError(toBackendError(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend]);
+
+  const update = <K extends keyof Settings>(key: K, value: Settings[K]) => {
+    setSettings((s) => (s ? { ...s, [key]: value } : s));
+    setChange(null);
+  };
+  const weight = (key: keyof Settings['weights'], value: number) => {
+    setSettings((s) => (s ? { ...s, weights: { ...s.weights, [key]: value } } : s));
+    setChange(null);
+  };
+
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!settings) return;
+    setSaving(true);
+    setError(null);
+    try {
+      const result = await backend.saveSettings(settings);
+      setSettings(result.settings);
+      setChange(result);
+      setReindexStarted(false);
+    } catch (err) {
+      setError(toBackendError(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const reindexAll = async () => {
+    try {
+      const docs = await backend.libraryDocuments();
+      ingest.reindex(docs.map((d) => String(d.document.id)));
+      setReindexStarted(true);
+    } catch (err) {
+      setError(toBackendError(err));
+    }
+  };
+
+  return (
+    <div className="view settings-view">
+      <header className="view-head">
+        <h1>Settings</h1>
+      </header>
+      <ErrorNote error={error} onDismiss={() => setError(null)} />
+      {settings && (
+        <form className="settings-form" onSubmit={(e) => void save(e)} data-testid="settings-form">
+          <fieldset>
+            <legend>Search</legend>
+            <label className="field">
+              <span>Embedding model</span>
+              <select data-testid="setting-model" value={settings.model} onChange={(e) => update('model', e.target.value as Settings['model'])}>
+                <option value="minilm">all-MiniLM-L6-v2 (better)</option>
+                <option value="fast">Fast static model (smaller, quicker)</option>
+              </select>
+            </label>
+            <label className="field">
+              <span>RRF k</span>
+              <input type="number" min={1} step={1} data-testid="setting-rrf-k" value={settings.rrf_k} onChange={(e) => update('rrf_k', Number(e.target.value))} />
+            </label>
+            <div className="field-row">
+              {(['dense', 'keyword', 'exact'] as const).map((w) => (
+                <label className="field" key={w}>
+                  <span>{w[0].toUpperCase() + w.slice(1)} weight</span>
+                  <input type="number" min={0} step={0.1} data-testid={`setting-weight-${w}`} value={settings.weights[w]} onChange={(e) => weight(w, Number(e.target.value))} />
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <fieldset>
+            <legend>Context</legend>
+            <label className="field">
+              <span>Context provider</span>
+              <select
+                data-testid="setting-context-provider"
+                value={settings.context_provider}
+                onChange={(e) => update('context_provider', e.target.value as Settings['context_provider'])}
+              >
+                <option value="none">None</option>
+                <option value="structural">Structural (headings, offline)</option>
+                <option value="anthropic">Anthropic</option>
+                <option value="openai">OpenAI-compatible</option>
+              </select>
+            </label>
+            <label className="field">
+              <span>Anthropic model</span>
+              <input type="text" value={settings.anthropic_model} onChange={(e) => update('anthropic_model', e.target.value)} />
+            </label>
+            <label className="field">
+              <span>OpenAI-compatible base URL</span>
+              <input type="url" value={settings.openai_base_url} onChange={(e) => update('openai_base_url', e.target.value)} />
+            </label>
+            <label className="field">
+              <span>OpenAI-compatible model</span>
+              <input type="text" value={settings.openai_model} onChange={(e) => update('openai_model', e.target.value)} />
+            </label>
+          </fieldset>
+          <fieldset>
+            <legend>Storage</legend>
+            <label className="field">
+              <span>Library folder</span>
+              <input type="text" data-testid="setting-library-dir" value={settings.library_dir} onChange={(e) => update('library_dir', e.target.value)} />
+            </label>
+          </fieldset>
+          <div className="form-actions">
+            <button type="submit" className="button primary" data-testid="save-settings" disabled={saving}>
+              {saving ? 'Saving…' : 'Save'}
+            </button>
+            {change && !change.needs_reindex && (
+              <span className="muted" role="status">
+                Saved.
+              </span>
+            )}
+          </div>
+          {change?.needs_reindex && (
+            <div className="notice" role="status" data-testid="needs-reindex">
+              <p>Saved. {change.reason ?? 'The library must be re-indexed for this change to take effect.'}</p>
+              <button type="button" className="button" data-testid="reindex-library" disabled={ingest.state.running} onClick={() => void reindexAll()}>
+                Re-index library
+              </button>
+              {reindexStarted && (
+                <button type="button" className="link-button" onClick={() => nav.setView('library')}>
+                  {ingest.state.running ? 'Re-indexing… show progress' : 'Re-index finished; show the library'}
+                </button>
+              )}
+            </div>
+          )}
+        </form>
+      )}
+
+      <section className="keys" aria-label="API keys">
+        <h2>API keys</h2>
+        <p className="muted">Keys are stored in the system keychain and never shown again.</p>
+        {PROVIDERS.map((p) => (
+          <KeyField key={p.id} provider={p.id} name={p.name} env={p.env} />
+        ))}
+      </section>
+    </div>
+  );
+}
+
+function KeyField({ provider, name, env }: { provider: string; name: string; env: string }) {
+  const backend = useBackend();
+  const [status, setStatus] = useState<KeyStatus | null>(null);
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<BackendError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    backend.keyStatus(provider).then(
+      (s) => live && setStatus(s),
+      (e: unknown) => live && setError(toBackendError(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend, provider]);
+
+  const act = async (fn: () => Promise<KeyStatus>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      setStatus(await fn());
+      setValue('');
+    } catch (e) {
+      setError(toBackendError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const noKeychain = status !== null && !status.keychain_available;
+  return (
+    <div className="key-field" data-testid={`key-${provider}`}>
+      <label className="field">
+        <span>{name} API key</span>
+        <input
+          type="password"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder={noKeychain ? `Set ${env} instead` : 'Paste a key'}
+          value={value}
+          disabled={noKeychain}
+          onChange={(e) => setValue(e.target.value)}
+          data-testid={`key-input-${provider}`}
+        />
+      </label>
+      <div className="key-actions">
+        <button type="button" className="button small" disabled={busy || noKeychain || !value.trim()} onClick={() => void act(() => backend.setKey(provider, value))} data-testid={`key-save-${provider}`}>
+          Save to keychain
+        </button>
+        <button
+          type="button"
+          className="button small"
+          disabled={busy || !status || status.source !== 'keychain'}
+          onClick={() => void act(() => backend.removeKey(provider))}
+          data-testid={`key-remove-${provider}`}
+        >
+          Remove
+        </button>
+        <span className="key-status" data-testid={`key-status-${provider}`}>
+          {status ? keyStatusText(status) : '…'}
+        </span>
+      </div>
+      {noKeychain && <p className="muted">No system keychain; using the environment variable ({env}).</p>}
+      <ErrorNote error={error} />
+    </div>
+  );
+}

@@ -1,0 +1,172 @@
+import { inflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { FakeBackend, markSnippet, queryTerms } from './fake';
+import type { Progress, SearchRequest } from './types';
+
+const req = (query: string, extra: Partial<SearchRequest> = {}): SearchRequest => ({
+  query,
+  limit: 20,
+  documents: [],
+  chunk_types: [],
+  section: null,
+  ...extra,
+});
+
+describe('FakeBackend search', () => {
+  it('matches query terms case-insensitively over its chunks', async () => {
+    const b = new FakeBackend();
+    const hits = await b.search(req('INTEGRITY'));
+    expect(hits.length).toBeGreaterThanOrEqual(2);
+    for (const h of hits) expect(h.content.toLowerCase()).toContain('integrity');
+    expect(hits[0].snippet).toMatch(/\[\[integrity\]\]/i);
+    expect(await b.search(req('xylophone'))).toEqual([]);
+    expect(await b.search(req('   '))).toEqual([]);
+  });
+
+  it('answers a rule number with the exact channel', async () => {
+    const b = new FakeBackend();
+    const hits = await b.search(req('2.1.3'));
+    expect(hits[0].section_id).toBe('sec_2_1_3');
+    expect(hits[0].exact).not.toBeNull();
+    expect(hits[0].crumbs.map((c) => c.heading)).toEqual(['2 Core Principles', '2.1 Principles for Authorised Persons', '2.1.3 Principle 3 – Management, systems and controls']);
+    expect(hits[0].citation).toContain('GEN 2.1.3');
+  });
+
+  it('applies document, chunk type and section filters', async () => {
+    const b = new FakeBackend();
+    const glo = await b.search(req('authorised person', { documents: ['GLO'] }));
+    expect(glo.length).toBeGreaterThan(0);
+    expect(new Set(glo.map((h) => h.label))).toEqual(new Set(['GLO']));
+    const reqs = await b.search(req('authorised person', { chunk_types: ['requirement'] }));
+    expect(reqs.length).toBeGreaterThan(0);
+    expect(new Set(reqs.map((h) => h.chunk_type))).toEqual(new Set(['requirement']));
+    const within = await b.search(req('authorised person', { section: { doc: '1', section_id: 'sec_2_1' } }));
+    expect(within.length).toBeGreaterThan(0);
+    for (const h of within) expect(h.crumbs.map((c) => c.section_id)).toContain('sec_2_1');
+    const limited = await b.search(req('authorised person', { limit: 2 }));
+    expect(limited).toHaveLength(2);
+  });
+
+  it('marks snippets and drops stop words', () => {
+    expect(queryTerms('the Rules of GEN 2.1.3.')).toEqual(['rules', 'gen', '2.1.3']);
+    expect(markSnippet('Keep records. RECORDS matter.', ['records'])).toBe('Keep [[records]]. [[RECORDS]] matter.');
+  });
+});
+
+describe('FakeBackend reading', () => {
+  it('gives outlines with parent_ord and sections with term and link marks', async () => {
+    const b = new FakeBackend();
+    const o = await b.outline('GEN');
+    expect(o.document.label).toBe('GEN');
+    const s211 = o.sections.find((s) => s.section_id === 'sec_2_1_1')!;
+    expect(o.sections[s211.parent_ord!].section_id).toBe('sec_2_1');
+
+    const v = await b.show('1', 'sec_2_1_2');
+    const term = v.terms.find((t) => t.key === 'authorised person')!;
+    expect(v.text.slice(term.start, term.end)).toBe('Authorised Person');
+    const link = v.links.find((l) => l.label === 'Rule 2.1.3')!;
+    expect(v.text.slice(link.start, link.end)).toBe('Rule 2.1.3');
+    expect(link.target_section).toBe('sec_2_1_3');
+
+    const unresolved = (await b.show('GEN', 'sec_2_1_3')).links.find((l) => l.label.startsWith('COBS'))!;
+    expect(unresolved.target_section).toBeNull();
+    await expect(b.show('GEN', 'sec_9')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(b.outline('NOPE')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('lists references out of and into a section, across documents', async () => {
+    const b = new FakeBackend();
+    const r = await b.references('GEN', 'sec_2_1_1');
+    const from = r.incoming.map((x) => `${x.doc_id}:${x.from_section}`);
+    expect(from).toContain('2:sec_authorised_person');
+    expect(from).toContain('1:sec_2_2');
+  });
+
+  it('defines terms, with scope', async () => {
+    const b = new FakeBackend();
+    const d = await b.define('authorised persons');
+    expect(d).toHaveLength(1);
+    expect(d[0]).toMatchObject({ document: 'GLO', section_id: 'sec_authorised_person' });
+    const all = await b.definitions();
+    expect(all.find((x) => x.term === 'Senior Management')?.scope_section).toBe('sec_2');
+  });
+
+  it('renders a PDF page image as a valid PNG with highlights for a chunk', async () => {
+    const b = new FakeBackend();
+    const img = await b.pageImage('GEN', 3, 1007);
+    const bytes = Buffer.from(img.png_base64, 'base64');
+    expect(bytes.subarray(1, 4).toString()).toBe('PNG');
+    expect(bytes.readUInt32BE(16)).toBe(img.width);
+    expect(bytes.readUInt32BE(20)).toBe(img.height);
+    const idatLen = bytes.readUInt32BE(33);
+    expect(bytes.subarray(37, 41).toString()).toBe('IDAT');
+    const raw = inflateSync(bytes.subarray(41, 41 + idatLen));
+    expect(raw.length).toBe(img.height * (img.width + 1));
+    expect(img.highlights).toHaveLength(1);
+    await expect(b.pageImage('GLO', 1, null)).rejects.toMatchObject({ code: 'not_pdf' });
+  });
+});
+
+describe('FakeBackend ingest', () => {
+  it('reports progress per file; a failed file does not stop the others', async () => {
+    const b = new FakeBackend({ delayMs: 0 });
+    const events: Progress[] = [];
+    const report = await b.ingest(['/in/COBS Conduct of Business.pdf', '/in/damaged.pdf', '/in/notes.bin', '/in/Extra.md'], (p) => events.push(p));
+    expect(report.indexed).toEqual(['/in/COBS Conduct of Business.pdf', '/in/Extra.md']);
+    expect(report.failed.map((f) => f.path)).toEqual(['/in/damaged.pdf', '/in/notes.bin']);
+    const last = new Map(events.map((e) => [e.file, e]));
+    expect(last.get('/in/damaged.pdf')?.stage).toBe('failed');
+    expect(last.get('/in/damaged.pdf')?.error?.message).toMatch(/damaged/);
+    expect(last.get('/in/Extra.md')?.stage).toBe('indexed');
+    expect(events.some((e) => e.stage === 'embedding' && e.done > 0 && e.done < e.total)).toBe(true);
+    const docs = await b.libraryDocuments();
+    expect(docs.map((d) => d.document.label)).toContain('COBS');
+    // COBS resolves GEN 2.1.3's reference now.
+    const v = await b.show('GEN', 'sec_2_1_3');
+    expect(v.links.find((l) => l.label === 'COBS Rule 6.1.1')?.target_section).toBe('sec_6_1_1');
+    // A second ingest of the same file is unchanged.
+    const again = await b.ingest(['/in/Extra.md'], () => {});
+    expect(again.unchanged).toEqual(['/in/Extra.md']);
+  });
+
+  it('cancels the remaining files', async () => {
+    const b = new FakeBackend({ delayMs: 2 });
+    const events: Progress[] = [];
+    const running = b.ingest(['/a/One.md', '/a/Two.md', '/a/Three.md'], (p) => {
+      events.push(p);
+      if (p.file === '/a/One.md' && p.stage === 'embedding') void b.cancelIngest();
+    });
+    const report = await running;
+    expect(report.cancelled).toBe(true);
+    const last = new Map(events.map((e) => [e.file, e.stage]));
+    expect(last.get('/a/Three.md')).toBe('cancelled');
+  });
+
+  it('removes documents and says why it cannot', async () => {
+    const b = new FakeBackend();
+    await b.removeDocument('GLO');
+    expect((await b.libraryDocuments()).map((d) => d.document.label)).toEqual(['GEN']);
+    await expect(b.removeDocument('GLO')).rejects.toEqual({ code: 'not_found', message: 'No document "GLO" in the library.' });
+  });
+});
+
+describe('FakeBackend settings', () => {
+  it('asks for a re-index when the model changes', async () => {
+    const b = new FakeBackend();
+    const s = await b.getSettings();
+    const same = await b.saveSettings({ ...s, rrf_k: 30 });
+    expect(same.needs_reindex).toBe(false);
+    const changed = await b.saveSettings({ ...s, model: 'fast' });
+    expect(changed.needs_reindex).toBe(true);
+    expect(changed.reason).toMatch(/model/);
+  });
+
+  it('keeps key status without revealing keys', async () => {
+    const b = new FakeBackend();
+    expect((await b.keyStatus('anthropic')).set).toBe(false);
+    const st = await b.setKey('anthropic', 'sk-secret');
+    expect(st).toEqual({ provider: 'anthropic', set: true, source: 'keychain', keychain_available: true });
+    expect(JSON.stringify(st)).not.toContain('sk-secret');
+    expect((await b.removeKey('anthropic')).set).toBe(false);
+  });
+});

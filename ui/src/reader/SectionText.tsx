@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { DefinitionHit, LinkMark, SectionView, TermMark } from '../backend/types';
 import type { Loc } from '../state/history';
+import type { Headings } from '../state/useHeadings';
 import { sectionLabel } from '../util/sections';
 import { segmentText } from './segments';
 
@@ -9,6 +10,7 @@ type Props = {
   /** Definitions of a term (cached by the caller). */
   define(term: string): Promise<DefinitionHit[]>;
   onOpen(loc: Loc): void;
+  headings?: Headings;
 };
 
 type PopoverState = { mark: TermMark; start: number; rect: DOMRect };
@@ -41,7 +43,7 @@ export function bestDefinition(defs: DefinitionHit[], mark: TermMark, view: Sect
 }
 
 /** A section's text with defined terms and cross-references marked, rendered as text nodes. */
-export function SectionText({ view, define, onOpen }: Props) {
+export function SectionText({ view, define, onOpen, headings }: Props) {
   const segments = useMemo(() => segmentText(view.text, view.terms, view.links), [view]);
   const [popover, setPopover] = useState<PopoverState | null>(null);
   const hideTimer = useRef<number | undefined>(undefined);
@@ -144,6 +146,7 @@ export function SectionText({ view, define, onOpen }: Props) {
           state={popover}
           view={view}
           define={define}
+          headings={headings}
           onEnter={cancelHide}
           onLeave={hideSoon}
           onOpen={(loc) => {
@@ -160,12 +163,13 @@ type PopoverProps = {
   state: PopoverState;
   view: SectionView;
   define(term: string): Promise<DefinitionHit[]>;
+  headings?: Headings;
   onEnter(): void;
   onLeave(): void;
   onOpen(loc: Loc): void;
 };
 
-function DefinitionPopover({ state, view, define, onEnter, onLeave, onOpen }: PopoverProps) {
+function DefinitionPopover({ state, view, define, headings, onEnter, onLeave, onOpen }: PopoverProps) {
   const [defs, setDefs] = useState<DefinitionHit[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const { mark, rect } = state;
@@ -182,6 +186,11 @@ function DefinitionPopover({ state, view, define, onEnter, onLeave, onOpen }: Po
   }, [define, mark.term]);
 
   const best = defs ? bestDefinition(defs, mark, view) : null;
+  const request = headings?.request;
+  useEffect(() => {
+    if (best && request) request([best.doc_id]);
+  }, [best, request]);
+  const name = (docId: number, id: string) => (headings ? headings.heading(docId, id) : sectionLabel(id));
   const others = defs && best ? defs.filter((d) => d !== best && d.key === best.key) : [];
   const width = 360;
   const vw = typeof window !== 'undefined' ? window.innerWidth : 1200;
@@ -210,8 +219,8 @@ function DefinitionPopover({ state, view, define, onEnter, onLeave, onOpen }: Po
         <>
           <p className="popover-text">{best.text}</p>
           <p className="popover-source muted">
-            Defined in {best.document} › {sectionLabel(best.section_id)}
-            {best.scope_section ? ` (applies within ${sectionLabel(best.scope_section)})` : ''}
+            Defined in {best.document} › {name(best.doc_id, best.section_id)}
+            {best.scope_section ? ` (applies within ${name(best.doc_id, best.scope_section)})` : ''}
           </p>
           <a
             href="#"
@@ -226,7 +235,7 @@ function DefinitionPopover({ state, view, define, onEnter, onLeave, onOpen }: Po
           </a>
           {others.length > 0 && (
             <p className="muted popover-others">
-              Also defined in {others.map((o) => `${o.document} ${sectionLabel(o.section_id)}`).join(', ')}
+              Also defined in {others.map((o) => `${o.document} ${name(o.doc_id, o.section_id)}`).join(', ')}
             </p>
           )}
         </>

@@ -4,7 +4,7 @@ import { toBackendError } from '../backend/errors';
 import type { BackendError, DefinitionHit } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { useNav } from '../state/nav';
-import { sectionLabel } from '../util/sections';
+import { useHeadings } from '../state/useHeadings';
 
 export function DefinitionsView() {
   const backend = useBackend();
@@ -12,6 +12,12 @@ export function DefinitionsView() {
   const [defs, setDefs] = useState<DefinitionHit[] | null>(null);
   const [error, setError] = useState<BackendError | null>(null);
   const [filter, setFilter] = useState('');
+  const headings = useHeadings(backend, nav.libraryVersion);
+  const { request } = headings;
+
+  useEffect(() => {
+    if (defs) request(defs.map((d) => d.doc_id));
+  }, [defs, request]);
 
   useEffect(() => {
     let live = true;
@@ -67,7 +73,8 @@ export function DefinitionsView() {
             >
               <span className="glossary-term">{d.term}</span>
               <span className="glossary-where muted">
-                <span className="doc-label">{d.document}</span> {sectionLabel(d.section_id)} · {d.scope_section ? `within ${sectionLabel(d.scope_section)}` : 'whole document'}
+                <span className="doc-label">{d.document}</span> {headings.heading(d.doc_id, d.section_id)} ·{' '}
+                {d.scope_section ? `within ${headings.heading(d.doc_id, d.scope_section)}` : 'whole document'}
               </span>
               <span className="glossary-text">{d.text}</span>
             </button>

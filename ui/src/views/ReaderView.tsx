@@ -9,6 +9,7 @@ import { OutlineTree } from '../reader/OutlineTree';
 import { SectionText } from '../reader/SectionText';
 import type { Loc } from '../state/history';
 import { useNav } from '../state/nav';
+import { useHeadings } from '../state/useHeadings';
 import { formatPages } from '../util/format';
 import { sectionLabel } from '../util/sections';
 
@@ -139,17 +140,12 @@ export function ReaderView({ loc, canBack, canForward, onBack, onForward }: Read
     return (id: number) => m.get(id) ?? `#${id}`;
   }, [docs]);
 
-  const sectionHeading = useCallback(
-    (docId: number, id: string) => {
-      const o = outline?.data;
-      if (o && o.document.id === docId) {
-        const s = o.sections.find((x) => x.section_id === id);
-        if (s) return s.heading;
-      }
-      return sectionLabel(id);
-    },
-    [outline],
-  );
+  const headings = useHeadings(backend, version);
+  const sectionHeading = headings.heading;
+  useEffect(() => {
+    if (!refs) return;
+    headings.request([...refs.data.incoming.map((r) => r.doc_id), ...refs.data.outgoing.flatMap((r) => (r.target_doc_id === null ? [] : [r.target_doc_id]))]);
+  }, [refs, headings]);
 
   if (loc === null) {
     return (
@@ -250,7 +246,7 @@ export function ReaderView({ loc, canBack, canForward, onBack, onForward }: Read
               <> · {sectionLabel(view.section.section_id)}</>
             </p>
             {view.text.trim() ? (
-              <SectionText view={view} define={define} onOpen={open} />
+              <SectionText view={view} define={define} onOpen={open} headings={headings} />
             ) : (
               <div className="reader-text muted" data-testid="reader-text">
                 This section has no text of its own; see its subsections in the outline.

@@ -1,0 +1,217 @@
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import type { UserEvent } from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import type { Backend } from '../backend';
+import { renderApp, stubBackend } from '../test/helpers';
+
+/** Opens a section through search: type a rule number, Enter on the first (exact) hit. */
+async function openVia(user: UserEvent, query: string, sectionId: string) {
+  await user.click(screen.getByTestId('nav-search'));
+  const input = screen.getByTestId('search-input');
+  await user.clear(input);
+  await user.type(input, query);
+  await waitFor(() => expect(screen.getAllByTestId('hit')[0]).toHaveAttribute('data-section-id', sectionId));
+  await user.keyboard('{Enter}');
+  await expectSection(sectionId);
+}
+
+async function expectSection(sectionId: string) {
+  await waitFor(() => expect(screen.getByTestId('reader-heading')).toHaveAttribute('data-section-id', sectionId));
+}
+
+function setup(overrides: Partial<Backend> = {}) {
+  return renderApp(stubBackend(overrides), { debounceMs: 5 });
+}
+
+describe('reader', () => {
+  it('opens a document at its first section from the reader’s document list', async () => {
+    const { user } = renderApp(stubBackend(), { view: 'reader' });
+    await user.click(await screen.findByRole('button', { name: /GEN General Rulebook/ }));
+    await expectSection('sec_1');
+    expect(screen.getByTestId('reader-heading')).toHaveTextContent('1 Introduction');
+    expect(screen.getByTestId('back')).toBeDisabled();
+  });
+
+  it('shows the section text with terms and links as text nodes', async () => {
+    const { user } = setup();
+    await openVia(user, '2.1.2', 'sec_2_1_2');
+    const text = screen.getByTestId('reader-text');
+    expect(text).toHaveTextContent('An Authorised Person must act with due skill, care and diligence');
+    const term = within(text).getAllByTestId('term')[0];
+    expect(term).toHaveTextContent('Authorised Person');
+    expect(term).toHaveAttribute('data-key', 'authorised person');
+    expect(term).toHaveAttribute('tabindex', '0');
+    const link = within(text).getByTestId('xref');
+    expect(link).toHaveTextContent('Rule 2.1.3');
+    expect(link).toHaveAttribute('data-target-section', 'sec_2_1_3');
+  });
+
+  it('marks references that are not in the library', async () => {
+    const { user } = setup();
+    await openVia(user, '2.1.3', 'sec_2_1_3');
+    const unresolved = screen.getByTestId('xref-unresolved');
+    expect(unresolved).toHaveTextContent('COBS Rule 6.1.1');
+    expect(unresolved).toHaveAttribute('title', 'not in library');
+    expect(unresolved.tagName).not.toBe('A');
+  });
+
+  it('follows a cross-reference and goes back and forward (buttons and Alt+←/→)', async () => {
+    const { user } = setup();
+    await openVia(user, '2.1.2', 'sec_2_1_2');
+    await user.click(screen.getByTestId('xref'));
+    await expectSection('sec_2_1_3');
+    expect(screen.getByTestId('forward')).toBeDisabled();
+
+    await user.click(screen.getByTestId('back'));
+    await expectSection('sec_2_1_2');
+    expect(screen.getByTestId('forward')).toBeEnabled();
+    await user.click(screen.getByTestId('forward'));
+    await expectSection('sec_2_1_3');
+
+    await user.keyboard('{Alt>}{ArrowLeft}{/Alt}');
+    await expectSection('sec_2_1_2');
+    await user.keyboard('{Alt>}{ArrowRight}{/Alt}');
+    await expectSection('sec_2_1_3');
+
+    // Going back then somewhere new drops the forward entries.
+    await user.click(screen.getByTestId('back'));
+    await expectSection('sec_2_1_2');
+    await user.click(screen.getAllByTestId('reader-crumb')[0]);
+    await expectSection('sec_2');
+    expect(screen.getByTestId('forward')).toBeDisabled();
+  });
+
+  it('renders the breadcrumb; each segment navigates', async () => {
+    const { user } = setup();
+    await openVia(user, '2.1.1', 'sec_2_1_1');
+    const crumbs = screen.getAllByTestId('reader-crumb');
+    expect(crumbs.map((c) => c.textContent)).toEqual(['2 Core Principles', '2.1 Principles for Authorised Persons', '2.1.1 Principle 1 – Integrity']);
+    expect(crumbs[2]).toHaveAttribute('aria-current', 'page');
+    await user.click(crumbs[1]);
+    await expectSection('sec_2_1');
+    expect(screen.getByTestId('reader-heading')).toHaveTextContent('2.1 Principles for Authorised Persons');
+  });
+
+  it('a hit’s breadcrumb opens the reader at that crumb', async () => {
+    const { user } = setup();
+    await user.type(screen.getByTestId('search-input'), 'diligence');
+    const [first] = await screen.findAllByTestId('hit');
+    const crumbs = within(first).getAllByTestId('hit-crumb');
+    expect(crumbs.map((c) => c.textContent)).toEqual(['2 Core Principles', '2.1 Principles for Authorised Persons', '2.1.2 Principle 2 – Due skill, care and diligence']);
+    await user.click(crumbs[0]);
+    await expectSection('sec_2');
+    expect(screen.getByTestId('nav-reader')).toHaveAttribute('aria-current', 'page');
+  });
+
+  it('shows a definition popover on hover and on focus, with a link to the definition', async () => {
+    const define = vi.fn(stubBackend().define);
+    const { user } = setup({ define });
+    await openVia(user, '2.1.1', 'sec_2_1_1');
+    const term = screen.getAllByTestId('term').find((t) => t.dataset.key === 'authorised person')!;
+
+    await user.hover(term);
+    const popover = await screen.findByTestId('definition-popover');
+    await waitFor(() => expect(popover).toHaveTextContent('Authorised Person means a person, other than an Approved Individual'));
+    await waitFor(() => expect(popover).toHaveTextContent('Defined in GLO › Authorised Person'));
+    expect(term).toHaveAttribute('aria-describedby', 'definition-popover');
+
+    await user.unhover(term);
+    await waitFor(() => expect(screen.queryByTestId('definition-popover')).toBeNull());
+
+    act(() => term.focus());
+    expect(await screen.findByTestId('definition-popover')).toHaveTextContent('holds a licence');
+    expect(define).toHaveBeenCalledTimes(1); // cached per term
+
+    await user.click(within(screen.getByTestId('definition-popover')).getByText('Go to definition'));
+    await waitFor(() => expect(screen.getByTestId('reader-heading')).toHaveAttribute('data-section-id', 'sec_authorised_person'));
+    expect(screen.getByTestId('reader-heading')).toHaveTextContent('Authorised Person');
+  });
+
+  it('prefers the definition that applies in the current scope', async () => {
+    const { user } = setup();
+    await openVia(user, '2.1.3', 'sec_2_1_3');
+    const term = screen.getAllByTestId('term').find((t) => t.dataset.key === 'senior management')!;
+    fireEvent.focus(term);
+    const popover = await screen.findByTestId('definition-popover');
+    await waitFor(() => expect(popover).toHaveTextContent('responsible for the day-to-day management'));
+    expect(popover).toHaveTextContent('applies within 2 Core Principles');
+  });
+
+  it('builds the outline tree: current section highlighted, ancestors expanded, collapsible', async () => {
+    const { user } = setup();
+    await openVia(user, '2.1.3', 'sec_2_1_3');
+    const items = () => screen.getAllByTestId('outline-item');
+    const current = items().filter((i) => i.getAttribute('aria-current') === 'true');
+    expect(current.map((c) => c.dataset.sectionId)).toEqual(['sec_2_1_3']);
+    // Ancestors 2 and 2.1 are expanded, so their children show; chapter 1 is collapsed.
+    const ids = items().map((i) => i.dataset.sectionId);
+    expect(ids).toEqual(expect.arrayContaining(['sec_1', 'sec_2', 'sec_2_1', 'sec_2_1_1', 'sec_2_1_4', 'sec_2_2', 'sec_2_3']));
+    expect(ids).not.toContain('sec_1_1');
+
+    await user.click(screen.getByRole('button', { name: 'Expand 1 Introduction' }));
+    expect(items().map((i) => i.dataset.sectionId)).toContain('sec_1_1');
+    await user.click(screen.getByRole('button', { name: 'Collapse 2.1 Principles for Authorised Persons' }));
+    expect(items().map((i) => i.dataset.sectionId)).not.toContain('sec_2_1_1');
+
+    await user.click(items().find((i) => i.dataset.sectionId === 'sec_1_1')!);
+    await expectSection('sec_1_1');
+    expect(items().find((i) => i.dataset.sectionId === 'sec_1_1')).toHaveAttribute('aria-current', 'true');
+  });
+
+  it('lists incoming and outgoing references; a backlink opens its section in its document', async () => {
+    const { user } = setup();
+    await openVia(user, '2.1.1', 'sec_2_1_1');
+    const backlinks = await screen.findAllByTestId('backlink');
+    expect(backlinks.map((b) => b.textContent)).toEqual(expect.arrayContaining(['GLO Authorised Person', 'GEN 2.2 Principles for Approved Individuals']));
+    await user.click(backlinks.find((b) => b.textContent?.startsWith('GLO'))!);
+    await expectSection('sec_authorised_person');
+    const out = await screen.findAllByTestId('reference');
+    expect(out[0]).toHaveTextContent('GEN Rule 2.1.1');
+    await user.click(out[0]);
+    await expectSection('sec_2_1_1');
+  });
+
+  it('opens the original PDF page with highlights and pages through it', async () => {
+    const pageImage = vi.fn(stubBackend().pageImage);
+    const { user } = setup({ pageImage });
+    await openVia(user, '2.1.3', 'sec_2_1_3');
+    await user.click(screen.getByTestId('open-original'));
+    const img = await screen.findByTestId('page-image');
+    expect(img.getAttribute('src')).toMatch(/^data:image\/png;base64,iVBOR/);
+    expect(pageImage).toHaveBeenLastCalledWith('1', 3, 1007);
+    expect(screen.getAllByTestId('page-highlight')).toHaveLength(1);
+    expect(screen.getByTestId('page-number')).toHaveTextContent('Page 3 of 5');
+    await user.click(screen.getByTestId('next-page'));
+    await waitFor(() => expect(pageImage).toHaveBeenLastCalledWith('1', 4, 1007));
+    expect(screen.getByTestId('page-number')).toHaveTextContent('Page 4 of 5');
+    await user.keyboard('{Escape}');
+    expect(screen.queryByTestId('original-dialog')).toBeNull();
+  });
+
+  it('shows the path and text for originals that are not PDFs', async () => {
+    const pageImage = vi.fn(stubBackend().pageImage);
+    const { user } = setup({ pageImage });
+    await user.type(screen.getByTestId('search-input'), 'controlled function');
+    await screen.findAllByTestId('hit');
+    await user.click(screen.getAllByTestId('hit-crumb').find((c) => c.textContent === 'Controlled Function')!);
+    await expectSection('sec_controlled_function');
+    await user.click(screen.getByTestId('open-original'));
+    const dialog = screen.getByTestId('original-dialog');
+    expect(dialog).toHaveTextContent('/Users/analyst/Rulebooks/GLO Glossary.docx');
+    expect(dialog).toHaveTextContent('Controlled Function means a function');
+    expect(screen.queryByTestId('page-image')).toBeNull();
+    expect(pageImage).not.toHaveBeenCalled();
+  });
+
+  it('shows a backend error message when a section cannot be shown', async () => {
+    const { user } = setup({
+      show: async () => {
+        throw { code: 'not_found', message: 'No section "sec_2_1_2" in GEN.' };
+      },
+    });
+    await user.type(screen.getByTestId('search-input'), '2.1.2');
+    await screen.findAllByTestId('hit');
+    await user.keyboard('{Enter}');
+    expect(await screen.findByRole('alert')).toHaveTextContent('No section "sec_2_1_2" in GEN.');
+  });
+});

@@ -1,0 +1,189 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import type { BackendError, IngestReport, Progress, Stage } from '../backend/types';
+import { FINAL_STAGES, ingestReducer, initialIngest } from '../state/ingest';
+import { deferred, renderApp, stubBackend } from '../test/helpers';
+
+const FILES = ['/in/One.pdf', '/in/Two.pdf', '/in/Three.docx'];
+
+function ev(file: string, stage: Stage, done = 0, total = 0, error: BackendError | null = null): Progress {
+  return { file, file_index: FILES.indexOf(file), files: FILES.length, stage, done, total, error };
+}
+
+function row(file: string) {
+  return screen.getAllByTestId('ingest-row').find((r) => r.dataset.file === file)!;
+}
+
+describe('library', () => {
+  it('lists documents with their stats', async () => {
+    renderApp(stubBackend(), { view: 'library' });
+    const rows = await screen.findAllByTestId('doc-row');
+    expect(rows.map((r) => r.dataset.label)).toEqual(['GEN', 'GLO']);
+    const cells = within(rows[0]).getAllByRole('cell').map((c) => c.textContent);
+    expect(cells.slice(0, 9)).toEqual(['General Rulebook', 'GEN', 'pdf', '5', '11', '11', '1', '6', 'indexed']);
+    expect(within(rows[1]).getAllByRole('cell')[3]).toHaveTextContent('—');
+  });
+
+  it('shows a progress row per file; a failure shows its reason and the others continue', async () => {
+    let emit!: (p: Progress) => void;
+    const done = deferred<IngestReport>();
+    const ingest = vi.fn((_paths: string[], onProgress: (p: Progress) => void) => {
+      emit = onProgress;
+      return done.promise;
+    });
+    const cancelIngest = vi.fn(async () => {});
+    const libraryDocuments = vi.fn(stubBackend().libraryDocuments);
+    const { user } = renderApp(stubBackend({ ingest, cancelIngest, libraryDocuments, pickFiles: async () => FILES }), { view: 'library' });
+    await screen.findAllByTestId('doc-row');
+
+    await user.click(screen.getByTestId('add-files'));
+    await waitFor(() => expect(ingest).toHaveBeenCalledWith(FILES, expect.any(Function)));
+    act(() => FILES.forEach((f) => emit(ev(f, 'queued'))));
+    expect(screen.getAllByTestId('ingest-row').map((r) => r.dataset.stage)).toEqual(['queued', 'queued', 'queued']);
+
+    act(() => {
+      emit(ev('/in/One.pdf', 'converting'));
+      emit(ev('/in/One.pdf', 'embedding', 3, 8));
+    });
+    expect(row('/in/One.pdf')).toHaveAttribute('data-stage', 'embedding');
+    expect(row('/in/One.pdf')).toHaveTextContent('embedding 3/8');
+    const bar = within(row('/in/One.pdf')).getByRole('progressbar');
+    expect(bar).toHaveAttribute('value', '3');
+    expect(bar).toHaveAttribute('max', '8');
+
+    act(() => {
+      emit(ev('/in/One.pdf', 'indexed', 8, 8));
+      emit(ev('/in/Two.pdf', 'converting'));
+      emit(ev('/in/Two.pdf', 'failed', 0, 0, { code: 'convert_failed', message: 'The PDF is encrypted.' }));
+      emit(ev('/in/Three.docx', 'contextualizing', 0, 4));
+    });
+    expect(row('/in/Two.pdf')).toHaveAttribute('data-stage', 'failed');
+    expect(row('/in/Two.pdf')).toHaveTextContent('failed: The PDF is encrypted.');
+    expect(row('/in/Three.docx')).toHaveAttribute('data-stage', 'contextualizing');
+
+    await user.click(screen.getByTestId('ingest-cancel'));
+    expect(cancelIngest).toHaveBeenCalledTimes(1);
+
+    act(() => {
+      emit(ev('/in/Three.docx', 'indexing', 4, 4));
+      emit(ev('/in/Three.docx', 'indexed', 4, 4));
+    });
+    const calls = libraryDocuments.mock.calls.length;
+    await act(async () =>
+      done.resolve({
+        indexed: ['/in/One.pdf', '/in/Three.docx'],
+        unchanged: [],
+        failed: [{ path: '/in/Two.pdf', code: 'convert_failed', message: 'The PDF is encrypted.' }],
+        cancelled: false,
+        chunks: 12,
+        seconds: 1.5,
+      }),
+    );
+    expect(screen.getAllByTestId('ingest-row').map((r) => r.dataset.stage)).toEqual(['indexed', 'failed', 'indexed']);
+    expect(await screen.findByTestId('ingest-summary')).toHaveTextContent('Indexed 2, unchanged 0, failed 1 · 12 chunks in 1.5 s');
+    expect(screen.queryByTestId('ingest-cancel')).toBeNull();
+    await waitFor(() => expect(libraryDocuments.mock.calls.length).toBeGreaterThan(calls));
+  });
+
+  it('adds the sample files end to end: progress, failure reason, new document row', async () => {
+    const { user } = renderApp(stubBackend({}, { delayMs: 1 }), { view: 'library' });
+    await screen.findAllByTestId('doc-row');
+    await user.click(screen.getByTestId('add-files'));
+    await waitFor(() => expect(screen.getByTestId('ingest-summary')).toBeInTheDocument(), { timeout: 3000 });
+    const rows = screen.getAllByTestId('ingest-row');
+    expect(rows.map((r) => r.dataset.stage)).toEqual(['indexed', 'failed']);
+    expect(rows[1]).toHaveTextContent(/failed: .*damaged/);
+    await waitFor(() => expect(screen.getAllByTestId('doc-row').map((r) => r.dataset.label)).toEqual(['GEN', 'GLO', 'COBS']));
+  });
+
+  it('adds files dropped onto the window, from any view', async () => {
+    let drop!: (paths: string[]) => void;
+    let hover!: (over: boolean) => void;
+    const ingest = vi.fn(async (): Promise<IngestReport> => ({ indexed: [], unchanged: [], failed: [], cancelled: false, chunks: 0, seconds: 0 }));
+    renderApp(
+      stubBackend({
+        ingest,
+        onFileDrop: (cb, onHover) => {
+          drop = cb;
+          hover = onHover!;
+          return () => {};
+        },
+      }),
+      { view: 'search' },
+    );
+    act(() => hover(true));
+    expect(screen.getByTestId('drop-overlay')).toBeInTheDocument();
+    act(() => {
+      hover(false);
+      drop(['/Users/me/Rules']);
+    });
+    expect(screen.queryByTestId('drop-overlay')).toBeNull();
+    await waitFor(() => expect(ingest).toHaveBeenCalledWith(['/Users/me/Rules'], expect.any(Function)));
+    expect(screen.getByTestId('nav-library')).toHaveAttribute('aria-current', 'page');
+  });
+
+  it('removes a document only after confirmation', async () => {
+    const removeDocument = vi.fn(stubBackend().removeDocument);
+    const backend = stubBackend({ removeDocument });
+    const { user } = renderApp(backend, { view: 'library' });
+    const glo = (await screen.findAllByTestId('doc-row'))[1];
+    await user.click(within(glo).getByTestId('remove'));
+    await user.click(within(glo).getByTestId('cancel-remove'));
+    expect(removeDocument).not.toHaveBeenCalled();
+    await user.click(within(glo).getByTestId('remove'));
+    await user.click(within(glo).getByTestId('confirm-remove'));
+    expect(removeDocument).toHaveBeenCalledWith('2');
+    await waitFor(() => expect(screen.getAllByTestId('doc-row').map((r) => r.dataset.label)).toEqual(['GEN']));
+  });
+
+  it('re-indexes a document with progress, and shows a failed removal’s message', async () => {
+    const reindexDocument = vi.fn(stubBackend({}, { delayMs: 1 }).reindexDocument);
+    const { user } = renderApp(
+      stubBackend({
+        reindexDocument,
+        removeDocument: async () => {
+          throw { code: 'busy', message: 'An ingest is running.' };
+        },
+      }),
+      { view: 'library' },
+    );
+    const gen = (await screen.findAllByTestId('doc-row'))[0];
+    await user.click(within(gen).getByTestId('reindex'));
+    expect(reindexDocument).toHaveBeenCalledWith('1', expect.any(Function));
+    await waitFor(() => expect(screen.getAllByTestId('ingest-row')[0]).toHaveAttribute('data-stage', 'indexed'), { timeout: 3000 });
+
+    await user.click(within(screen.getAllByTestId('doc-row')[0]).getByTestId('remove'));
+    await user.click(screen.getByTestId('confirm-remove'));
+    expect(await screen.findByRole('alert')).toHaveTextContent('An ingest is running.');
+  });
+});
+
+describe('ingest state', () => {
+  const p = (file: string, stage: Stage, done = 0, total = 0): Progress => ({ file, file_index: 0, files: 1, stage, done, total, error: null });
+
+  it('keeps the latest event per file but never undoes a final stage', () => {
+    let s = ingestReducer(initialIngest, { type: 'start', reset: true });
+    s = ingestReducer(s, { type: 'progress', p: p('a', 'embedding', 2, 4) });
+    s = ingestReducer(s, { type: 'progress', p: p('a', 'indexed', 4, 4) });
+    s = ingestReducer(s, { type: 'progress', p: p('a', 'indexing', 4, 4) });
+    expect(s.rows).toHaveLength(1);
+    expect(s.rows[0].stage).toBe('indexed');
+  });
+
+  it('settles rows from the report when a final event was lost', () => {
+    let s = ingestReducer(initialIngest, { type: 'start', reset: true });
+    s = ingestReducer(s, { type: 'progress', p: p('a', 'embedding', 1, 4) });
+    s = ingestReducer(s, { type: 'progress', p: p('b', 'converting') });
+    s = ingestReducer(s, { type: 'progress', p: p('c', 'queued') });
+    s = ingestReducer(s, {
+      type: 'finish',
+      report: { indexed: ['a'], unchanged: [], failed: [{ path: 'b', code: 'x', message: 'broken' }], cancelled: true, chunks: 1, seconds: 0.1 },
+    });
+    expect(s.rows.map((r) => [r.file, r.stage, r.error?.message ?? null])).toEqual([
+      ['a', 'indexed', null],
+      ['b', 'failed', 'broken'],
+      ['c', 'cancelled', null],
+    ]);
+    expect(s.rows.every((r) => FINAL_STAGES.includes(r.stage))).toBe(true);
+  });
+});

@@ -1,4 +1,5 @@
-import { render } from '@testing-library/react';
+import { expect } from 'vitest';
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { App } from '../App';
 import type { Backend } from '../backend';
@@ -29,3 +30,15 @@ export function deferred<T>() {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Sets the search query in one change (no intermediate queries) and waits until the results for
+ * exactly that query are shown; returns the hit elements.
+ */
+export async function searchFor(value: string): Promise<HTMLElement[]> {
+  const input = screen.getByTestId('search-input');
+  act(() => input.focus());
+  fireEvent.change(input, { target: { value } });
+  await waitFor(() => expect(screen.getByTestId('results-status').textContent).toMatch(/\d+ results?$/), { timeout: 3000 });
+  return screen.getAllByTestId('hit');
+}

@@ -232,7 +232,7 @@ function IngestPanel({ rows, running, cancelling, report, error, onCancel, onCle
       <ul className="ingest-rows">
         {rows.map((row) => {
           const final = FINAL_STAGES.includes(row.stage);
-          const value = row.total > 0 ? row.done : final ? 1 : 0;
+          const value = row.total > 0 ? row.done : final && row.stage !== 'failed' ? 1 : 0;
           const max = row.total > 0 ? row.total : 1;
           return (
             <li key={row.file} className={`ingest-row stage-${row.stage}`} data-testid="ingest-row" data-stage={row.stage} data-file={row.file}>

@@ -2,15 +2,13 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import type { UserEvent } from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend } from '../backend';
-import { renderApp, stubBackend } from '../test/helpers';
+import { renderApp, searchFor, stubBackend } from '../test/helpers';
 
 /** Opens a section through search: type a rule number, Enter on the first (exact) hit. */
 async function openVia(user: UserEvent, query: string, sectionId: string) {
   await user.click(screen.getByTestId('nav-search'));
-  const input = screen.getByTestId('search-input');
-  await user.clear(input);
-  await user.type(input, query);
-  await waitFor(() => expect(screen.getAllByTestId('hit')[0]).toHaveAttribute('data-section-id', sectionId));
+  const hits = await searchFor(query);
+  expect(hits[0]).toHaveAttribute('data-section-id', sectionId);
   await user.keyboard('{Enter}');
   await expectSection(sectionId);
 }
@@ -94,8 +92,7 @@ describe('reader', () => {
 
   it('a hit’s breadcrumb opens the reader at that crumb', async () => {
     const { user } = setup();
-    await user.type(screen.getByTestId('search-input'), 'diligence');
-    const [first] = await screen.findAllByTestId('hit');
+    const [first] = await searchFor('diligence');
     const crumbs = within(first).getAllByTestId('hit-crumb');
     expect(crumbs.map((c) => c.textContent)).toEqual(['2 Core Principles', '2.1 Principles for Authorised Persons', '2.1.2 Principle 2 – Due skill, care and diligence']);
     await user.click(crumbs[0]);
@@ -191,8 +188,7 @@ describe('reader', () => {
   it('shows the path and text for originals that are not PDFs', async () => {
     const pageImage = vi.fn(stubBackend().pageImage);
     const { user } = setup({ pageImage });
-    await user.type(screen.getByTestId('search-input'), 'controlled function');
-    await screen.findAllByTestId('hit');
+    await searchFor('controlled function');
     await user.click(screen.getAllByTestId('hit-crumb').find((c) => c.textContent === 'Controlled Function')!);
     await expectSection('sec_controlled_function');
     await user.click(screen.getByTestId('open-original'));
@@ -209,8 +205,7 @@ describe('reader', () => {
         throw { code: 'not_found', message: 'No section "sec_2_1_2" in GEN.' };
       },
     });
-    await user.type(screen.getByTestId('search-input'), '2.1.2');
-    await screen.findAllByTestId('hit');
+    await searchFor('2.1.2');
     await user.keyboard('{Enter}');
     expect(await screen.findByRole('alert')).toHaveTextContent('No section "sec_2_1_2" in GEN.');
   });

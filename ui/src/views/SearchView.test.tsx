@@ -1,7 +1,7 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { Hit, SearchRequest } from '../backend/types';
-import { deferred, renderApp, sleep, stubBackend } from '../test/helpers';
+import { deferred, renderApp, searchFor, sleep, stubBackend } from '../test/helpers';
 
 function hit(id: number, text: string, extra: Partial<Hit> = {}): Hit {
   return {
@@ -94,8 +94,7 @@ describe('search', () => {
       hit(7, 'x', { crumbs: [{ section_id: 'sec_2', heading: '2 Core' }, { section_id: 'sec_7', heading: '2.7 Seven' }], chunk_type: 'schedule' }),
     ]);
     const { user } = renderApp(stubBackend({ search }), { debounceMs: 10 });
-    await user.type(screen.getByTestId('search-input'), 'records');
-    await screen.findAllByTestId('hit');
+    await searchFor('records');
     const lastReq = () => search.mock.calls[search.mock.calls.length - 1][0];
 
     const types = screen.getByTestId('filter-chunk-type');
@@ -128,9 +127,10 @@ describe('search', () => {
         exact: { rank: 1, score: 1 },
       }),
     ]);
-    const { user } = renderApp(stubBackend({ search }), { debounceMs: 5 });
-    await user.type(screen.getByTestId('search-input'), 'records');
-    const [card] = await screen.findAllByTestId('hit');
+    renderApp(stubBackend({ search }), { debounceMs: 5 });
+    const [card] = await searchFor('records');
+    expect(within(card).getByTestId('hit-title')).toHaveTextContent('3 Heading 3');
+    expect(within(card).getByTestId('hit-section-id')).toHaveTextContent('3');
     expect(card).toHaveAttribute('data-chunk-id', '3');
     expect(card).toHaveAttribute('data-section-id', 'sec_3');
     expect(within(card).getByTestId('chunk-type-badge')).toHaveTextContent('requirement');
@@ -145,8 +145,8 @@ describe('search', () => {
   it('copies the citation', async () => {
     const copyText = vi.fn(async () => {});
     const { user } = renderApp(stubBackend({ copyText, search: async () => [hit(4, 'x', { citation: 'GEN 4 (p. 12)' })] }), { debounceMs: 5 });
-    await user.type(screen.getByTestId('search-input'), 'x');
-    await user.click(await screen.findByTestId('copy-citation'));
+    await searchFor('x');
+    await user.click(screen.getByTestId('copy-citation'));
     expect(copyText).toHaveBeenCalledWith('GEN 4 (p. 12)');
     expect(await screen.findByText('Copied')).toBeInTheDocument();
   });
@@ -166,8 +166,7 @@ describe('search keyboard', () => {
   it('moves the selection with ↑/↓ and opens the selected hit with Enter', async () => {
     const { user } = renderApp(stubBackend(), { debounceMs: 5 });
     const input = screen.getByTestId('search-input');
-    await user.type(input, 'authorised person');
-    const hits = await screen.findAllByTestId('hit');
+    const hits = await searchFor('authorised person');
     expect(hits.length).toBeGreaterThan(2);
     expect(hits[0]).toHaveAttribute('aria-selected', 'true');
     await user.keyboard('{ArrowDown}{ArrowDown}');
@@ -187,8 +186,7 @@ describe('search keyboard', () => {
 
   it('does not move past either end', async () => {
     const { user } = renderApp(stubBackend(), { debounceMs: 5 });
-    await user.type(screen.getByTestId('search-input'), 'integrity');
-    const hits = await screen.findAllByTestId('hit');
+    const hits = await searchFor('integrity');
     await user.keyboard('{ArrowUp}');
     expect(hits[0]).toHaveAttribute('aria-selected', 'true');
     for (let i = 0; i < hits.length + 2; i++) await user.keyboard('{ArrowDown}');
@@ -198,8 +196,7 @@ describe('search keyboard', () => {
   it('Esc clears the query and results', async () => {
     const { user } = renderApp(stubBackend(), { debounceMs: 5 });
     const input = screen.getByTestId('search-input');
-    await user.type(input, 'integrity');
-    await screen.findAllByTestId('hit');
+    await searchFor('integrity');
     await user.keyboard('{Escape}');
     expect(input).toHaveValue('');
     await waitFor(() => expect(screen.queryAllByTestId('hit')).toHaveLength(0));

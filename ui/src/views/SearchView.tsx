@@ -169,7 +169,7 @@ export function SearchView({ focusToken = 0, debounceMs }: SearchViewProps) {
       <ErrorNote error={search.error} />
       {copyError && <div className="error-note" role="alert">{copyError}</div>}
 
-      <div className="results-status" role="status" aria-live="polite">
+      <div className="results-status" role="status" aria-live="polite" data-testid="results-status">
         {q && search.answered === q && !search.loading && !search.error
           ? hits.length === 0
             ? `No results for “${q}”.`
@@ -304,10 +304,13 @@ function HitCard({ hit, index, selected, copied, onSelect, onOpen, onCrumb, onSc
           {hit.chunk_type}
         </span>
       </div>
-      <button type="button" className="hit-title link-button" onClick={onOpen}>
-        <span className="hit-section-id">{sectionLabel(hit.section_id)}</span> {heading !== sectionLabel(hit.section_id) ? heading : ''}
+      <button type="button" className="hit-title link-button" data-testid="hit-title" onClick={onOpen}>
+        {heading}
       </button>
       <div className="hit-source">
+        <span className="hit-section-id" data-testid="hit-section-id" title="Section id">
+          {sectionLabel(hit.section_id)}
+        </span>
         <span className="doc-label">{hit.label}</span> {hit.document}
         {pages && <span className="pages"> · {pages}</span>}
       </div>

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useBackend } from '../backend';
 import { toBackendError } from '../backend/errors';
 import type { BackendError, KeyStatus, Settings, SettingsChange } from '../backend/types';
@@ -26,6 +26,11 @@ export function SettingsView() {
   const [saving, setSaving] = useState(false);
   const [change, setChange] = useState<SettingsChange | null>(null);
   const [reindexStarted, setReindexStarted] = useState(false);
+  const noticeRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (change?.needs_reindex) noticeRef.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  }, [change]);
 
   useEffect(() => {
     let live = true;
@@ -150,7 +155,7 @@ export function SettingsView() {
             )}
           </div>
           {change?.needs_reindex && (
-            <div className="notice" role="status" data-testid="needs-reindex">
+            <div className="notice" role="status" data-testid="needs-reindex" ref={noticeRef}>
               <p>Saved. {change.reason ?? 'The library must be re-indexed for this change to take effect.'}</p>
               <button type="button" className="button" data-testid="reindex-library" disabled={ingest.state.running} onClick={() => void reindexAll()}>
                 Re-index library

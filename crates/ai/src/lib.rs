@@ -31,6 +31,9 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod context;
+pub mod http;
+pub mod keys;
 mod minilm;
 mod openai;
 mod static_model;
@@ -84,6 +87,12 @@ pub enum AiError {
     /// A setting is invalid (an empty model name, an unparseable base URL, …).
     #[error("configuration: {0}")]
     Config(String),
+    /// The OS keychain refused (its message; never the key).
+    #[error("keychain: {0}")]
+    Keychain(String),
+    /// The caller cancelled the work.
+    #[error("cancelled")]
+    Cancelled,
 }
 
 impl AiError {

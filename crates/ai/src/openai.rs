@@ -1,18 +1,16 @@
 //! A client for OpenAI-compatible embedding endpoints (`POST {base}/embeddings`): OpenAI, Ollama,
 //! LM Studio, vLLM, llama.cpp's server, ….
 //!
-//! Texts go out in batches; each request has a timeout; 429s, 5xx answers, connection failures and
-//! timeouts are retried with exponential backoff and jitter, honouring a `retry-after` header. The
-//! API key is sent as a bearer token and appears in no log, `Debug` output or error message.
+//! Texts go out in batches; each request has a timeout and is retried as [`crate::http`] says (429,
+//! 5xx, connection failures, timeouts; backoff with jitter; `retry-after` honoured). The API key is
+//! sent as a bearer token and appears in no log, `Debug` output or error message.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use reqwest::blocking::{Client, Response};
-use reqwest::header::{HeaderMap, RETRY_AFTER};
-use reqwest::StatusCode;
 use serde::Deserialize;
 
+use crate::http::{JsonEndpoint, RetryPolicy};
 use crate::{AiError, Embedder};
 
 /// Settings of an [`OpenAiEmbedder`].
@@ -130,8 +128,7 @@ impl std::fmt::Debug for OpenAiConfig {
 #[derive(Debug)]
 pub struct OpenAiEmbedder {
     config: OpenAiConfig,
-    url: String,
-    client: Client,
+    endpoint: JsonEndpoint,
     dim: AtomicUsize,
 }
 
@@ -147,14 +144,6 @@ struct EmbeddingItem {
     index: Option<usize>,
 }
 
-/// What one attempt came to.
-enum Attempt {
-    Done(Vec<Vec<f32>>),
-    /// Retryable, after at least this long if the server said so.
-    Retry(AiError, Option<Duration>),
-    Fail(AiError),
-}
-
 impl OpenAiEmbedder {
     /// A client for the configured endpoint. Makes no request.
     pub fn new(config: OpenAiConfig) -> Result<OpenAiEmbedder, AiError> {
@@ -165,19 +154,19 @@ impl OpenAiEmbedder {
             return Err(AiError::Config("batch size 0".into()));
         }
         let base = config.base_url.trim_end_matches('/');
-        let parsed = reqwest::Url::parse(base)
-            .map_err(|e| AiError::Config(format!("base URL {:?}: {e}", redact(base, &config))))?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(AiError::Config(format!("base URL scheme {:?} is not http(s)", parsed.scheme())));
-        }
-        let url = format!("{base}/embeddings");
-        let client = Client::builder()
-            .timeout(config.timeout)
-            .connect_timeout(config.timeout)
-            .build()
-            .map_err(|e| AiError::Config(format!("HTTP client: {}", describe(&e, &config))))?;
+        let headers = match &config.api_key {
+            Some(k) => vec![("authorization", format!("Bearer {k}"))],
+            None => Vec::new(),
+        };
+        let policy = RetryPolicy {
+            max_retries: config.max_retries,
+            initial_backoff: config.initial_backoff,
+            max_backoff: config.max_backoff,
+        };
+        let endpoint =
+            JsonEndpoint::new(format!("{base}/embeddings"), headers, config.api_key.clone(), config.timeout, policy)?;
         let dim = AtomicUsize::new(config.dimensions.unwrap_or(0));
-        Ok(OpenAiEmbedder { config, url, client, dim })
+        Ok(OpenAiEmbedder { config, endpoint, dim })
     }
 
     /// The settings.
@@ -213,61 +202,8 @@ impl OpenAiEmbedder {
             "input": inputs,
             "encoding_format": "float",
         });
-        let mut retry = 0u32;
-        loop {
-            let (err, wait) = match self.attempt(&body, inputs.len()) {
-                Attempt::Done(v) => return Ok(v),
-                Attempt::Fail(e) => return Err(e),
-                Attempt::Retry(e, wait) => (e, wait),
-            };
-            if retry >= self.config.max_retries {
-                return Err(err);
-            }
-            let wait = match wait {
-                Some(w) => w.min(self.config.max_backoff),
-                None => self.backoff(retry),
-            };
-            std::thread::sleep(wait);
-            retry += 1;
-        }
-    }
-
-    fn attempt(&self, body: &serde_json::Value, expected: usize) -> Attempt {
-        let mut req = self.client.post(&self.url).json(body);
-        if let Some(key) = &self.config.api_key {
-            req = req.bearer_auth(key);
-        }
-        let resp: Response = match req.send() {
-            Ok(r) => r,
-            Err(e) => {
-                let err = AiError::Transport(describe(&e, &self.config));
-                return if e.is_connect() || e.is_timeout() || e.is_request() || e.is_body() {
-                    Attempt::Retry(err, None)
-                } else {
-                    Attempt::Fail(err)
-                };
-            }
-        };
-        let status = resp.status();
-        if !status.is_success() {
-            let wait = retry_after(resp.headers());
-            let text = resp.text().unwrap_or_default();
-            let err = AiError::Http { status: status.as_u16(), message: self.snippet(&text) };
-            return if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
-                Attempt::Retry(err, wait)
-            } else {
-                Attempt::Fail(err)
-            };
-        }
-        let bytes = match resp.bytes() {
-            Ok(b) => b,
-            // The connection broke mid-answer, or the body timed out.
-            Err(e) => return Attempt::Retry(AiError::Transport(describe(&e, &self.config)), None),
-        };
-        match self.parse(&bytes, expected) {
-            Ok(v) => Attempt::Done(v),
-            Err(e) => Attempt::Fail(e),
-        }
+        let bytes = self.endpoint.post(&body, None)?;
+        self.parse(&bytes, inputs.len())
     }
 
     fn parse(&self, bytes: &[u8], expected: usize) -> Result<Vec<Vec<f32>>, AiError> {
@@ -301,23 +237,6 @@ impl OpenAiEmbedder {
         }
         Ok(vectors)
     }
-
-    /// `initial * 2^retry`, capped, with "equal jitter" (half fixed, half random).
-    fn backoff(&self, retry: u32) -> Duration {
-        let base = self
-            .config
-            .initial_backoff
-            .saturating_mul(1u32.checked_shl(retry).unwrap_or(u32::MAX))
-            .min(self.config.max_backoff);
-        let half = base / 2;
-        half + half.mul_f64(random_unit())
-    }
-
-    /// An error body for a message: trimmed, cut to 300 characters, the key (if echoed) removed.
-    fn snippet(&self, text: &str) -> String {
-        let t: String = text.trim().chars().take(300).collect();
-        redact(&t, &self.config)
-    }
 }
 
 impl Embedder for OpenAiEmbedder {
@@ -344,76 +263,9 @@ impl Embedder for OpenAiEmbedder {
     }
 }
 
-/// `retry-after` in seconds (integer or decimal). HTTP dates are not honoured (the backoff applies).
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let v = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    let secs: f64 = v.parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs))
-}
-
-/// A reqwest error with its causes, without the URL, the key removed.
-fn describe(e: &reqwest::Error, config: &OpenAiConfig) -> String {
-    let mut s = String::new();
-    let mut cur: Option<&dyn std::error::Error> = Some(e);
-    let mut first = true;
-    while let Some(err) = cur {
-        let text = if first {
-            // reqwest's own message names the URL; the caller knows it.
-            match e.status() {
-                Some(st) => format!("status {st}"),
-                None if e.is_timeout() => "timed out".to_string(),
-                None if e.is_connect() => "could not connect".to_string(),
-                None => "request failed".to_string(),
-            }
-        } else {
-            err.to_string()
-        };
-        if !s.contains(&text) {
-            if !s.is_empty() {
-                s.push_str(": ");
-            }
-            s.push_str(&text);
-        }
-        first = false;
-        cur = err.source();
-    }
-    redact(&s, config)
-}
-
-fn redact(text: &str, config: &OpenAiConfig) -> String {
-    match &config.api_key {
-        Some(k) if !k.is_empty() => text.replace(k.as_str(), "[redacted]"),
-        _ => text.to_string(),
-    }
-}
-
-/// A number in [0, 1) from the standard library's per-process random hash keys and the clock.
-fn random_unit() -> f64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    h.write_u128(nanos);
-    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        let e = OpenAiEmbedder::new(
-            OpenAiConfig::new("http://127.0.0.1:9/v1", "m")
-                .backoff(Duration::from_millis(100), Duration::from_secs(1)),
-        )
-        .unwrap();
-        for retry in 0..8 {
-            let b = e.backoff(retry);
-            let full = Duration::from_millis(100 * (1 << retry)).min(Duration::from_secs(1));
-            assert!(b >= full / 2 && b <= full, "{retry}: {b:?}");
-        }
-    }
 
     #[test]
     fn key_never_in_debug() {

@@ -21,6 +21,8 @@ pub enum LibraryCommand {
         /// Most tokens of chunk text.
         #[arg(long)]
         max_tokens: Option<usize>,
+        #[command(flatten)]
+        context: crate::context::ContextArgs,
     },
     /// Hybrid search: dense, keyword and exact channels fused by weighted RRF.
     Search {
@@ -50,6 +52,8 @@ pub enum LibraryCommand {
     Docs,
     /// Remove a document (id, label, path or file name).
     Remove { doc: String },
+    /// What LLM contextualizing has used: tokens and cost per document and in total.
+    Usage,
     /// Run queries from a JSONL file ({"id", "query"} a line); write one JSONL line of ranked hits per query.
     Eval {
         queries: PathBuf,
@@ -131,6 +135,7 @@ impl SearchArgs {
             documents: list(&self.doc),
             chunk_types: list(&self.chunk_type),
             section,
+            exact_always: false,
         })
     }
 }
@@ -198,7 +203,13 @@ pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> Ex
     let out = std::io::stdout();
     let mut out = out.lock();
     let result: Result<(), String> = match command {
-        LibraryCommand::Ingest { paths, .. } => ingest(&mut lib, paths),
+        LibraryCommand::Ingest { paths, context, .. } => ingest(&mut lib, paths, context),
+        LibraryCommand::Usage => lib.context_runs().map_err(|e| e.to_string()).map(|runs| {
+            if runs.is_empty() {
+                println!("no LLM contextualizing recorded in this library");
+            }
+            crate::context::print_runs(&runs);
+        }),
         LibraryCommand::Search { query, search, json } => search_cmd(&lib, query, search, *json, &mut out),
         LibraryCommand::Define { term } => lib.define(term).map_err(|e| e.to_string()).map(|defs| {
             if defs.is_empty() {
@@ -278,7 +289,14 @@ pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> Ex
     }
 }
 
-fn ingest(lib: &mut Library, paths: &[PathBuf]) -> Result<(), String> {
+fn ingest(lib: &mut Library, paths: &[PathBuf], context: &crate::context::ContextArgs) -> Result<(), String> {
+    lib.set_context(context.mode()?);
+    if let Some((estimate, cached)) = lib.estimate_context(paths).map_err(|e| e.to_string())? {
+        crate::context::print_estimate(&estimate, cached);
+        if context.estimate {
+            return Ok(());
+        }
+    }
     let cancel = AtomicBool::new(false);
     let mut last = Instant::now();
     let report = lib.ingest(
@@ -320,6 +338,7 @@ fn ingest(lib: &mut Library, paths: &[PathBuf]) -> Result<(), String> {
     for f in &report.failed {
         println!("  failed: {} — {} ({})", f.path, f.message, f.code);
     }
+    crate::context::print_runs(&report.contexts);
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! `folio`: Folio's command-line interface.
 
 mod assets;
+mod context;
 mod library;
 mod parse;
 
@@ -29,6 +30,11 @@ struct Cli {
 enum Command {
     /// Convert documents and print their outline, chunks, definitions and cross-references.
     Parse(parse::ParseArgs),
+    /// API keys of the context providers, in the OS keychain: set, status, remove.
+    Auth {
+        #[command(subcommand)]
+        action: context::AuthAction,
+    },
     #[command(flatten)]
     Library(library::LibraryCommand),
 }
@@ -37,6 +43,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Parse(args) => parse::run(&args),
+        Command::Auth { action } => match context::auth(&action) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Library(cmd) => library::run(cli.library.as_deref(), cli.model, &cmd),
     }
 }

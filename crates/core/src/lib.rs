@@ -1,6 +1,7 @@
 //! Folio's core: the document model and everything derived from it, pure and synchronous.
 pub mod analysis;
 pub mod chunker;
+pub mod context;
 pub mod crossref;
 pub mod definitions;
 pub mod fusion;

@@ -14,8 +14,11 @@
 //! }
 //! ```
 
+mod context;
 mod library;
 
+pub use context::ContextMode;
+pub use folio_index::catalog::ContextRun;
 pub use library::{
     Backlinks, DefinitionHit, Hit, IngestFailure, IngestReport, Library, LibraryOptions, Progress,
     SearchOptions, SectionText, Stage,

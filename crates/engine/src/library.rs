@@ -8,7 +8,9 @@ use folio_core::chunker::ChunkerConfig;
 use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
 use folio_core::query::parse_query;
 use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
-use folio_index::catalog::{Catalog, ChunkRow, DefinitionRow, DocumentRow, RefRow, SectionRow};
+use crate::context::{contextualize, plan, ContextMode};
+use folio_ai::context::cost::Estimate;
+use folio_index::catalog::{Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, RefRow, SectionRow};
 use folio_index::exact::{document_label, number_keys, ExactIndex};
 use folio_index::keyword::{KeywordDoc, KeywordFilter, KeywordIndex};
 use folio_index::vectors::{LanceVectors, MemoryVectors, VectorRecord, VectorStore};
@@ -32,6 +34,8 @@ pub struct LibraryOptions {
     pub vocab: Option<PathBuf>,
     /// Texts embedded per batch during ingest.
     pub embed_batch: usize,
+    /// How chunks get their context (structural by default).
+    pub context: ContextMode,
 }
 
 impl Default for LibraryOptions {
@@ -46,6 +50,7 @@ impl Default for LibraryOptions {
             in_memory_vectors: false,
             vocab: None,
             embed_batch: 64,
+            context: ContextMode::default(),
         }
     }
 }
@@ -56,6 +61,7 @@ impl Default for LibraryOptions {
 pub enum Stage {
     Queued,
     Converting,
+    Contextualizing,
     Embedding,
     Indexing,
     Indexed,
@@ -93,6 +99,8 @@ pub struct IngestReport {
     pub cancelled: bool,
     pub chunks: usize,
     pub seconds: f64,
+    /// Per document contextualized by an LLM: cache hits and misses, fallbacks, tokens and cost.
+    pub contexts: Vec<ContextRun>,
 }
 
 /// Search settings.
@@ -109,6 +117,8 @@ pub struct SearchOptions {
     pub chunk_types: Vec<String>,
     /// Restrict to a section subtree: (document id or label, section id).
     pub section: Option<(String, String)>,
+    /// Run the exact channel on every query, not only on lookups (see `Query::is_lookup`).
+    pub exact_always: bool,
 }
 
 impl Default for SearchOptions {
@@ -121,6 +131,7 @@ impl Default for SearchOptions {
             documents: Vec::new(),
             chunk_types: Vec::new(),
             section: None,
+            exact_always: false,
         }
     }
 }
@@ -306,8 +317,9 @@ impl Library {
             };
             progress(ev(Stage::Converting, 0, 1));
             match self.ingest_file(file, &mut |s, d, t| progress(ev(s, d, t)), cancel) {
-                Ok(Some(chunks)) => {
+                Ok(Some((chunks, run))) => {
                     report.chunks += chunks;
+                    report.contexts.extend(run);
                     report.indexed.push(name.clone());
                     progress(ev(Stage::Indexed, 1, 1));
                 }
@@ -336,29 +348,87 @@ impl Library {
         report
     }
 
-    /// One file: `Ok(Some(chunks))` when indexed, `Ok(None)` when unchanged.
+    /// Sets how chunks get their context in later ingests.
+    pub fn set_context(&mut self, mode: ContextMode) {
+        self.options.context = mode;
+    }
+
+    /// What contextualizing `paths` with the configured LLM would cost, counting only chunks not in
+    /// the cache; `None` when the context mode is not an LLM. Converts the files (nothing is stored).
+    pub fn estimate_context(&self, paths: &[PathBuf]) -> Result<Option<(Estimate, usize)>, EngineError> {
+        let ContextMode::Llm { writer, prices, .. } = &self.options.context else { return Ok(None) };
+        let mut files = Vec::new();
+        for p in paths {
+            collect_files(p, &mut files);
+        }
+        let docs: Vec<_> = files
+            .iter()
+            .filter_map(|f| convert_file(f, &self.options.convert).ok())
+            .map(|d| analyze(d, self.counter.as_ref(), &self.options.chunker))
+            .collect();
+        Ok(Some(plan(&self.catalog, writer.as_ref(), prices, &docs)?))
+    }
+
+    /// Every recorded LLM contextualizing run, oldest first.
+    pub fn context_runs(&self) -> Result<Vec<ContextRun>, EngineError> {
+        Ok(self.catalog.context_runs()?)
+    }
+
+    /// One file: `Ok(Some((chunks, context run)))` when indexed, `Ok(None)` when unchanged.
     fn ingest_file(
         &mut self,
         file: &Path,
         progress: &mut dyn FnMut(Stage, usize, usize),
         cancel: &AtomicBool,
-    ) -> Result<Option<usize>, (String, String)> {
+    ) -> Result<Option<(usize, Option<ContextRun>)>, (String, String)> {
         let internal = |e: EngineError| (e.code().to_string(), e.to_string());
         let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
         let path = abs.display().to_string();
         let mtime = mtime_of(&abs);
         let doc = convert_file(&abs, &self.options.convert)
             .map_err(|e| (e.kind.code().to_string(), e.to_string()))?;
+        let mode = self.options.context.tag();
         if let Some(old) = self.catalog.document_by_path(&path).map_err(|e| internal(e.into()))? {
             if old.content_hash == doc.meta.content_hash {
-                return Ok(None);
+                let same_mode = self.catalog.context_mode(old.id).map_err(|e| internal(e.into()))? == mode;
+                // Chunks whose LLM request failed last time are asked again.
+                let retry = self.options.context.is_llm()
+                    && self.catalog.fallback_chunks(old.id).map_err(|e| internal(e.into()))? > 0;
+                if same_mode && !retry {
+                    return Ok(None);
+                }
             }
         }
         let size = std::fs::metadata(&abs).map(|m| m.len() as i64).unwrap_or(0);
         let analysis = analyze(doc, self.counter.as_ref(), &self.options.chunker);
-        // Embed first: nothing is written until the vectors exist.
-        let texts: Vec<String> =
-            analysis.chunks.iter().map(|c| format!("{}\n{}", c.parent_chain.join(" › "), c.text)).collect();
+        let label = document_label(&path);
+        progress(Stage::Contextualizing, 0, analysis.chunks.len());
+        let (contexts, run) = contextualize(
+            &mut self.catalog,
+            &self.options.context,
+            &analysis,
+            &label,
+            &path,
+            cancel,
+            &mut |d, t| progress(Stage::Contextualizing, d, t),
+        )
+        .map_err(|e| match e {
+            EngineError::Embedding(folio_ai::AiError::Cancelled) => ("cancelled".to_string(), "cancelled".to_string()),
+            e => internal(e),
+        })?;
+        // "{context}\n\n{chunk}" is embedded; without a context, the heading chain stands in.
+        let texts: Vec<String> = analysis
+            .chunks
+            .iter()
+            .zip(&contexts)
+            .map(|(c, x)| {
+                if x.text.is_empty() {
+                    format!("{}\n{}", c.parent_chain.join(" › "), c.text)
+                } else {
+                    format!("{}\n\n{}", x.text, c.text)
+                }
+            })
+            .collect();
         let total = texts.len();
         let mut vectors: Vec<Vec<f32>> = Vec::with_capacity(total);
         for batch in texts.chunks(self.options.embed_batch.max(1)) {
@@ -370,11 +440,13 @@ impl Library {
             vectors.extend(self.embedder.embed_documents(&refs).map_err(|e| internal(e.into()))?);
         }
         progress(Stage::Indexing, 0, 1);
-        let label = document_label(&path);
         let (doc_id, rows) = self
             .catalog
-            .put_document(&path, &label, mtime, size, &analysis, &[])
+            .put_document(&path, &label, mtime, size, &analysis, &contexts, &mode)
             .map_err(|e| internal(e.into()))?;
+        if let Some(run) = &run {
+            self.catalog.record_context_run(run).map_err(|e| internal(e.into()))?;
+        }
         let records: Vec<VectorRecord> = rows
             .iter()
             .zip(&vectors)
@@ -384,20 +456,22 @@ impl Library {
             .collect();
         self.vectors.put_document(doc_id, &records).map_err(|e| internal(e.into()))?;
         let chains: Vec<String> = rows.iter().map(|r| r.parent_chain.join(" › ")).collect();
+        let bodies: Vec<String> = rows.iter().map(ChunkRow::contextualized).collect();
         let kdocs: Vec<KeywordDoc<'_>> = rows
             .iter()
             .zip(&chains)
-            .map(|(r, chain)| KeywordDoc {
+            .zip(&bodies)
+            .map(|((r, chain), body)| KeywordDoc {
                 chunk_id: r.id as u64,
                 doc_id: doc_id as u64,
                 chunk_type: &r.chunk_type,
-                text: &r.content,
+                text: body,
                 headings: chain,
             })
             .collect();
         self.keyword.put_document(doc_id as u64, &kdocs).map_err(|e| internal(e.into()))?;
         self.keyword.commit().map_err(|e| internal(e.into()))?;
-        Ok(Some(rows.len()))
+        Ok(Some((rows.len(), run)))
     }
 
     /// Removes a document (by id, label or path).
@@ -496,8 +570,12 @@ impl Library {
                 ))
             });
             let t = Instant::now();
-            let exact =
-                if want(Channel::Exact) { exact_index.search(&parsed, depth, &docs) } else { Vec::new() };
+            // The exact channel answers lookups, not questions that merely cite a rule.
+            let exact = if want(Channel::Exact) && (parsed.is_lookup() || opts.exact_always) {
+                exact_index.search(&parsed, depth, &docs)
+            } else {
+                Vec::new()
+            };
             let exact_ms = t.elapsed().as_secs_f64() * 1e3;
             (
                 dense

@@ -12,9 +12,9 @@ use serde::Serialize;
 use std::path::Path;
 
 /// The current schema version.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
-const MIGRATIONS: [&str; 1] = [r#"
+const MIGRATIONS: [&str; 2] = [r#"
 CREATE TABLE documents (
     id INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,
@@ -83,6 +83,39 @@ CREATE TABLE refs (
 );
 CREATE INDEX refs_by_from ON refs(doc_id, from_section);
 CREATE INDEX refs_by_target ON refs(target_doc_id, target_doc_section);
+"#, r#"
+ALTER TABLE chunks ADD COLUMN context_source TEXT NOT NULL DEFAULT 'none';
+ALTER TABLE documents ADD COLUMN context_mode TEXT NOT NULL DEFAULT 'none';
+CREATE TABLE context_cache (
+    key TEXT PRIMARY KEY,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    text TEXT NOT NULL,
+    excerpt INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL,
+    cache_read_tokens INTEGER NOT NULL,
+    created INTEGER NOT NULL
+);
+CREATE TABLE context_runs (
+    id INTEGER PRIMARY KEY,
+    at INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    requests INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL,
+    cache_read_tokens INTEGER NOT NULL,
+    hits INTEGER NOT NULL,
+    misses INTEGER NOT NULL,
+    fallbacks INTEGER NOT NULL,
+    excerpted INTEGER NOT NULL,
+    cost REAL NOT NULL
+);
 "#];
 
 /// A document's row.
@@ -117,6 +150,9 @@ pub struct ChunkRow {
     pub content_hash: String,
     pub content: String,
     pub context: String,
+    /// Where the context came from: `none`, `structural`, `llm`, `llm-excerpt` (the LLM saw an
+    /// excerpt of a long document) or `fallback` (the LLM failed; structural, retried next ingest).
+    pub context_source: String,
     pub defined_terms: Vec<String>,
 }
 
@@ -173,6 +209,48 @@ pub struct RefRow {
     /// Resolution at library level: the document and section it points to.
     pub target_doc_id: Option<i64>,
     pub target_doc_section: Option<String>,
+}
+
+/// A chunk's context and where it came from (see [`ChunkRow::context_source`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChunkContext {
+    pub text: String,
+    pub source: String,
+}
+
+/// A context an LLM wrote, as cached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CachedContext {
+    pub provider: String,
+    pub model: String,
+    pub prompt_version: String,
+    pub text: String,
+    /// The LLM saw an excerpt of the document, not all of it.
+    pub excerpt: bool,
+    /// Tokens: input, output, cache write, cache read.
+    pub tokens: [u64; 4],
+}
+
+/// One document's contextualizing, as recorded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ContextRun {
+    pub path: String,
+    pub provider: String,
+    pub model: String,
+    pub requests: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub cache_read_tokens: u64,
+    /// Chunks answered from the cache, and asked of the LLM.
+    pub hits: u64,
+    pub misses: u64,
+    /// Chunks whose request failed (they carry the structural context).
+    pub fallbacks: u64,
+    /// Chunks sent with an excerpt of a long document.
+    pub excerpted: u64,
+    /// US dollars, at the prices of the run.
+    pub cost: f64,
 }
 
 /// The catalog.
@@ -253,15 +331,16 @@ impl Catalog {
         mtime: i64,
         size: i64,
         a: &Analysis,
-        contexts: &[String],
+        contexts: &[ChunkContext],
+        context_mode: &str,
     ) -> Result<(i64, Vec<ChunkRow>), IndexError> {
         let tx = self.conn.transaction()?;
         tx.execute("DELETE FROM documents WHERE path = ?1", [path])?;
         let m = &a.document.meta;
         tx.execute(
-            "INSERT INTO documents (path, label, title, format, content_hash, mtime, size, page_count, status, text)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'indexed', ?9)",
-            params![path, label, m.title, m.format.as_str(), m.content_hash, mtime, size, m.page_count, a.document.text],
+            "INSERT INTO documents (path, label, title, format, content_hash, mtime, size, page_count, status, text, context_mode)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'indexed', ?9, ?10)",
+            params![path, label, m.title, m.format.as_str(), m.content_hash, mtime, size, m.page_count, a.document.text, context_mode],
         )?;
         let doc_id = tx.last_insert_rowid();
         {
@@ -330,8 +409,8 @@ impl Catalog {
         {
             let mut st = tx.prepare(
                 "INSERT INTO chunks (doc_id, chunk_index, section_id, section_ids, parent_chain, heading_level, chunk_type,
-                   page_start, page_end, span_start, span_end, content_hash, content, context, defined_terms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                   page_start, page_end, span_start, span_end, content_hash, content, context, defined_terms, context_source)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             )?;
             for (i, c) in a.chunks.iter().enumerate() {
                 let context = contexts.get(i).cloned().unwrap_or_default();
@@ -349,14 +428,144 @@ impl Catalog {
                     c.span.end as i64,
                     c.content_hash,
                     c.text,
-                    context,
-                    serde_json::to_string(&c.defined_terms)?
+                    context.text,
+                    serde_json::to_string(&c.defined_terms)?,
+                    context.source
                 ])?;
                 stored.push(chunk_row_of(tx.last_insert_rowid(), doc_id, c, context));
             }
         }
         tx.commit()?;
         Ok((doc_id, stored))
+    }
+
+    /// The context mode a document was indexed with (`none`, `structural`, `anthropic:MODEL`, …).
+    pub fn context_mode(&self, doc_id: i64) -> Result<String, IndexError> {
+        Ok(self.conn.query_row("SELECT context_mode FROM documents WHERE id = ?1", [doc_id], |r| r.get(0))?)
+    }
+
+    /// Chunks of a document whose LLM request failed (to be retried).
+    pub fn fallback_chunks(&self, doc_id: i64) -> Result<usize, IndexError> {
+        let n: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM chunks WHERE doc_id = ?1 AND context_source = 'fallback'",
+            [doc_id],
+            |r| r.get(0),
+        )?;
+        Ok(n as usize)
+    }
+
+    /// A cached context.
+    pub fn cached_context(&self, key: &str) -> Result<Option<CachedContext>, IndexError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT provider, model, prompt_version, text, excerpt, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens
+                 FROM context_cache WHERE key = ?1",
+                [key],
+                |r| {
+                    Ok(CachedContext {
+                        provider: r.get(0)?,
+                        model: r.get(1)?,
+                        prompt_version: r.get(2)?,
+                        text: r.get(3)?,
+                        excerpt: r.get::<_, i64>(4)? != 0,
+                        tokens: [
+                            r.get::<_, i64>(5)? as u64,
+                            r.get::<_, i64>(6)? as u64,
+                            r.get::<_, i64>(7)? as u64,
+                            r.get::<_, i64>(8)? as u64,
+                        ],
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Caches contexts (one transaction).
+    pub fn put_cached_contexts(&mut self, items: &[(String, CachedContext)]) -> Result<(), IndexError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut st = tx.prepare(
+                "INSERT OR REPLACE INTO context_cache (key, provider, model, prompt_version, text, excerpt,
+                   input_tokens, output_tokens, cache_write_tokens, cache_read_tokens, created)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, strftime('%s','now'))",
+            )?;
+            for (key, c) in items {
+                st.execute(params![
+                    key,
+                    c.provider,
+                    c.model,
+                    c.prompt_version,
+                    c.text,
+                    c.excerpt as i64,
+                    c.tokens[0] as i64,
+                    c.tokens[1] as i64,
+                    c.tokens[2] as i64,
+                    c.tokens[3] as i64
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Cached contexts, in all.
+    pub fn cached_context_count(&self) -> Result<usize, IndexError> {
+        let n: i64 = self.conn.query_row("SELECT COUNT(*) FROM context_cache", [], |r| r.get(0))?;
+        Ok(n as usize)
+    }
+
+    /// Records one document's contextualizing.
+    pub fn record_context_run(&mut self, run: &ContextRun) -> Result<(), IndexError> {
+        self.conn.execute(
+            "INSERT INTO context_runs (at, path, provider, model, requests, input_tokens, output_tokens,
+               cache_write_tokens, cache_read_tokens, hits, misses, fallbacks, excerpted, cost)
+             VALUES (strftime('%s','now'), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            params![
+                run.path,
+                run.provider,
+                run.model,
+                run.requests as i64,
+                run.input_tokens as i64,
+                run.output_tokens as i64,
+                run.cache_write_tokens as i64,
+                run.cache_read_tokens as i64,
+                run.hits as i64,
+                run.misses as i64,
+                run.fallbacks as i64,
+                run.excerpted as i64,
+                run.cost
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Every recorded run, oldest first.
+    pub fn context_runs(&self) -> Result<Vec<ContextRun>, IndexError> {
+        let mut st = self.conn.prepare(
+            "SELECT path, provider, model, requests, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens,
+                    hits, misses, fallbacks, excerpted, cost FROM context_runs ORDER BY id",
+        )?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(ContextRun {
+                    path: r.get(0)?,
+                    provider: r.get(1)?,
+                    model: r.get(2)?,
+                    requests: r.get::<_, i64>(3)? as u64,
+                    input_tokens: r.get::<_, i64>(4)? as u64,
+                    output_tokens: r.get::<_, i64>(5)? as u64,
+                    cache_write_tokens: r.get::<_, i64>(6)? as u64,
+                    cache_read_tokens: r.get::<_, i64>(7)? as u64,
+                    hits: r.get::<_, i64>(8)? as u64,
+                    misses: r.get::<_, i64>(9)? as u64,
+                    fallbacks: r.get::<_, i64>(10)? as u64,
+                    excerpted: r.get::<_, i64>(11)? as u64,
+                    cost: r.get(12)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
     }
 
     /// Removes a document and everything derived from it.
@@ -506,7 +715,7 @@ impl Catalog {
 }
 
 const DOC_COLS: &str = "id, path, label, title, format, content_hash, mtime, size, page_count, status";
-const CHUNK_COLS: &str = "id, doc_id, chunk_index, section_id, section_ids, parent_chain, heading_level, chunk_type, page_start, page_end, span_start, span_end, content_hash, content, context, defined_terms";
+const CHUNK_COLS: &str = "id, doc_id, chunk_index, section_id, section_ids, parent_chain, heading_level, chunk_type, page_start, page_end, span_start, span_end, content_hash, content, context, defined_terms, context_source";
 
 fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
     Ok(DocumentRow {
@@ -543,6 +752,7 @@ fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
         content: r.get(13)?,
         context: r.get(14)?,
         defined_terms: json_list(r.get(15)?),
+        context_source: r.get(16)?,
     })
 }
 
@@ -561,7 +771,7 @@ fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefRow> {
     })
 }
 
-fn chunk_row_of(id: i64, doc_id: i64, c: &Chunk, context: String) -> ChunkRow {
+fn chunk_row_of(id: i64, doc_id: i64, c: &Chunk, context: ChunkContext) -> ChunkRow {
     ChunkRow {
         id,
         doc_id,
@@ -575,7 +785,8 @@ fn chunk_row_of(id: i64, doc_id: i64, c: &Chunk, context: String) -> ChunkRow {
         span: c.span,
         content_hash: c.content_hash.clone(),
         content: c.text.clone(),
-        context,
+        context: context.text,
+        context_source: context.source,
         defined_terms: c.defined_terms.clone(),
     }
 }

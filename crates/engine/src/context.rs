@@ -1,0 +1,204 @@
+//! Chunk contexts at ingest: none, structural, or written by an LLM with the answers cached in the
+//! catalog, so that no chunk is ever sent twice for the same prompt, provider, model and document.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use folio_ai::context::cost::{estimate, Estimate, PlannedDocument, Prices};
+use folio_ai::context::{
+    cache_key, document_for_chunk, estimate_tokens, run_document, ContextJob, ContextWriter, Usage, PROMPT_VERSION,
+};
+use folio_ai::AiError;
+use folio_core::analysis::Analysis;
+use folio_core::context::structural_contexts;
+use folio_index::catalog::{CachedContext, Catalog, ChunkContext, ContextRun};
+
+use crate::EngineError;
+
+/// How chunks get their context.
+#[derive(Clone, Default)]
+pub enum ContextMode {
+    /// No context: the heading chain is embedded with each chunk.
+    None,
+    /// A context built from the document's structure (title, headings, rule number, defined terms).
+    #[default]
+    Structural,
+    /// A context written by an LLM; a chunk whose request fails gets the structural one.
+    Llm {
+        writer: Arc<dyn ContextWriter>,
+        /// Requests in flight at most.
+        concurrency: usize,
+        prices: Prices,
+    },
+}
+
+impl std::fmt::Debug for ContextMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.tag())
+    }
+}
+
+impl ContextMode {
+    /// An LLM writer with the default concurrency (10) and its provider's list prices.
+    pub fn llm(writer: Arc<dyn ContextWriter>) -> ContextMode {
+        let prices = Prices::default_for(writer.provider());
+        ContextMode::Llm { writer, concurrency: 10, prices }
+    }
+
+    /// What the catalog records for a document indexed this way (`none`, `structural`,
+    /// `anthropic:claude-haiku-4-5`); a document indexed another way is re-indexed.
+    pub fn tag(&self) -> String {
+        match self {
+            ContextMode::None => "none".into(),
+            ContextMode::Structural => "structural".into(),
+            ContextMode::Llm { writer, .. } => format!("{}:{}", writer.provider(), writer.model()),
+        }
+    }
+
+    pub fn is_llm(&self) -> bool {
+        matches!(self, ContextMode::Llm { .. })
+    }
+}
+
+/// The outline as text, one heading a line, indented by level (sent with excerpts).
+fn outline_text(a: &Analysis) -> String {
+    a.outline
+        .sections
+        .iter()
+        .filter(|s| s.level > 0)
+        .map(|s| format!("{}{}\n", "  ".repeat(s.level.saturating_sub(1) as usize), s.heading))
+        .collect()
+}
+
+/// The contexts of a document's chunks, and (for an LLM) what getting them took. A cancelled run
+/// keeps the answers it paid for in the cache and returns [`AiError::Cancelled`].
+pub(crate) fn contextualize(
+    catalog: &mut Catalog,
+    mode: &ContextMode,
+    a: &Analysis,
+    label: &str,
+    path: &str,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Vec<ChunkContext>, Option<ContextRun>), EngineError> {
+    let n = a.chunks.len();
+    let (writer, concurrency, prices) = match mode {
+        ContextMode::None => {
+            return Ok((vec![ChunkContext { text: String::new(), source: "none".into() }; n], None))
+        }
+        ContextMode::Structural => {
+            let texts = structural_contexts(a, label);
+            let out = texts.into_iter().map(|text| ChunkContext { text, source: "structural".into() }).collect();
+            return Ok((out, None));
+        }
+        ContextMode::Llm { writer, concurrency, prices } => (writer, *concurrency, prices),
+    };
+    let structural = structural_contexts(a, label);
+    let (provider, model) = (writer.provider().to_string(), writer.model().to_string());
+    let mut run = ContextRun { path: path.into(), provider: provider.clone(), model: model.clone(), ..Default::default() };
+    let doc_hash = &a.document.meta.content_hash;
+    let text = &a.document.text;
+    let fits = estimate_tokens(text) <= writer.document_budget();
+    let whole: Arc<str> = if fits { Arc::from(text.as_str()) } else { Arc::from("") };
+    let outline = if fits { String::new() } else { outline_text(a) };
+    let mut out: Vec<Option<ChunkContext>> = vec![None; n];
+    let mut keys: Vec<String> = Vec::with_capacity(n);
+    let mut excerpted = vec![false; n];
+    let mut jobs = Vec::new();
+    for (i, c) in a.chunks.iter().enumerate() {
+        let key = cache_key(&provider, &model, doc_hash, &c.content_hash);
+        if let Some(hit) = catalog.cached_context(&key)? {
+            run.hits += 1;
+            run.excerpted += hit.excerpt as u64;
+            let source = if hit.excerpt { "llm-excerpt" } else { "llm" };
+            out[i] = Some(ChunkContext { text: hit.text, source: source.into() });
+        } else {
+            run.misses += 1;
+            let document = if fits {
+                whole.clone()
+            } else {
+                excerpted[i] = true;
+                let range = c.span.start..c.span.end;
+                Arc::from(document_for_chunk(text, &outline, range, writer.document_budget()).0.as_str())
+            };
+            jobs.push(ContextJob { index: i, document, chunk: c.text.clone() });
+        }
+        keys.push(key);
+    }
+    let outcomes = run_document(writer.as_ref(), jobs, concurrency, cancel, progress);
+    let mut usage = Usage::default();
+    let mut cached = Vec::new();
+    let mut cancelled = false;
+    for o in outcomes {
+        let i = o.index;
+        match o.result {
+            Ok(answer) => {
+                usage += answer.usage;
+                let u = answer.usage;
+                cached.push((
+                    keys[i].clone(),
+                    CachedContext {
+                        provider: provider.clone(),
+                        model: model.clone(),
+                        prompt_version: PROMPT_VERSION.into(),
+                        text: answer.text.clone(),
+                        excerpt: excerpted[i],
+                        tokens: [u.input_tokens, u.output_tokens, u.cache_write_tokens, u.cache_read_tokens],
+                    },
+                ));
+                run.excerpted += excerpted[i] as u64;
+                let source = if excerpted[i] { "llm-excerpt" } else { "llm" };
+                out[i] = Some(ChunkContext { text: answer.text, source: source.into() });
+            }
+            Err(AiError::Cancelled) => cancelled = true,
+            Err(_) => {
+                run.fallbacks += 1;
+                out[i] = Some(ChunkContext { text: structural[i].clone(), source: "fallback".into() });
+            }
+        }
+    }
+    // What was paid for is kept, even when the ingest stops here.
+    catalog.put_cached_contexts(&cached)?;
+    if cancelled {
+        return Err(AiError::Cancelled.into());
+    }
+    run.requests = usage.requests;
+    run.input_tokens = usage.input_tokens;
+    run.output_tokens = usage.output_tokens;
+    run.cache_write_tokens = usage.cache_write_tokens;
+    run.cache_read_tokens = usage.cache_read_tokens;
+    run.cost = prices.cost(&usage);
+    let out = out.into_iter().map(|c| c.unwrap_or_default()).collect();
+    Ok((out, Some(run)))
+}
+
+/// What an LLM run over analysed documents would cost, counting only chunks not in the cache.
+/// Returns the estimate and the number of cached chunks.
+pub(crate) fn plan(
+    catalog: &Catalog,
+    writer: &dyn ContextWriter,
+    prices: &Prices,
+    docs: &[Analysis],
+) -> Result<(Estimate, usize), EngineError> {
+    let mut planned = Vec::new();
+    let mut hits = 0;
+    for a in docs {
+        let doc_tokens = estimate_tokens(&a.document.text);
+        let excerpted = doc_tokens > writer.document_budget();
+        let mut chunk_tokens = Vec::new();
+        for c in &a.chunks {
+            let key = cache_key(writer.provider(), writer.model(), &a.document.meta.content_hash, &c.content_hash);
+            if catalog.cached_context(&key)?.is_some() {
+                hits += 1;
+            } else {
+                chunk_tokens.push(estimate_tokens(&c.text));
+            }
+        }
+        planned.push(PlannedDocument {
+            document_tokens: doc_tokens.min(writer.document_budget()),
+            chunk_tokens,
+            excerpted,
+        });
+    }
+    Ok((estimate(&planned, prices), hits))
+}

@@ -47,13 +47,19 @@ impl RetryPolicy {
 }
 
 /// A JSON endpoint: one URL, fixed headers, a secret to keep out of messages.
-#[derive(Debug)]
 pub(crate) struct JsonEndpoint {
     client: Client,
     url: String,
     headers: Vec<(&'static str, String)>,
     secret: Option<String>,
     policy: RetryPolicy,
+}
+
+impl std::fmt::Debug for JsonEndpoint {
+    /// The URL and policy only: headers carry the key.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonEndpoint").field("url", &self.url).field("policy", &self.policy).finish_non_exhaustive()
+    }
 }
 
 /// What one attempt came to.

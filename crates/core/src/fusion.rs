@@ -48,12 +48,16 @@ pub struct FusionConfig {
 }
 
 impl Default for FusionConfig {
-    /// k = 60; the exact channel counts double. Measured (scripts/eval/identifiers.py on the
-    /// 40 ObliQA rulebooks, 50 queries): exact weight 1 put 82 % of identifier and term queries'
-    /// targets first, 2 put 98 % (4 gave no more); ObliQA's questions, which name no
-    /// identifiers, rarely reach the exact channel.
+    /// k = 60; dense 0.25, keyword 1, exact 2. Measured with all-MiniLM-L6-v2:
+    /// - exact: `scripts/eval/identifiers.py` (40 ObliQA rulebooks, 50 queries) put 82 % of
+    ///   identifier and term queries' targets first at weight 1, 98 % at 2 (4 gave no more); it
+    ///   only answers lookups (`Query::is_lookup`);
+    /// - dense: `scripts/eval/fusion_sweep.py` over ObliQA dev (2,788 questions), Recall@10 0.651
+    ///   at dense weight 1, 0.668 at 0.5, 0.676 at 0.25 (BM25 alone 0.668); the cookbook's Pass@10
+    ///   85.7 at 1 and 0.5, 86.8 at 0.25 (`scripts/eval/cookbook.py --weights`). MiniLM is a weak
+    ///   retriever on both sets (dense alone 0.31 and 72.7), so it mostly breaks keyword ties.
     fn default() -> Self {
-        FusionConfig { k: 60.0, dense: 1.0, keyword: 1.0, exact: 2.0 }
+        FusionConfig { k: 60.0, dense: 0.25, keyword: 1.0, exact: 2.0 }
     }
 }
 

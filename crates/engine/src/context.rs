@@ -73,7 +73,7 @@ fn outline_text(a: &Analysis) -> String {
 /// The contexts of a document's chunks, and (for an LLM) what getting them took. A cancelled run
 /// keeps the answers it paid for in the cache and returns [`AiError::Cancelled`].
 pub(crate) fn contextualize(
-    catalog: &mut Catalog,
+    catalog: &Catalog,
     mode: &ContextMode,
     a: &Analysis,
     label: &str,

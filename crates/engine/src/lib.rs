@@ -19,7 +19,7 @@ mod library;
 
 pub use context::ContextMode;
 pub use folio_index::catalog::ContextRun;
-pub use library::{
+pub use library::{ingest_shared, 
     Backlinks, DefinitionHit, Hit, IngestFailure, IngestReport, Library, LibraryOptions, Progress,
     SearchOptions, SectionText, Stage,
 };

@@ -17,7 +17,7 @@ use folio_index::vectors::{LanceVectors, MemoryVectors, VectorRecord, VectorStor
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 /// A channel's ranked chunk ids with their scores.
@@ -294,58 +294,7 @@ impl Library {
         progress: &mut dyn FnMut(Progress),
         cancel: &AtomicBool,
     ) -> IngestReport {
-        let start = Instant::now();
-        let mut files = Vec::new();
-        for p in paths {
-            collect_files(p, &mut files);
-        }
-        let n = files.len();
-        let mut report = IngestReport::default();
-        for (i, file) in files.iter().enumerate() {
-            if cancel.load(Ordering::Relaxed) {
-                report.cancelled = true;
-                break;
-            }
-            let name = file.display().to_string();
-            let ev = |stage, done, total| Progress {
-                file: name.clone(),
-                file_index: i,
-                files: n,
-                stage,
-                done,
-                total,
-            };
-            progress(ev(Stage::Converting, 0, 1));
-            match self.ingest_file(file, &mut |s, d, t| progress(ev(s, d, t)), cancel) {
-                Ok(Some((chunks, run))) => {
-                    report.chunks += chunks;
-                    report.contexts.extend(run);
-                    report.indexed.push(name.clone());
-                    progress(ev(Stage::Indexed, 1, 1));
-                }
-                Ok(None) => {
-                    report.unchanged.push(name.clone());
-                    progress(ev(Stage::Unchanged, 1, 1));
-                }
-                Err((code, message)) => {
-                    if code == "cancelled" {
-                        report.cancelled = true;
-                        break;
-                    }
-                    report.failed.push(IngestFailure { path: name.clone(), code, message });
-                    progress(ev(Stage::Failed, 1, 1));
-                }
-            }
-        }
-        if let Err(e) = self.rebuild_exact().and_then(|_| self.resolve_external()) {
-            report.failed.push(IngestFailure {
-                path: self.dir.display().to_string(),
-                code: e.code().into(),
-                message: e.to_string(),
-            });
-        }
-        report.seconds = start.elapsed().as_secs_f64();
-        report
+        ingest_with(&mut Access::Owned(self), paths, progress, cancel)
     }
 
     /// Sets how chunks get their context in later ingests.
@@ -374,13 +323,14 @@ impl Library {
         Ok(self.catalog.context_runs()?)
     }
 
-    /// One file: `Ok(Some((chunks, context run)))` when indexed, `Ok(None)` when unchanged.
-    fn ingest_file(
-        &mut self,
+    /// The slow half of ingesting one file, which only reads the library (searches go on meanwhile):
+    /// convert, analyse, contextualize and embed. `Ok(None)` when the file is unchanged.
+    fn prepare_file(
+        &self,
         file: &Path,
         progress: &mut dyn FnMut(Stage, usize, usize),
         cancel: &AtomicBool,
-    ) -> Result<Option<(usize, Option<ContextRun>)>, (String, String)> {
+    ) -> Result<Option<Prepared>, (String, String)> {
         let internal = |e: EngineError| (e.code().to_string(), e.to_string());
         let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
         let path = abs.display().to_string();
@@ -404,7 +354,7 @@ impl Library {
         let label = document_label(&path);
         progress(Stage::Contextualizing, 0, analysis.chunks.len());
         let (contexts, run) = contextualize(
-            &mut self.catalog,
+            &self.catalog,
             &self.options.context,
             &analysis,
             &label,
@@ -439,7 +389,13 @@ impl Library {
             let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
             vectors.extend(self.embedder.embed_documents(&refs).map_err(|e| internal(e.into()))?);
         }
-        progress(Stage::Indexing, 0, 1);
+        Ok(Some(Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors }))
+    }
+
+    /// The quick half: writes a prepared document to the catalog, the vectors and the keyword index.
+    fn commit_file(&mut self, p: Prepared) -> Result<(usize, Option<ContextRun>), (String, String)> {
+        let internal = |e: EngineError| (e.code().to_string(), e.to_string());
+        let Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors } = p;
         let (doc_id, rows) = self
             .catalog
             .put_document(&path, &label, mtime, size, &analysis, &contexts, &mode)
@@ -471,7 +427,13 @@ impl Library {
             .collect();
         self.keyword.put_document(doc_id as u64, &kdocs).map_err(|e| internal(e.into()))?;
         self.keyword.commit().map_err(|e| internal(e.into()))?;
-        Ok(Some((rows.len(), run)))
+        Ok((rows.len(), run))
+    }
+
+    /// After the files: the exact index and cross-document references catch up.
+    fn finish_ingest(&mut self) -> Result<(), EngineError> {
+        self.rebuild_exact()?;
+        self.resolve_external()
     }
 
     /// Removes a document (by id, label or path).
@@ -742,6 +704,144 @@ impl Library {
     }
 }
 
+/// A document converted, analysed, contextualized and embedded, not yet written.
+struct Prepared {
+    path: String,
+    mtime: i64,
+    size: i64,
+    label: String,
+    mode: String,
+    analysis: folio_core::analysis::Analysis,
+    contexts: Vec<folio_index::catalog::ChunkContext>,
+    run: Option<ContextRun>,
+    vectors: Vec<Vec<f32>>,
+}
+
+/// How an ingest reaches the library: owned outright (the CLI), or behind a lock that it takes for
+/// reading while a document is prepared and for writing only while it is written, so that searches
+/// answer during a long ingest (the desktop app).
+enum Access<'a> {
+    Owned(&'a mut Library),
+    Shared(&'a RwLock<Library>),
+}
+
+impl Access<'_> {
+    fn prepare(
+        &self,
+        file: &Path,
+        progress: &mut dyn FnMut(Stage, usize, usize),
+        cancel: &AtomicBool,
+    ) -> Result<Option<Prepared>, (String, String)> {
+        match self {
+            Access::Owned(l) => l.prepare_file(file, progress, cancel),
+            Access::Shared(l) => read(l).prepare_file(file, progress, cancel),
+        }
+    }
+
+    fn commit(&mut self, p: Prepared) -> Result<(usize, Option<ContextRun>), (String, String)> {
+        match self {
+            Access::Owned(l) => l.commit_file(p),
+            Access::Shared(l) => write(l).commit_file(p),
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), EngineError> {
+        match self {
+            Access::Owned(l) => l.finish_ingest(),
+            Access::Shared(l) => write(l).finish_ingest(),
+        }
+    }
+
+    fn dir(&self) -> PathBuf {
+        match self {
+            Access::Owned(l) => l.dir.clone(),
+            Access::Shared(l) => read(l).dir.clone(),
+        }
+    }
+}
+
+/// Reads a shared library; a writer that panicked left nothing half-written in the stores it
+/// had finished, so the lock is taken over.
+pub(crate) fn read(l: &RwLock<Library>) -> std::sync::RwLockReadGuard<'_, Library> {
+    l.read().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(crate) fn write(l: &RwLock<Library>) -> std::sync::RwLockWriteGuard<'_, Library> {
+    l.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Ingests into a library shared between threads: searches (which take the lock for reading) go
+/// on while documents are converted, contextualized and embedded; the lock is taken for writing
+/// only while each document is written.
+pub fn ingest_shared(
+    library: &RwLock<Library>,
+    paths: &[PathBuf],
+    progress: &mut dyn FnMut(Progress),
+    cancel: &AtomicBool,
+) -> IngestReport {
+    ingest_with(&mut Access::Shared(library), paths, progress, cancel)
+}
+
+fn ingest_with(
+    access: &mut Access<'_>,
+    paths: &[PathBuf],
+    progress: &mut dyn FnMut(Progress),
+    cancel: &AtomicBool,
+) -> IngestReport {
+    let start = Instant::now();
+    let mut files = Vec::new();
+    for p in paths {
+        collect_files(p, &mut files);
+    }
+    let n = files.len();
+    let mut report = IngestReport::default();
+    for (i, file) in files.iter().enumerate() {
+        progress(Progress { file: file.display().to_string(), file_index: i, files: n, stage: Stage::Queued, done: 0, total: 1 });
+    }
+    for (i, file) in files.iter().enumerate() {
+        if cancel.load(Ordering::Relaxed) {
+            report.cancelled = true;
+            break;
+        }
+        let name = file.display().to_string();
+        let ev = |stage, done, total| Progress { file: name.clone(), file_index: i, files: n, stage, done, total };
+        progress(ev(Stage::Converting, 0, 1));
+        let outcome = match access.prepare(file, &mut |s, d, t| progress(ev(s, d, t)), cancel) {
+            Ok(Some(p)) => {
+                progress(ev(Stage::Indexing, 0, 1));
+                access.commit(p).map(Some)
+            }
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
+        };
+        match outcome {
+            Ok(Some((chunks, run))) => {
+                report.chunks += chunks;
+                report.contexts.extend(run);
+                report.indexed.push(name.clone());
+                progress(ev(Stage::Indexed, 1, 1));
+            }
+            Ok(None) => {
+                report.unchanged.push(name.clone());
+                progress(ev(Stage::Unchanged, 1, 1));
+            }
+            Err((code, message)) => {
+                if code == "cancelled" {
+                    report.cancelled = true;
+                    break;
+                }
+                report.failed.push(IngestFailure { path: name.clone(), code, message });
+                progress(ev(Stage::Failed, 1, 1));
+            }
+        }
+    }
+    if let Err(e) = access.finish() {
+        report.failed.push(IngestFailure { path: access.dir().display().to_string(), code: e.code().into(), message: e.to_string() });
+    }
+    report.seconds = start.elapsed().as_secs_f64();
+    report
+}
+
 fn collect_files(p: &Path, out: &mut Vec<PathBuf>) {
     if p.is_dir() {
         let mut entries: Vec<PathBuf> =
@@ -864,3 +964,9 @@ mod tests {
         assert_eq!(s, "A Relevant Person must keep [[records]] of GEN [[2.1.3]].");
     }
 }
+
+// The desktop app shares one library between its ingest thread and its searches.
+const _: fn() = || {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Library>();
+};

@@ -10,6 +10,7 @@ use folio_core::model::{PageRange, Span};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
 
 /// The current schema version.
 pub const SCHEMA_VERSION: i64 = 2;
@@ -255,7 +256,9 @@ pub struct ContextRun {
 
 /// The catalog.
 pub struct Catalog {
-    conn: Connection,
+    /// Behind a mutex so that the catalog can be shared between threads (searches run while an
+    /// ingest prepares its next document); each call holds it briefly.
+    conn: Mutex<Connection>,
 }
 
 fn pages_of(start: Option<i64>, end: Option<i64>) -> Option<PageRange> {
@@ -266,6 +269,12 @@ fn pages_of(start: Option<i64>, end: Option<i64>) -> Option<PageRange> {
 }
 
 impl Catalog {
+    /// The connection. A panic while it was held leaves nothing half-done (statements are
+    /// atomic, transactions roll back on drop), so a poisoned lock is taken over.
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Opens (creating and migrating as needed) the catalog at `path`.
     pub fn open(path: &Path) -> Result<Catalog, IndexError> {
         Self::setup(Connection::open(path)?)
@@ -292,34 +301,35 @@ impl Catalog {
             tx.pragma_update(None, "user_version", (i + 1) as i64)?;
             tx.commit()?;
         }
-        Ok(Catalog { conn })
+        Ok(Catalog { conn: Mutex::new(conn) })
     }
 
     /// The document stored for a path.
     pub fn document_by_path(&self, path: &str) -> Result<Option<DocumentRow>, IndexError> {
         Ok(self
-            .conn
+            .conn()
             .query_row(&format!("SELECT {DOC_COLS} FROM documents WHERE path = ?1"), [path], doc_row)
             .optional()?)
     }
 
     /// All documents, by id.
     pub fn documents(&self) -> Result<Vec<DocumentRow>, IndexError> {
-        let mut st = self.conn.prepare(&format!("SELECT {DOC_COLS} FROM documents ORDER BY id"))?;
+        let conn = self.conn();
+        let mut st = conn.prepare(&format!("SELECT {DOC_COLS} FROM documents ORDER BY id"))?;
         let rows = st.query_map([], doc_row)?.collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     }
 
     pub fn document(&self, id: i64) -> Result<Option<DocumentRow>, IndexError> {
         Ok(self
-            .conn
+            .conn()
             .query_row(&format!("SELECT {DOC_COLS} FROM documents WHERE id = ?1"), [id], doc_row)
             .optional()?)
     }
 
     /// The extracted text of a document.
     pub fn document_text(&self, id: i64) -> Result<String, IndexError> {
-        Ok(self.conn.query_row("SELECT text FROM documents WHERE id = ?1", [id], |r| r.get(0))?)
+        Ok(self.conn().query_row("SELECT text FROM documents WHERE id = ?1", [id], |r| r.get(0))?)
     }
 
     /// Replaces a document (same path) with a new analysis in one transaction; returns its id and
@@ -334,7 +344,8 @@ impl Catalog {
         contexts: &[ChunkContext],
         context_mode: &str,
     ) -> Result<(i64, Vec<ChunkRow>), IndexError> {
-        let tx = self.conn.transaction()?;
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
         tx.execute("DELETE FROM documents WHERE path = ?1", [path])?;
         let m = &a.document.meta;
         tx.execute(
@@ -441,12 +452,12 @@ impl Catalog {
 
     /// The context mode a document was indexed with (`none`, `structural`, `anthropic:MODEL`, …).
     pub fn context_mode(&self, doc_id: i64) -> Result<String, IndexError> {
-        Ok(self.conn.query_row("SELECT context_mode FROM documents WHERE id = ?1", [doc_id], |r| r.get(0))?)
+        Ok(self.conn().query_row("SELECT context_mode FROM documents WHERE id = ?1", [doc_id], |r| r.get(0))?)
     }
 
     /// Chunks of a document whose LLM request failed (to be retried).
     pub fn fallback_chunks(&self, doc_id: i64) -> Result<usize, IndexError> {
-        let n: i64 = self.conn.query_row(
+        let n: i64 = self.conn().query_row(
             "SELECT COUNT(*) FROM chunks WHERE doc_id = ?1 AND context_source = 'fallback'",
             [doc_id],
             |r| r.get(0),
@@ -457,7 +468,7 @@ impl Catalog {
     /// A cached context.
     pub fn cached_context(&self, key: &str) -> Result<Option<CachedContext>, IndexError> {
         Ok(self
-            .conn
+            .conn()
             .query_row(
                 "SELECT provider, model, prompt_version, text, excerpt, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens
                  FROM context_cache WHERE key = ?1",
@@ -482,8 +493,9 @@ impl Catalog {
     }
 
     /// Caches contexts (one transaction).
-    pub fn put_cached_contexts(&mut self, items: &[(String, CachedContext)]) -> Result<(), IndexError> {
-        let tx = self.conn.transaction()?;
+    pub fn put_cached_contexts(&self, items: &[(String, CachedContext)]) -> Result<(), IndexError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
         {
             let mut st = tx.prepare(
                 "INSERT OR REPLACE INTO context_cache (key, provider, model, prompt_version, text, excerpt,
@@ -511,13 +523,13 @@ impl Catalog {
 
     /// Cached contexts, in all.
     pub fn cached_context_count(&self) -> Result<usize, IndexError> {
-        let n: i64 = self.conn.query_row("SELECT COUNT(*) FROM context_cache", [], |r| r.get(0))?;
+        let n: i64 = self.conn().query_row("SELECT COUNT(*) FROM context_cache", [], |r| r.get(0))?;
         Ok(n as usize)
     }
 
     /// Records one document's contextualizing.
-    pub fn record_context_run(&mut self, run: &ContextRun) -> Result<(), IndexError> {
-        self.conn.execute(
+    pub fn record_context_run(&self, run: &ContextRun) -> Result<(), IndexError> {
+        self.conn().execute(
             "INSERT INTO context_runs (at, path, provider, model, requests, input_tokens, output_tokens,
                cache_write_tokens, cache_read_tokens, hits, misses, fallbacks, excerpted, cost)
              VALUES (strftime('%s','now'), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
@@ -542,7 +554,8 @@ impl Catalog {
 
     /// Every recorded run, oldest first.
     pub fn context_runs(&self) -> Result<Vec<ContextRun>, IndexError> {
-        let mut st = self.conn.prepare(
+        let conn = self.conn();
+        let mut st = conn.prepare(
             "SELECT path, provider, model, requests, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens,
                     hits, misses, fallbacks, excerpted, cost FROM context_runs ORDER BY id",
         )?;
@@ -570,7 +583,7 @@ impl Catalog {
 
     /// Removes a document and everything derived from it.
     pub fn remove_document(&mut self, id: i64) -> Result<bool, IndexError> {
-        Ok(self.conn.execute("DELETE FROM documents WHERE id = ?1", [id])? > 0)
+        Ok(self.conn().execute("DELETE FROM documents WHERE id = ?1", [id])? > 0)
     }
 
     /// Chunks of one document (or all, with `None`), in order.
@@ -579,7 +592,8 @@ impl Catalog {
             "SELECT {CHUNK_COLS} FROM chunks {} ORDER BY doc_id, chunk_index",
             if doc_id.is_some() { "WHERE doc_id = ?1" } else { "" }
         );
-        let mut st = self.conn.prepare(&sql)?;
+        let conn = self.conn();
+        let mut st = conn.prepare(&sql)?;
         let rows = match doc_id {
             Some(d) => st.query_map([d], chunk_row)?.collect::<Result<Vec<_>, _>>()?,
             None => st.query_map([], chunk_row)?.collect::<Result<Vec<_>, _>>()?,
@@ -589,7 +603,8 @@ impl Catalog {
 
     /// Chunks by id, in the order asked (missing ids skipped).
     pub fn chunks_by_id(&self, ids: &[i64]) -> Result<Vec<ChunkRow>, IndexError> {
-        let mut st = self.conn.prepare_cached(&format!("SELECT {CHUNK_COLS} FROM chunks WHERE id = ?1"))?;
+        let conn = self.conn();
+        let mut st = conn.prepare_cached(&format!("SELECT {CHUNK_COLS} FROM chunks WHERE id = ?1"))?;
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
             if let Some(c) = st.query_row([id], chunk_row).optional()? {
@@ -600,7 +615,8 @@ impl Catalog {
     }
 
     pub fn sections(&self, doc_id: i64) -> Result<Vec<SectionRow>, IndexError> {
-        let mut st = self.conn.prepare(
+        let conn = self.conn();
+        let mut st = conn.prepare(
             "SELECT doc_id, ord, section_id, number, title, heading, level, parent_ord, page_start, page_end, span_start, span_end
              FROM sections WHERE doc_id = ?1 ORDER BY ord",
         )?;
@@ -629,7 +645,8 @@ impl Catalog {
             "SELECT doc_id, term, key, text, section_id, scope_section, span_start, span_end FROM definitions {} ORDER BY doc_id, span_start",
             if key.is_some() { "WHERE key = ?1" } else { "" }
         );
-        let mut st = self.conn.prepare(&sql)?;
+        let conn = self.conn();
+        let mut st = conn.prepare(&sql)?;
         let map = |r: &rusqlite::Row<'_>| {
             Ok(DefinitionRow {
                 doc_id: r.get(0)?,
@@ -662,14 +679,16 @@ impl Catalog {
             "SELECT doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
              FROM refs WHERE (doc_id = ?1 AND target_section = ?2) OR (target_doc_id = ?1 AND target_doc_section = ?2) ORDER BY doc_id, span_start"
         };
-        let mut st = self.conn.prepare(sql)?;
+        let conn = self.conn();
+        let mut st = conn.prepare(sql)?;
         let rows = st.query_map(params![doc_id, section_id], ref_row)?.collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     }
 
     /// All references to other documents, for library-level resolution.
     pub fn external_references(&self) -> Result<Vec<(i64, RefRow)>, IndexError> {
-        let mut st = self.conn.prepare(
+        let conn = self.conn();
+        let mut st = conn.prepare(
             "SELECT rowid, doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
              FROM refs WHERE document IS NOT NULL",
         )?;
@@ -701,7 +720,8 @@ impl Catalog {
         &mut self,
         resolved: &[(i64, Option<i64>, Option<String>)],
     ) -> Result<(), IndexError> {
-        let tx = self.conn.transaction()?;
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
         {
             let mut st =
                 tx.prepare("UPDATE refs SET target_doc_id = ?2, target_doc_section = ?3 WHERE rowid = ?1")?;

@@ -23,6 +23,15 @@ describe('FakeBackend search', () => {
     expect(await b.search(req('   '))).toEqual([]);
   });
 
+  it('gives every hit the per-channel timings of its search', async () => {
+    const b = new FakeBackend();
+    const hits = await b.search(req('integrity'));
+    const t = hits[0].timings_ms;
+    for (const h of hits) expect(h.timings_ms).toEqual(t);
+    for (const ms of [t.embed, t.dense, t.keyword, t.exact]) expect(ms).toBeGreaterThan(0);
+    expect(t.total).toBeGreaterThanOrEqual(t.embed + t.dense + t.keyword + t.exact);
+  });
+
   it('answers a rule number with the exact channel', async () => {
     const b = new FakeBackend();
     const hits = await b.search(req('2.1.3'));
@@ -150,6 +159,34 @@ describe('FakeBackend ingest', () => {
   });
 });
 
+describe('FakeBackend contexts', () => {
+  const ingest = async (b: FakeBackend, paths: string[]) => b.ingest(paths, () => {});
+
+  it('reports no LLM usage with structural contexts', async () => {
+    const b = new FakeBackend({ delayMs: 0 });
+    expect((await ingest(b, ['/in/COBS Conduct of Business.pdf'])).contexts).toEqual([]);
+  });
+
+  it('reports LLM usage per document; cached answers are hits, a failed request a fallback retried later', async () => {
+    const b = new FakeBackend({ delayMs: 0 });
+    await b.saveSettings({ ...(await b.getSettings()), context_provider: 'anthropic' });
+    const first = await ingest(b, ['/in/COBS Conduct of Business.pdf', '/in/flaky-notes.md']);
+    const [cobs, flaky] = first.contexts;
+    expect(cobs).toMatchObject({ path: '/in/COBS Conduct of Business.pdf', provider: 'anthropic', model: 'claude-haiku-4-5', hits: 0, fallbacks: 0 });
+    expect(cobs.requests).toBe(cobs.misses);
+    expect(cobs.cache_write_tokens).toBeGreaterThan(0);
+    expect(cobs.cache_read_tokens).toBeGreaterThan(0);
+    expect(cobs.cost).toBeGreaterThan(0);
+    expect(flaky).toMatchObject({ requests: 0, misses: 1, fallbacks: 1, input_tokens: 0 });
+
+    const id = async (path: string) => String((await b.libraryDocuments()).find((d) => d.document.path === path)!.document.id);
+    const again = await b.reindexDocument(await id('/in/COBS Conduct of Business.pdf'));
+    expect(again.contexts[0]).toMatchObject({ hits: cobs.misses, misses: 0, requests: 0, cost: 0 });
+    const retried = await b.reindexDocument(await id('/in/flaky-notes.md'));
+    expect(retried.contexts[0]).toMatchObject({ requests: 1, misses: 1, fallbacks: 0 });
+  });
+});
+
 describe('FakeBackend settings', () => {
   it('asks for a re-index when the model changes', async () => {
     const b = new FakeBackend();
@@ -165,7 +202,7 @@ describe('FakeBackend settings', () => {
     const b = new FakeBackend();
     expect((await b.keyStatus('anthropic')).set).toBe(false);
     const st = await b.setKey('anthropic', 'sk-secret');
-    expect(st).toEqual({ provider: 'anthropic', set: true, source: 'keychain', keychain_available: true });
+    expect(st).toEqual({ provider: 'anthropic', set: true, source: 'keychain', keychain_available: true, keychain: 'macOS Keychain' });
     expect(JSON.stringify(st)).not.toContain('sk-secret');
     expect((await b.removeKey('anthropic')).set).toBe(false);
   });

@@ -5,6 +5,7 @@ import type { Backend, ProgressHandler } from './index';
 import type {
   BackendError,
   Backlinks,
+  ContextRun,
   Crumb,
   DefinitionHit,
   DocumentRow,
@@ -24,7 +25,9 @@ import type {
   SettingsChange,
   Stage,
   TermMark,
+  Timings,
 } from './types';
+import { isLlmProvider, type LlmProvider } from './providers';
 import { writeClipboard } from './clipboard';
 import { encodeGrayPng } from './png';
 import { formatPages } from '../util/format';
@@ -450,6 +453,10 @@ export class FakeBackend implements Backend {
   private cancelRequested = false;
   private settings: Settings = structuredCloneSafe(DEFAULT_SETTINGS);
   private keys = new Map<string, string>();
+  /** Chunks whose LLM context is cached, as provider:model:path:ord. */
+  private contextCache = new Set<string>();
+  /** Documents contextualized at least once, as provider:model:path. */
+  private contextAttempts = new Set<string>();
   private pages = new Map<string, PageImage>();
 
   constructor(options: FakeOptions = {}) {
@@ -604,6 +611,7 @@ export class FakeBackend implements Backend {
     scored.sort((a, b) => b.score - a.score || a.d.row.id - b.d.row.id || a.s.ord - b.s.ord);
     const limit = req.limit > 0 ? req.limit : 10;
     const exactOrder = scored.filter((x) => x.exact);
+    const timings_ms = this.timings(terms.length, scored.length);
     return scored.slice(0, limit).map(({ d, s, score, exact }, i): Hit => {
       const body = d.bodies[s.ord];
       const crumbs = this.crumbs(d, s);
@@ -630,8 +638,23 @@ export class FakeBackend implements Backend {
         keyword: score > (exact ? 10 : 0) ? { rank: i + 1, score: Math.round(score * 1.7 * 100) / 100 } : null,
         exact: exact ? { rank: exactOrder.findIndex((x) => x.s === s && x.d === d) + 1, score: 1 } : null,
         citation: `${d.row.label} ${s.number ?? s.title} (${d.row.title}${pages ? `, ${formatPages(pages)}` : ''})`,
+        timings_ms: { ...timings_ms },
       };
     });
+  }
+
+  /**
+   * Plausible per-channel times of one search (the same on each of its hits, as the engine
+   * reports them): embedding the query dominates with the MiniLM model; deterministic for tests.
+   */
+  private timings(terms: number, candidates: number): Timings {
+    const round = (ms: number) => Math.round(ms * 100) / 100;
+    const chunks = this.docs.reduce((n, d) => n + d.bodies.length, 0);
+    const embed = round(this.settings.model === 'fast' ? 0.35 + 0.02 * terms : 5.8 + 0.4 * terms);
+    const dense = round(0.6 + 0.01 * chunks);
+    const keyword = round(0.3 + 0.05 * terms + 0.01 * candidates);
+    const exact = round(0.08 + 0.01 * terms);
+    return { embed, dense, keyword, exact, total: round(embed + dense + keyword + exact + 0.25) };
   }
 
   async outline(doc: string): Promise<Outline> {
@@ -715,7 +738,8 @@ export class FakeBackend implements Backend {
   private async run(files: string[], onProgress: ProgressHandler | undefined, force: boolean): Promise<IngestReport> {
     const began = Date.now();
     this.cancelRequested = false;
-    const report: IngestReport = { indexed: [], unchanged: [], failed: [], cancelled: false, chunks: 0, seconds: 0 };
+    const report: IngestReport = { indexed: [], unchanged: [], failed: [], cancelled: false, chunks: 0, seconds: 0, contexts: [] };
+    const provider = this.settings.context_provider;
     const emit = (file: string, i: number, stage: Stage, done = 0, total = 0, error: BackendError | null = null) => {
       const p: Progress = { file, file_index: i, files: files.length, stage, done, total, error };
       onProgress?.(p);
@@ -775,19 +799,80 @@ export class FakeBackend implements Backend {
         emit(file, i, 'cancelled');
         continue;
       }
+      let doc: FakeDoc;
       if (existing) {
         existing.row.status = 'indexed';
         existing.row.mtime = Math.floor(Date.now() / 1000);
-        report.chunks += existing.bodies.length;
+        doc = existing;
       } else {
-        const doc = this.addDoc(this.specFor(file, name, ext));
-        report.chunks += doc.bodies.length;
+        doc = this.addDoc(this.specFor(file, name, ext));
       }
+      report.chunks += doc.bodies.length;
+      if (isLlmProvider(provider)) report.contexts.push(this.contextRun(doc, provider));
       emit(file, i, 'indexed', total, total);
       report.indexed.push(file);
     }
     report.seconds = Math.round((Date.now() - began) / 100) / 10;
     return report;
+  }
+
+  /**
+   * What contextualizing a document with an LLM used. Each chunk's answer is cached (by provider,
+   * model, document and chunk), so a chunk is asked once; Anthropic writes the document to its
+   * prompt cache on the first request and reads it on the others. The first attempt at a file
+   * named "flaky…" loses one request: that chunk keeps its structural context and is asked again
+   * on the next ingest.
+   */
+  private contextRun(d: FakeDoc, provider: LlmProvider): ContextRun {
+    const model = provider === 'anthropic' ? this.settings.anthropic_model : this.settings.openai_model;
+    const prefix = `${provider}:${model}:${d.row.path}`;
+    const firstAttempt = !this.contextAttempts.has(prefix);
+    this.contextAttempts.add(prefix);
+    const run: ContextRun = {
+      path: d.row.path,
+      provider,
+      model,
+      requests: 0,
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_write_tokens: 0,
+      cache_read_tokens: 0,
+      hits: 0,
+      misses: 0,
+      fallbacks: 0,
+      excerpted: 0,
+      cost: 0,
+    };
+    const docTokens = Math.ceil(d.bodies.join('\n').length / 4) + 60;
+    d.bodies.forEach((body, ord) => {
+      if (!body.trim()) return;
+      const key = `${prefix}:${ord}`;
+      if (this.contextCache.has(key)) {
+        run.hits++;
+        return;
+      }
+      run.misses++;
+      // A failed request's usage is not counted (the engine adds only answers' usage).
+      if (firstAttempt && run.fallbacks === 0 && /flaky/i.test(d.row.path)) {
+        run.fallbacks++;
+        return;
+      }
+      run.requests++;
+      run.input_tokens += Math.ceil(body.length / 4) + 90;
+      if (provider === 'anthropic') {
+        if (run.cache_write_tokens === 0) run.cache_write_tokens = docTokens;
+        else run.cache_read_tokens += docTokens;
+      } else {
+        run.input_tokens += docTokens;
+      }
+      run.output_tokens += 45 + (body.length % 40);
+      this.contextCache.add(key);
+    });
+    // Claude Haiku 4.5's list prices per million tokens; a local OpenAI-compatible server is free.
+    if (provider === 'anthropic') {
+      run.cost = (run.input_tokens + run.output_tokens * 5 + run.cache_write_tokens * 1.25 + run.cache_read_tokens * 0.1) / 1e6;
+    }
+    return run;
   }
 
   private specFor(path: string, name: string, ext: string): DocSpec {
@@ -897,7 +982,7 @@ export class FakeBackend implements Backend {
 
   async keyStatus(provider: string): Promise<KeyStatus> {
     const set = this.keys.has(provider);
-    return { provider, set, source: set ? 'keychain' : 'none', keychain_available: true };
+    return { provider, set, source: set ? 'keychain' : 'none', keychain_available: true, keychain: 'macOS Keychain' };
   }
 
   async setKey(provider: string, key: string): Promise<KeyStatus> {

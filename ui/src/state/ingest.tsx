@@ -43,6 +43,7 @@ function mergeReports(a: IngestReport | null, b: IngestReport): IngestReport {
     cancelled: a.cancelled || b.cancelled,
     chunks: a.chunks + b.chunks,
     seconds: Math.round((a.seconds + b.seconds) * 10) / 10,
+    contexts: [...a.contexts, ...b.contexts],
   };
 }
 

@@ -77,6 +77,7 @@ describe('library', () => {
         cancelled: false,
         chunks: 12,
         seconds: 1.5,
+        contexts: [],
       }),
     );
     expect(screen.getAllByTestId('ingest-row').map((r) => r.dataset.stage)).toEqual(['indexed', 'failed', 'indexed']);
@@ -96,10 +97,42 @@ describe('library', () => {
     await waitFor(() => expect(screen.getAllByTestId('doc-row').map((r) => r.dataset.label)).toEqual(['GEN', 'GLO', 'COBS']));
   });
 
+  it('shows what LLM contextualizing used after an ingest, and says fallbacks will be retried', async () => {
+    const backend = stubBackend({ pickFiles: async () => ['/in/COBS Conduct of Business.pdf', '/in/flaky-notes.md'] }, { delayMs: 1 });
+    const settings = await backend.getSettings();
+    await backend.saveSettings({ ...settings, context_provider: 'anthropic' });
+    const { user } = renderApp(backend, { view: 'library' });
+    await screen.findAllByTestId('doc-row');
+    await user.click(screen.getByTestId('add-files'));
+    const usage = await screen.findByTestId('context-usage', {}, { timeout: 3000 });
+    expect(screen.getByTestId('ingest-summary')).toHaveTextContent('Indexed 2');
+    expect(within(usage).getByTestId('context-usage-total')).toHaveTextContent(
+      /^LLM context \(Anthropic claude-haiku-4-5\): 0 cache hits · \d+ requests · 1 fallback · [\d,]+ tokens in \/ [\d,]+ out · cost \$0\.\d{4}$/,
+    );
+    expect(within(usage).getByTestId('context-fallbacks')).toHaveTextContent('1 chunk could not be contextualized by the LLM (the request failed): it keeps the structural context and will be retried on the next ingest.');
+    const runs = within(usage).getAllByTestId('context-run');
+    expect(runs.map((r) => r.dataset.path)).toEqual(['/in/COBS Conduct of Business.pdf', '/in/flaky-notes.md']);
+    expect(within(runs[1]).getAllByRole('cell').map((c) => c.textContent).slice(2, 5)).toEqual(['0', '0', '1']);
+
+    // Re-indexing the flaky document: the chunk is asked again and succeeds.
+    const flaky = screen.getAllByTestId('doc-row').find((r) => r.textContent?.includes('flaky-notes'))!;
+    await user.click(within(flaky).getByTestId('reindex'));
+    await waitFor(() => expect(screen.getByTestId('context-usage-total')).toHaveTextContent('0 cache hits · 1 request · 0 fallbacks'), { timeout: 3000 });
+    expect(screen.queryByTestId('context-fallbacks')).toBeNull();
+  });
+
+  it('shows no LLM usage when no LLM contextualized', async () => {
+    const { user } = renderApp(stubBackend({}, { delayMs: 1 }), { view: 'library' });
+    await screen.findAllByTestId('doc-row');
+    await user.click(screen.getByTestId('add-files'));
+    await waitFor(() => expect(screen.getByTestId('ingest-summary')).toBeInTheDocument(), { timeout: 3000 });
+    expect(screen.queryByTestId('context-usage')).toBeNull();
+  });
+
   it('adds files dropped onto the window, from any view', async () => {
     let drop!: (paths: string[]) => void;
     let hover!: (over: boolean) => void;
-    const ingest = vi.fn(async (): Promise<IngestReport> => ({ indexed: [], unchanged: [], failed: [], cancelled: false, chunks: 0, seconds: 0 }));
+    const ingest = vi.fn(async (): Promise<IngestReport> => ({ indexed: [], unchanged: [], failed: [], cancelled: false, chunks: 0, seconds: 0, contexts: [] }));
     renderApp(
       stubBackend({
         ingest,
@@ -177,7 +210,7 @@ describe('ingest state', () => {
     s = ingestReducer(s, { type: 'progress', p: p('c', 'queued') });
     s = ingestReducer(s, {
       type: 'finish',
-      report: { indexed: ['a'], unchanged: [], failed: [{ path: 'b', code: 'x', message: 'broken' }], cancelled: true, chunks: 1, seconds: 0.1 },
+      report: { indexed: ['a'], unchanged: [], failed: [{ path: 'b', code: 'x', message: 'broken' }], cancelled: true, chunks: 1, seconds: 0.1, contexts: [] },
     });
     expect(s.rows.map((r) => [r.file, r.stage, r.error?.message ?? null])).toEqual([
       ['a', 'indexed', null],
@@ -185,5 +218,14 @@ describe('ingest state', () => {
       ['c', 'cancelled', null],
     ]);
     expect(s.rows.every((r) => FINAL_STAGES.includes(r.stage))).toBe(true);
+  });
+
+  it('collects the LLM usage of every report of a run (re-indexing one document after another)', () => {
+    const ctx = (path: string) => ({ path, provider: 'openai', model: 'llama3.1', requests: 1, input_tokens: 10, output_tokens: 5, cache_write_tokens: 0, cache_read_tokens: 0, hits: 0, misses: 1, fallbacks: 0, excerpted: 0, cost: 0 });
+    const report = (path: string) => ({ indexed: [path], unchanged: [], failed: [], cancelled: false, chunks: 1, seconds: 0.2, contexts: [ctx(path)] });
+    let s = ingestReducer(initialIngest, { type: 'start', reset: true });
+    s = ingestReducer(s, { type: 'finish', report: report('a') });
+    s = ingestReducer(s, { type: 'finish', report: report('b') });
+    expect(s.report?.contexts.map((c) => c.path)).toEqual(['a', 'b']);
   });
 });

@@ -3,6 +3,7 @@ import { useBackend } from '../backend';
 import { toBackendError } from '../backend/errors';
 import type { BackendError, DocumentSummary, IngestReport, Stage } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
+import { ContextUsage } from '../components/ContextUsage';
 import { FileIcon, FolderIcon, UploadIcon } from '../components/Icons';
 import { FINAL_STAGES, useIngest, type IngestRow } from '../state/ingest';
 import { useNav } from '../state/nav';
@@ -257,6 +258,7 @@ function IngestPanel({ rows, running, cancelling, report, error, onCancel, onCle
           Indexed {report.indexed.length}, unchanged {report.unchanged.length}, failed {report.failed.length} · {report.chunks} chunks in {report.seconds} s
         </p>
       )}
+      {report && !running && report.contexts.length > 0 && <ContextUsage runs={report.contexts} />}
     </section>
   );
 }

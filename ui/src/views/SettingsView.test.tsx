@@ -3,6 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { KeyStatus } from '../backend/types';
 import { renderApp, stubBackend } from '../test/helpers';
 
+const NO_KEYCHAIN = 'no keychain available (Platform secure storage failure: no kernel keyring); using the environment variable';
+
 describe('settings', () => {
   it('saves settings; a change that needs a re-index offers to re-index the library', async () => {
     const base = stubBackend({}, { delayMs: 1 });
@@ -21,6 +23,27 @@ describe('settings', () => {
     expect(notice).toHaveTextContent('The embedding model changed');
     await user.click(within(notice).getByTestId('reindex-library'));
     await waitFor(() => expect(reindexDocument.mock.calls.map((c) => c[0])).toEqual(['1', '2']), { timeout: 3000 });
+  });
+
+  it('keeps a context provider this UI does not know, shown as the engine names it', async () => {
+    const base = stubBackend();
+    const settings = await base.getSettings();
+    const saveSettings = vi.fn(async (s: Parameters<typeof base.saveSettings>[0]) => ({ settings: s, needs_reindex: false, reason: null }));
+    const { user } = renderApp(Object.assign(base, { getSettings: async () => ({ ...settings, context_provider: 'bedrock' }), saveSettings }), { view: 'settings' });
+    const select = await screen.findByTestId('setting-context-provider');
+    expect(select).toHaveValue('bedrock');
+    expect(within(select).getAllByRole('option').map((o) => o.textContent)).toEqual([
+      'None',
+      'Structural (headings, offline)',
+      'Anthropic',
+      'OpenAI-compatible',
+      'bedrock',
+    ]);
+    await user.click(screen.getByTestId('save-settings'));
+    expect(saveSettings).toHaveBeenCalledWith(expect.objectContaining({ context_provider: 'bedrock' }));
+    await user.selectOptions(select, 'anthropic');
+    await user.click(screen.getByTestId('save-settings'));
+    expect(saveSettings).toHaveBeenLastCalledWith(expect.objectContaining({ context_provider: 'anthropic' }));
   });
 
   it('says Saved when no re-index is needed, and shows errors as messages', async () => {
@@ -53,17 +76,30 @@ describe('settings', () => {
     expect(document.body.innerHTML).not.toContain('sk-ant-very-secret');
     await user.click(screen.getByTestId('key-remove-anthropic'));
     await waitFor(() => expect(status).toHaveTextContent('not set'));
+    expect(screen.getByTestId('key-keychain-anthropic')).toHaveTextContent('Keychain: macOS Keychain');
+  });
+
+  it('says which keychain holds the key, e.g. a session-only kernel keyring', async () => {
+    const keychain = 'Linux kernel keyring (no Secret Service running: the key lasts until logout)';
+    const keyStatus = async (provider: string): Promise<KeyStatus> => ({ provider, set: provider === 'anthropic', source: provider === 'anthropic' ? 'keychain' : 'none', keychain_available: true, keychain });
+    renderApp(stubBackend({ keyStatus }), { view: 'settings' });
+    await waitFor(() => expect(screen.getByTestId('key-status-anthropic')).toHaveTextContent('set (keychain)'));
+    expect(screen.getByTestId('key-keychain-anthropic')).toHaveTextContent(`Keychain: ${keychain}`);
+    expect(screen.getByTestId('key-keychain-openai')).toHaveTextContent(`Keychain: ${keychain}`);
+    expect(screen.getByTestId('key-keychain-anthropic')).not.toHaveTextContent('No system keychain');
+    expect(screen.getByTestId('key-input-openai')).toBeEnabled();
   });
 
   it('reports environment keys and a missing keychain', async () => {
     const keyStatus = async (provider: string): Promise<KeyStatus> =>
       provider === 'openai'
-        ? { provider, set: true, source: 'environment', keychain_available: false }
-        : { provider, set: false, source: 'none', keychain_available: false };
+        ? { provider, set: true, source: 'environment', keychain_available: false, keychain: NO_KEYCHAIN }
+        : { provider, set: false, source: 'none', keychain_available: false, keychain: NO_KEYCHAIN };
     renderApp(stubBackend({ keyStatus }), { view: 'settings' });
     await waitFor(() => expect(screen.getByTestId('key-status-openai')).toHaveTextContent('set (environment)'));
     expect(screen.getByTestId('key-remove-openai')).toBeDisabled();
-    expect(screen.getByTestId('key-openai')).toHaveTextContent('No system keychain; using the environment variable');
+    expect(screen.getByTestId('key-openai')).toHaveTextContent('No system keychain; using the environment variable (OPENAI_API_KEY)');
+    expect(screen.getByTestId('key-keychain-openai')).toHaveTextContent(`Keychain: ${NO_KEYCHAIN}`);
     expect(screen.getByTestId('key-input-anthropic')).toBeDisabled();
   });
 });

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useBackend } from '../backend';
 import { toBackendError } from '../backend/errors';
+import { CONTEXT_PROVIDER_LABELS, CONTEXT_PROVIDERS, isContextProvider, isEmbeddingModel } from '../backend/providers';
 import type { BackendError, KeyStatus, Settings, SettingsChange } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { useIngest } from '../state/ingest';
@@ -91,7 +92,14 @@ export function SettingsView() {
             <legend>Search</legend>
             <label className="field">
               <span>Embedding model</span>
-              <select data-testid="setting-model" value={settings.model} onChange={(e) => update('model', e.target.value as Settings['model'])}>
+              <select
+                data-testid="setting-model"
+                value={settings.model}
+                onChange={(e) => {
+                  const v = e.target.value;
+                  if (isEmbeddingModel(v)) update('model', v);
+                }}
+              >
                 <option value="minilm">all-MiniLM-L6-v2 (better)</option>
                 <option value="fast">Fast static model (smaller, quicker)</option>
               </select>
@@ -116,12 +124,17 @@ export function SettingsView() {
               <select
                 data-testid="setting-context-provider"
                 value={settings.context_provider}
-                onChange={(e) => update('context_provider', e.target.value as Settings['context_provider'])}
+                onChange={(e) => update('context_provider', e.target.value)}
               >
-                <option value="none">None</option>
-                <option value="structural">Structural (headings, offline)</option>
-                <option value="anthropic">Anthropic</option>
-                <option value="openai">OpenAI-compatible</option>
+                {CONTEXT_PROVIDERS.map((p) => (
+                  <option key={p} value={p}>
+                    {CONTEXT_PROVIDER_LABELS[p]}
+                  </option>
+                ))}
+                {!isContextProvider(settings.context_provider) && (
+                  // A provider this UI does not know (a newer engine): shown as is, never replaced silently.
+                  <option value={settings.context_provider}>{settings.context_provider}</option>
+                )}
               </select>
             </label>
             <label className="field">
@@ -245,7 +258,12 @@ function KeyField({ provider, name, env }: { provider: string; name: string; env
           {status ? keyStatusText(status) : '…'}
         </span>
       </div>
-      {noKeychain && <p className="muted">No system keychain; using the environment variable ({env}).</p>}
+      {status && (
+        <p className="muted key-keychain" data-testid={`key-keychain-${provider}`}>
+          {noKeychain ? `No system keychain; using the environment variable (${env}). ` : ''}
+          Keychain: {status.keychain || 'unknown'}
+        </p>
+      )}
       <ErrorNote error={error} />
     </div>
   );

@@ -1,0 +1,36 @@
+// Generated from the Rust types by folio-engine's `bindings` (cargo test -p folio-engine --test bindings,
+// FOLIO_BLESS=1 to rewrite). Do not edit.
+
+export type BackendError = { code: string; message: string };
+export type Backlinks = { outgoing: RefRow[]; incoming: RefRow[] };
+export type ChannelRank = { rank: number; score: number };
+export type ContextRun = { path: string; provider: string; model: string; requests: number; input_tokens: number; output_tokens: number; cache_write_tokens: number; cache_read_tokens: number; hits: number; misses: number; fallbacks: number; excerpted: number; cost: number };
+export type Crumb = { section_id: string; heading: string };
+export type DefinitionHit = { document: string; doc_id: number; term: string; key: string; text: string; section_id: string; scope_section: string | null; span: Span };
+export type DocumentRow = { id: number; path: string; label: string; title: string; format: string; content_hash: string; mtime: number; size: number; page_count: number | null; status: string };
+export type DocumentStats = { sections: number; chunks: number; definitions: number; references: number };
+export type DocumentSummary = { document: DocumentRow; stats: DocumentStats; error: BackendError | null };
+export type EmbeddingModel = "minilm" | "fast";
+export type Hit = { chunk_id: number; score: number; doc_id: number; document: string; label: string; path: string; crumbs: Crumb[]; citation: string; section_id: string; section_ids: string[]; parent_chain: string[]; chunk_type: string; pages: PageRange | null; span: Span; content: string; contextualized: string; snippet: string; dense: ChannelRank | null; keyword: ChannelRank | null; exact: ChannelRank | null; timings_ms: Timings };
+export type IngestFailure = { path: string; code: string; message: string };
+export type IngestReport = { indexed: string[]; unchanged: string[]; failed: IngestFailure[]; cancelled: boolean; chunks: number; seconds: number; contexts: ContextRun[] };
+export type KeySource = "keychain" | "environment" | "none";
+export type KeyStatus = { provider: string; set: boolean; source: KeySource; keychain_available: boolean; keychain: string };
+export type LinkMark = { start: number; end: number; label: string; target_doc_id: number | null; target_section: string | null };
+export type Outline = { document: DocumentRow; sections: SectionRow[] };
+export type PageImage = { png_base64: string; width: number; height: number; highlights: Rect[] };
+export type PageRange = { start: number; end: number };
+export type Progress = { file: string; file_index: number; files: number; stage: Stage; done: number; total: number; error: BackendError | null };
+export type Rect = { x: number; y: number; w: number; h: number };
+export type RefRow = { doc_id: number; text: string; label: string; from_section: string; target_section: string | null; document: string | null; container: string | null; span: Span; target_doc_id: number | null; target_doc_section: string | null };
+export type SearchRequest = { query: string; limit: number; documents: string[]; chunk_types: string[]; section: SectionFilter | null };
+export type SectionFilter = { doc: string; section_id: string };
+export type SectionRow = { doc_id: number; ord: number; section_id: string; number: string | null; title: string; heading: string; level: number; parent_ord: number | null; pages: PageRange | null; span: Span };
+export type SectionView = { doc_id: number; document: string; label: string; section: SectionRow; crumbs: Crumb[]; text: string; terms: TermMark[]; links: LinkMark[]; pages: PageRange | null; path: string; format: string };
+export type Settings = { library_dir: string; model: EmbeddingModel; context_provider: string; anthropic_model: string; openai_base_url: string; openai_model: string; rrf_k: number; weights: Weights };
+export type SettingsChange = { settings: Settings; needs_reindex: boolean; reason: string | null };
+export type Span = { start: number; end: number };
+export type Stage = "queued" | "converting" | "contextualizing" | "embedding" | "indexing" | "indexed" | "unchanged" | "failed" | "cancelled";
+export type TermMark = { start: number; end: number; term: string; key: string };
+export type Timings = { embed: number; dense: number; keyword: number; exact: number; total: number };
+export type Weights = { dense: number; keyword: number; exact: number };

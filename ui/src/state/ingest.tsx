@@ -52,7 +52,9 @@ export function ingestReducer(state: IngestState, action: IngestAction): IngestS
     case 'start':
       return action.reset
         ? { running: true, cancelling: false, rows: [], report: null, error: null }
-        : { ...state, running: true };
+        : // A job queued behind the running one: its rows join the list. A cancel asked for
+          // earlier was for the jobs before it.
+          { ...state, running: true, cancelling: false };
     case 'progress': {
       const { p } = action;
       const row: IngestRow = {
@@ -107,7 +109,8 @@ export function ingestReducer(state: IngestState, action: IngestAction): IngestS
   }
 }
 
-type Job = { kind: 'ingest'; paths: string[] } | { kind: 'reindex'; docs: string[] };
+/** `gen`: the cancel generation when the job was asked for; a later cancel stops it. */
+type Job = ({ kind: 'ingest'; paths: string[] } | { kind: 'reindex'; docs: string[] }) & { gen: number };
 
 export type IngestController = {
   state: IngestState;
@@ -120,20 +123,22 @@ export type IngestController = {
 };
 
 /**
- * Runs ingests one at a time. `onSettled` is called after each job (the library changed).
+ * Runs ingests one at a time: a job asked for while another runs (the picker, a drop, "Add from a
+ * path", a re-index) waits in the queue and starts when the one before it settles. `onSettled` is
+ * called after each job (the library changed). Cancel stops the running job and drops the queued
+ * ones; jobs asked for after it run normally.
  */
 export function useIngestController(backend: Backend, onSettled: () => void): IngestController {
   const [state, dispatch] = useReducer(ingestReducer, initialIngest);
   const queue = useRef<Job[]>([]);
   const running = useRef(false);
-  const cancelled = useRef(false);
+  const generation = useRef(0);
   const settled = useRef(onSettled);
   settled.current = onSettled;
 
   const drain = useCallback(async () => {
     if (running.current) return;
     running.current = true;
-    cancelled.current = false;
     let first = true;
     const onProgress = (p: Progress) => dispatch({ type: 'progress', p });
     while (queue.current.length > 0) {
@@ -145,7 +150,7 @@ export function useIngestController(backend: Backend, onSettled: () => void): In
           dispatch({ type: 'finish', report: await backend.ingest(job.paths, onProgress) });
         } else {
           for (const doc of job.docs) {
-            if (cancelled.current) break;
+            if (job.gen !== generation.current) break;
             dispatch({ type: 'finish', report: await backend.reindexDocument(doc, onProgress) });
           }
         }
@@ -161,7 +166,7 @@ export function useIngestController(backend: Backend, onSettled: () => void): In
   const ingest = useCallback(
     (paths: string[]) => {
       if (paths.length === 0) return;
-      queue.current.push({ kind: 'ingest', paths });
+      queue.current.push({ kind: 'ingest', paths, gen: generation.current });
       void drain();
     },
     [drain],
@@ -169,14 +174,14 @@ export function useIngestController(backend: Backend, onSettled: () => void): In
   const reindex = useCallback(
     (docs: string[]) => {
       if (docs.length === 0) return;
-      queue.current.push({ kind: 'reindex', docs });
+      queue.current.push({ kind: 'reindex', docs, gen: generation.current });
       void drain();
     },
     [drain],
   );
   const cancel = useCallback(() => {
     queue.current = [];
-    cancelled.current = true;
+    generation.current += 1;
     dispatch({ type: 'cancelling' });
     backend.cancelIngest().catch((e: unknown) => dispatch({ type: 'fail', error: toBackendError(e) }));
   }, [backend]);

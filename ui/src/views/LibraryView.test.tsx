@@ -1,4 +1,4 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { BackendError, IngestReport, Progress, Stage } from '../backend/types';
 import { FINAL_STAGES, ingestReducer, initialIngest } from '../state/ingest';
@@ -188,6 +188,150 @@ describe('library', () => {
     await user.click(within(screen.getAllByTestId('doc-row')[0]).getByTestId('remove'));
     await user.click(screen.getByTestId('confirm-remove'));
     expect(await screen.findByRole('alert')).toHaveTextContent('An ingest is running.');
+  });
+});
+
+describe('add from a path', () => {
+  const empty = (): IngestReport => ({ indexed: [], unchanged: [], failed: [], cancelled: false, chunks: 0, seconds: 0, contexts: [] });
+
+  it('adds a typed path with the button or Enter, clears the box, and refreshes the table', async () => {
+    const ingest = vi.fn(async (_paths: string[], _onProgress: (p: Progress) => void) => empty());
+    const libraryDocuments = vi.fn(stubBackend().libraryDocuments);
+    const { user } = renderApp(stubBackend({ ingest, libraryDocuments }), { view: 'library' });
+    await screen.findAllByTestId('doc-row');
+    const box = screen.getByLabelText('Add from a path');
+    expect(box).toBe(screen.getByTestId('add-path-input'));
+    expect(box).toHaveAttribute('placeholder', expect.stringContaining('/home/me/rulebooks'));
+
+    const calls = libraryDocuments.mock.calls.length;
+    await user.type(box, '  /home/me/rulebooks  ');
+    await user.click(screen.getByTestId('add-path-button'));
+    await waitFor(() => expect(ingest).toHaveBeenCalledWith(['/home/me/rulebooks'], expect.any(Function)));
+    expect(box).toHaveValue('');
+    await waitFor(() => expect(libraryDocuments.mock.calls.length).toBeGreaterThan(calls));
+
+    await user.type(box, '/home/me/GEN.pdf{Enter}');
+    await waitFor(() => expect(ingest).toHaveBeenCalledTimes(2));
+    expect(ingest).toHaveBeenLastCalledWith(['/home/me/GEN.pdf'], expect.any(Function));
+    expect(box).toHaveValue('');
+  });
+
+  it('does nothing for an empty or blank box', async () => {
+    const ingest = vi.fn(async () => empty());
+    const { user } = renderApp(stubBackend({ ingest }), { view: 'library' });
+    await screen.findAllByTestId('doc-row');
+    const box = screen.getByTestId('add-path-input');
+    await user.click(screen.getByTestId('add-path-button'));
+    await user.type(box, '   {Enter}');
+    await user.click(screen.getByTestId('add-path-button'));
+    expect(ingest).not.toHaveBeenCalled();
+    expect(screen.queryByTestId('ingest-panel')).toBeNull();
+  });
+
+  it("takes several paths, one per line (Shift+Enter) or joined by ':' when all are absolute", async () => {
+    const ingest = vi.fn(async (_paths: string[], _onProgress: (p: Progress) => void) => empty());
+    const { user } = renderApp(stubBackend({ ingest }), { view: 'library' });
+    await screen.findAllByTestId('doc-row');
+    const box = screen.getByTestId('add-path-input');
+    await user.type(box, '/a/One.pdf{Shift>}{Enter}{/Shift}/b/Two.docx');
+    expect(box).toHaveValue('/a/One.pdf\n/b/Two.docx');
+    await user.click(screen.getByTestId('add-path-button'));
+    await waitFor(() => expect(ingest).toHaveBeenCalledWith(['/a/One.pdf', '/b/Two.docx'], expect.any(Function)));
+
+    await user.type(box, '/c/Three.md:/d/Four.html{Enter}');
+    await waitFor(() => expect(ingest).toHaveBeenLastCalledWith(['/c/Three.md', '/d/Four.html'], expect.any(Function)));
+    await user.type(box, '/e/Notes: draft.md{Enter}');
+    await waitFor(() => expect(ingest).toHaveBeenLastCalledWith(['/e/Notes: draft.md'], expect.any(Function)));
+  });
+
+  it('queues a path added while another ingest runs, and refreshes the table after each', async () => {
+    const first = deferred<IngestReport>();
+    const second = deferred<IngestReport>();
+    const emits: ((p: Progress) => void)[] = [];
+    const ingest = vi.fn((_paths: string[], onProgress: (p: Progress) => void) => {
+      emits.push(onProgress);
+      return emits.length === 1 ? first.promise : second.promise;
+    });
+    const libraryDocuments = vi.fn(stubBackend().libraryDocuments);
+    const { user } = renderApp(stubBackend({ ingest, libraryDocuments }), { view: 'library' });
+    await screen.findAllByTestId('doc-row');
+    const box = screen.getByTestId('add-path-input');
+    const button = screen.getByTestId('add-path-button');
+    const one = { file: '/r/One.pdf', file_index: 0, files: 1, done: 0, total: 0, error: null };
+    const two = { ...one, file: '/r/Two.pdf' };
+
+    await user.type(box, '/r/One.pdf');
+    await user.click(button);
+    await user.type(box, '/r/Two.pdf');
+    await user.click(button);
+    expect(box).toHaveValue('');
+    await waitFor(() => expect(ingest).toHaveBeenCalledTimes(1));
+    expect(ingest).toHaveBeenCalledWith(['/r/One.pdf'], expect.any(Function));
+    act(() => emits[0]({ ...one, stage: 'converting' }));
+    expect(screen.getAllByTestId('ingest-row').map((r) => r.dataset.stage)).toEqual(['converting']);
+
+    const before = libraryDocuments.mock.calls.length;
+    act(() => emits[0]({ ...one, stage: 'indexed', done: 1, total: 1 }));
+    await act(async () => first.resolve({ ...empty(), indexed: ['/r/One.pdf'], chunks: 3 }));
+    await waitFor(() => expect(ingest).toHaveBeenCalledTimes(2));
+    expect(ingest).toHaveBeenLastCalledWith(['/r/Two.pdf'], expect.any(Function));
+    await waitFor(() => expect(libraryDocuments.mock.calls.length).toBeGreaterThan(before));
+    act(() => emits[1]({ ...two, stage: 'embedding', done: 2, total: 5 }));
+    expect(screen.getAllByTestId('ingest-row').map((r) => [r.dataset.file, r.dataset.stage])).toEqual([
+      ['/r/One.pdf', 'indexed'],
+      ['/r/Two.pdf', 'embedding'],
+    ]);
+    expect(screen.getByTestId('ingest-cancel')).toBeInTheDocument();
+
+    const mid = libraryDocuments.mock.calls.length;
+    await act(async () => second.resolve({ ...empty(), indexed: ['/r/Two.pdf'], chunks: 2 }));
+    await waitFor(() => expect(libraryDocuments.mock.calls.length).toBeGreaterThan(mid));
+    expect(await screen.findByTestId('ingest-summary')).toHaveTextContent('Indexed 2, unchanged 0, failed 0 · 5 chunks');
+    expect(screen.getAllByTestId('ingest-row').map((r) => r.dataset.stage)).toEqual(['indexed', 'indexed']);
+  });
+
+  it('ingests two typed documents one after the other into the sample library', async () => {
+    const base = stubBackend({}, { delayMs: 2 });
+    const real = base.ingest.bind(base);
+    let active = 0;
+    let most = 0;
+    const ingest = vi.fn(async (paths: string[], onProgress: (p: Progress) => void) => {
+      most = Math.max(most, ++active);
+      try {
+        return await real(paths, onProgress);
+      } finally {
+        active--;
+      }
+    });
+    renderApp(Object.assign(base, { ingest }), { view: 'library' });
+    await screen.findAllByTestId('doc-row');
+    const box = screen.getByTestId('add-path-input');
+    // Both in quick succession, as a driver would: the second arrives while the first runs.
+    fireEvent.change(box, { target: { value: '/rules/FSMA Financial Services.pdf' } });
+    fireEvent.click(screen.getByTestId('add-path-button'));
+    fireEvent.change(box, { target: { value: '/rules/PRU Prudential.md' } });
+    fireEvent.click(screen.getByTestId('add-path-button'));
+    expect(box).toHaveValue('');
+    await waitFor(() => expect(screen.getAllByTestId('doc-row').map((r) => r.dataset.label)).toEqual(['GEN', 'GLO', 'FSMA', 'PRU']), { timeout: 3000 });
+    expect(ingest).toHaveBeenCalledTimes(2);
+    expect(most).toBe(1);
+    await waitFor(() => expect(screen.getAllByTestId('ingest-row').map((r) => r.dataset.stage)).toEqual(['indexed', 'indexed']));
+  });
+
+  it('drops the queued paths on cancel, and runs a path added after it', async () => {
+    const first = deferred<IngestReport>();
+    const ingest = vi.fn((_paths: string[], _onProgress: (p: Progress) => void) => (ingest.mock.calls.length === 1 ? first.promise : Promise.resolve(empty())));
+    const { user } = renderApp(stubBackend({ ingest, cancelIngest: async () => {} }), { view: 'library' });
+    await screen.findAllByTestId('doc-row');
+    const box = screen.getByTestId('add-path-input');
+    await user.type(box, '/r/One.pdf{Enter}');
+    await user.type(box, '/r/Queued.pdf{Enter}');
+    await user.click(await screen.findByTestId('ingest-cancel'));
+    expect(screen.getByTestId('ingest-cancel')).toHaveTextContent('Cancelling…');
+    await user.type(box, '/r/After.pdf{Enter}');
+    await act(async () => first.resolve({ ...empty(), cancelled: true }));
+    await waitFor(() => expect(ingest).toHaveBeenCalledTimes(2));
+    expect(ingest.mock.calls.map((c) => c[0])).toEqual([['/r/One.pdf'], ['/r/After.pdf']]);
   });
 });
 

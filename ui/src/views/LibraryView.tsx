@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useBackend } from '../backend';
 import { toBackendError } from '../backend/errors';
 import type { BackendError, DocumentSummary, IngestReport, Stage } from '../backend/types';
@@ -8,6 +8,7 @@ import { FileIcon, FolderIcon, UploadIcon } from '../components/Icons';
 import { FINAL_STAGES, useIngest, type IngestRow } from '../state/ingest';
 import { useNav } from '../state/nav';
 import { baseName, formatBytes } from '../util/format';
+import { splitPathList } from '../util/paths';
 
 export const STAGE_LABELS: Record<Stage, string> = {
   queued: 'queued',
@@ -83,6 +84,7 @@ export function LibraryView() {
           <button type="button" className="button" data-testid="add-folder" onClick={() => void pick(true)}>
             <FolderIcon size={16} /> Add folder…
           </button>
+          <AddPathForm onAdd={ingest.ingest} />
         </div>
       </header>
 
@@ -194,6 +196,63 @@ export function LibraryView() {
       )}
       <p className="muted drop-footnote">Drag files or folders anywhere onto the window to add them.</p>
     </div>
+  );
+}
+
+/**
+ * "Add from a path": a path typed or pasted, queued like a picked or dropped file. A textarea that
+ * looks like a one-line input, so that pasted lists keep their line breaks (an `<input>` strips
+ * them); Enter adds, Shift+Enter starts a new line. See `splitPathList` for the accepted forms.
+ */
+export function AddPathForm({ onAdd }: { onAdd(paths: string[]): void }) {
+  const id = useId();
+  const [value, setValue] = useState('');
+  const box = useRef<HTMLTextAreaElement>(null);
+
+  const submit = () => {
+    // The element's own value: what was typed, even where a driver's edit skipped React's events.
+    const paths = splitPathList(box.current?.value ?? value);
+    if (paths.length === 0) return;
+    onAdd(paths);
+    setValue('');
+    if (box.current) box.current.value = '';
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      submit();
+    }
+  };
+
+  return (
+    <form
+      className="add-path"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      <label htmlFor={id} className="visually-hidden">
+        Add from a path
+      </label>
+      <textarea
+        id={id}
+        ref={box}
+        className="add-path-input"
+        data-testid="add-path-input"
+        rows={Math.min(4, value.split('\n').length)}
+        placeholder="/home/me/rulebooks or a file path"
+        spellCheck={false}
+        autoComplete="off"
+        autoCapitalize="off"
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        onKeyDown={onKeyDown}
+      />
+      <button type="submit" className="button" data-testid="add-path-button">
+        Add
+      </button>
+    </form>
   );
 }
 

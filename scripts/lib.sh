@@ -57,3 +57,33 @@ ensure_apt_packages() {
   "${sudo[@]}" apt-get update
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
 }
+
+# System packages (Debian/Ubuntu names) that building Folio needs: protoc for LanceDB, WebKitGTK
+# and friends for the Tauri desktop shell.
+FOLIO_BUILD_PACKAGES=(
+  protobuf-compiler
+  libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev librsvg2-dev
+  libayatana-appindicator3-dev libxdo-dev
+)
+# What the desktop app's end-to-end tests need besides: a virtual display and WebKit's WebDriver.
+FOLIO_GUI_TEST_PACKAGES=(xvfb xauth webkit2gtk-driver)
+
+# Node.js and npm build the web UI.
+require_node() {
+  if ! command -v npm >/dev/null 2>&1; then
+    ensure_apt_packages nodejs npm
+  fi
+}
+
+# Installs the UI's npm packages (from package-lock.json) when they are missing or stale, and
+# builds ui/dist, which the desktop binary embeds.
+build_ui() {
+  require_node
+  local ui=$FOLIO_ROOT/ui
+  if [ ! -d "$ui/node_modules" ] || [ "$ui/package-lock.json" -nt "$ui/node_modules/.package-lock.json" ]; then
+    say "installing the UI's npm packages"
+    (cd "$ui" && npm ci --no-audit --no-fund)
+  fi
+  say "building the UI"
+  (cd "$ui" && npm run build)
+}

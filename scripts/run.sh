@@ -1,42 +1,31 @@
 #!/usr/bin/env bash
-# Runs Folio. The desktop shell does not exist yet, so for now this builds the `folio` CLI
-# (release profile) and runs `folio parse` on the given files:
+# Runs the Folio desktop app on its default library (~/.local/share/folio/library), setting up
+# whatever is missing first: system packages (apt), the pinned native assets (pdfium, the models),
+# the UI's npm packages, and the build.
 #
-#   scripts/run.sh                  # parses a sample document
-#   scripts/run.sh FILE [ARGS...]   # same as `folio parse FILE [ARGS...]`
+#   scripts/run.sh
 #
-# With no arguments the sample is ../shared/data/uslm/USLM-2_0-Review-Guide-v2_0_12.md when that
-# optional test data is present, else tests/fixtures/sample.md from this repository.
+# Build output goes to $CARGO_TARGET_DIR (default ~/.cache/folio-target). Without a display
+# (no $DISPLAY or $WAYLAND_DISPLAY) it says so and stops; run it from a desktop session.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# System packages (Debian/Ubuntu names) that building and running Folio needs: LanceDB's build
-# needs protoc.
-SYSTEM_PACKAGES=(protobuf-compiler)
-# What the Tauri desktop shell will need; move these into SYSTEM_PACKAGES when it lands.
-# shellcheck disable=SC2034
-TAURI_SYSTEM_PACKAGES=(
-  libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev librsvg2-dev
-  libayatana-appindicator3-dev libxdo-dev
-)
 
 FOLIO_ASSETS_DIR=$(folio_assets_dir)
 export FOLIO_ASSETS_DIR
 
 require_cargo
+ensure_apt_packages "${FOLIO_BUILD_PACKAGES[@]}"
 "$FOLIO_ROOT/scripts/setup-assets.sh"
-ensure_apt_packages "${SYSTEM_PACKAGES[@]}"
+build_ui
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/folio-target}
 export FOLIO_PDFIUM=${FOLIO_PDFIUM:-$FOLIO_ASSETS_DIR/pdfium/libpdfium.so}
 
-if [ $# -eq 0 ]; then
-  sample=$(cd "$FOLIO_ROOT/.." && pwd)/shared/data/uslm/USLM-2_0-Review-Guide-v2_0_12.md
-  [ -f "$sample" ] || sample=$FOLIO_ROOT/tests/fixtures/sample.md
-  say "no file given; parsing the sample $sample"
-  set -- "$sample"
+say "building the desktop app"
+cargo build --manifest-path "$FOLIO_ROOT/Cargo.toml" -p folio-desktop
+if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+  die "no display: run this from a desktop session (or under xvfb-run)"
 fi
-
-say "building and running the folio CLI (release profile)"
-# Run from the caller's directory so relative paths in the arguments mean what they say.
-exec cargo run --manifest-path "$FOLIO_ROOT/Cargo.toml" -p folio-cli --release -- parse "$@"
+say "starting Folio"
+exec "$CARGO_TARGET_DIR/debug/folio-desktop" "$@"

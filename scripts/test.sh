@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The one test command: native assets, then formatting, lints and the whole test suite.
+# The one test command: system packages, native assets and the UI build, then formatting, lints,
+# the UI's component tests, the whole Rust test suite, and the desktop app end to end.
 #
 #   scripts/test.sh
 #
@@ -21,9 +22,9 @@ for tool in fmt clippy; do
   fi
 done
 
+ensure_apt_packages "${FOLIO_BUILD_PACKAGES[@]}" "${FOLIO_GUI_TEST_PACKAGES[@]}"
 scripts/setup-assets.sh
-# LanceDB's build needs protoc.
-ensure_apt_packages protobuf-compiler
+build_ui
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/folio-target}
 export FOLIO_PDFIUM=${FOLIO_PDFIUM:-$FOLIO_ASSETS_DIR/pdfium/libpdfium.so}
@@ -43,5 +44,8 @@ step() {
 
 step format cargo fmt --all --check
 step lint cargo clippy --workspace --all-targets -- -D warnings
+step ui-test bash -c "cd ui && npm test"
 step test cargo test --workspace
+# The desktop app driven through WebDriver under Xvfb (tauri-driver + WebKitWebDriver).
+step e2e scripts/e2e.sh
 say "all checks passed"

@@ -15,7 +15,7 @@ use crate::AiError;
 pub const SERVICE: &str = "folio";
 
 /// Where a key comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum KeySource {
     Keychain,
@@ -24,7 +24,7 @@ pub enum KeySource {
 }
 
 /// What is known about a provider's key, without the key.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct KeyStatus {
     pub provider: String,
     pub set: bool,

@@ -2,11 +2,9 @@
 
 use clap::{Args, Subcommand, ValueEnum};
 use folio_ai::context::cost::{Estimate, Prices};
-use folio_ai::context::{AnthropicConfig, AnthropicWriter, ContextWriter, OpenAiChatConfig, OpenAiChatWriter};
 use folio_ai::keys::{ApiKeys, KeySource};
 use folio_engine::{ContextMode, ContextRun};
 use std::io::BufRead;
-use std::sync::Arc;
 
 /// Where chunk contexts come from.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,43 +49,31 @@ pub struct ContextArgs {
 impl ContextArgs {
     /// The context mode these arguments ask for.
     pub fn mode(&self) -> Result<ContextMode, String> {
-        let writer: Arc<dyn ContextWriter> = match self.context {
-            Provider::None => return Ok(ContextMode::None),
-            Provider::Structural => return Ok(ContextMode::Structural),
-            Provider::Anthropic => {
-                let (key, _) = ApiKeys::default().get("anthropic").ok_or(
-                    "no Anthropic API key: run `folio auth set anthropic` (or set ANTHROPIC_API_KEY)",
-                )?;
-                let mut c = AnthropicConfig::new(key);
-                if let Some(m) = &self.context_model {
-                    c.model = m.clone();
-                }
-                if let Some(u) = &self.context_url {
-                    c.base_url = u.clone();
-                }
-                if let Some(b) = self.document_budget {
-                    c.document_budget = b;
-                }
-                Arc::new(AnthropicWriter::new(c).map_err(|e| e.to_string())?)
-            }
-            Provider::Openai => {
-                let model = self.context_model.clone().ok_or("--context openai needs --context-model (e.g. llama3.2)")?;
-                let mut c = OpenAiChatConfig::new(model);
-                c.api_key = ApiKeys::default().get("openai").map(|(k, _)| k);
-                if let Some(u) = &self.context_url {
-                    c.base_url = u.clone();
-                }
-                if let Some(b) = self.document_budget {
-                    c.document_budget = b;
-                }
-                Arc::new(OpenAiChatWriter::new(c).map_err(|e| e.to_string())?)
-            }
+        let provider = match self.context {
+            Provider::None => "none",
+            Provider::Structural => "structural",
+            Provider::Anthropic => "anthropic",
+            Provider::Openai => "openai",
         };
-        let prices = match &self.prices {
-            Some(p) => Prices::parse(p)?,
-            None => Prices::default_for(writer.provider()),
-        };
-        Ok(ContextMode::Llm { writer, concurrency: self.concurrency.max(1), prices })
+        let keys = ApiKeys::default();
+        let mode = ContextMode::from_provider(
+            provider,
+            self.context_model.as_deref(),
+            self.context_url.as_deref(),
+            self.document_budget,
+            &keys,
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(match mode {
+            ContextMode::Llm { writer, prices, .. } => {
+                let prices = match &self.prices {
+                    Some(p) => Prices::parse(p)?,
+                    None => prices,
+                };
+                ContextMode::Llm { writer, concurrency: self.concurrency.max(1), prices }
+            }
+            other => other,
+        })
     }
 }
 

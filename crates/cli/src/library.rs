@@ -1,15 +1,14 @@
 //! The library commands: ingest, search, define, outline, show, refs, docs, remove, eval.
 
-use crate::assets;
+use folio_engine::assets::{self, EmbeddingModel};
 use clap::{Args, Subcommand};
 use folio_core::fusion::{Channel, FusionConfig};
-use folio_engine::{Library, LibraryOptions, SearchOptions, Stage};
+use folio_engine::{Library, SearchOptions, Stage};
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Subcommand, Debug)]
@@ -54,6 +53,8 @@ pub enum LibraryCommand {
     Remove { doc: String },
     /// What LLM contextualizing has used: tokens and cost per document and in total.
     Usage,
+    /// Rebuild the vectors and the keyword index from the catalog (after damage; asks no LLM).
+    Repair,
     /// Run queries from a JSONL file ({"id", "query"} a line); write one JSONL line of ranked hits per query.
     Eval {
         queries: PathBuf,
@@ -142,12 +143,7 @@ impl SearchArgs {
 
 /// The default library folder.
 fn default_library() -> PathBuf {
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .unwrap_or_else(|| PathBuf::from("."));
-    base.join("folio/library")
+    folio_engine::default_library_dir()
 }
 
 /// Which embedding model a command uses.
@@ -159,29 +155,39 @@ pub enum Model {
     Fast,
 }
 
-fn asset_dir(file: &str) -> Result<PathBuf, String> {
-    assets::find(file).and_then(|p| p.parent().map(PathBuf::from)).ok_or_else(|| {
-        format!("the embedding model is missing ({file}): run scripts/setup-assets.sh, which fetches it")
-    })
-}
-
 fn open(library: Option<&Path>, model: Model, max_tokens: Option<usize>) -> Result<Library, String> {
-    // Chunks are always sized in MiniLM's word pieces, so both models index the same chunks.
-    let minilm = asset_dir("minilm/vocab.txt")?;
-    let embedder: Arc<dyn folio_ai::Embedder> = match model {
-        Model::Minilm => Arc::new(folio_ai::MiniLm::load(&minilm).map_err(|e| e.to_string())?),
-        Model::Fast => Arc::new(
-            folio_ai::StaticEmbedder::load(&asset_dir("potion-base-2M/model.safetensors")?)
-                .map_err(|e| e.to_string())?,
-        ),
+    let model = match model {
+        Model::Minilm => EmbeddingModel::Minilm,
+        Model::Fast => EmbeddingModel::Fast,
     };
-    let mut options = LibraryOptions { vocab: Some(minilm.join("vocab.txt")), ..LibraryOptions::default() };
-    options.convert.pdfium_library = assets::find("pdfium/libpdfium.so");
+    let (embedder, mut options) = assets::library_setup(model).map_err(|e| e.to_string())?;
     if let Some(m) = max_tokens {
         options.chunker.max_tokens = m.max(8);
     }
     let dir = library.map(Path::to_path_buf).unwrap_or_else(default_library);
     Library::open(&dir, embedder, options).map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+fn repair(library: Option<&Path>, model: Model) -> Result<(), String> {
+    let model = match model {
+        Model::Minilm => EmbeddingModel::Minilm,
+        Model::Fast => EmbeddingModel::Fast,
+    };
+    let (embedder, options) = assets::library_setup(model).map_err(|e| e.to_string())?;
+    let dir = library.map(Path::to_path_buf).unwrap_or_else(default_library);
+    let report = Library::repair(&dir, embedder, options, &mut |path, i, n| {
+        eprint!("\r[{}/{}] {}          ", i + 1, n, Path::new(path).file_name().map(|f| f.to_string_lossy()).unwrap_or_default());
+    })
+    .map_err(|e| format!("{}: {e}", dir.display()))?;
+    eprintln!();
+    println!(
+        "repaired {}: {} documents, {} chunks re-indexed from the catalog{}",
+        dir.display(),
+        report.documents,
+        report.chunks,
+        if report.rolled_back.is_empty() { String::new() } else { format!("; rolled back half-written: {}", report.rolled_back.join(", ")) }
+    );
+    Ok(())
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -194,16 +200,29 @@ pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> Ex
         LibraryCommand::Ingest { max_tokens, .. } => *max_tokens,
         _ => None,
     };
+    if let LibraryCommand::Repair = command {
+        return match repair(library, model) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(e),
+        };
+    }
     let opening = Instant::now();
     let mut lib = match open(library, model, max_tokens) {
         Ok(l) => l,
         Err(e) => return fail(e),
     };
     let open_ms = opening.elapsed().as_secs_f64() * 1e3;
+    if !lib.repaired().is_empty() {
+        eprintln!(
+            "note: an earlier ingest was interrupted; rolled back these half-written documents (ingest them again): {}",
+            lib.repaired().join(", ")
+        );
+    }
     let out = std::io::stdout();
     let mut out = out.lock();
     let result: Result<(), String> = match command {
         LibraryCommand::Ingest { paths, context, .. } => ingest(&mut lib, paths, context),
+        LibraryCommand::Repair => Ok(()),
         LibraryCommand::Usage => lib.context_runs().map_err(|e| e.to_string()).map(|runs| {
             if runs.is_empty() {
                 println!("no LLM contextualizing recorded in this library");

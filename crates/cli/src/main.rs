@@ -1,6 +1,5 @@
 //! `folio`: Folio's command-line interface.
 
-mod assets;
 mod context;
 mod library;
 mod parse;

@@ -1,6 +1,6 @@
 //! `folio parse FILE… [--json]`.
 
-use crate::assets;
+use folio_engine::assets;
 use clap::Args;
 use folio_convert::{convert_file, ConvertOptions};
 use folio_core::analysis::{analyze, Analysis};

@@ -2416,3 +2416,139 @@ mod tests {
         assert_eq!(list_marker("1.1 Scope"), None);
     }
 }
+
+/// A PDF page rendered for display, with where a passage lies on it.
+#[derive(Debug, Clone)]
+pub struct RenderedPage {
+    /// PNG bytes (RGB).
+    pub png: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    /// Rectangles around `find`'s text, in image pixels: (x, y, w, h) from the top left.
+    pub highlights: Vec<[f32; 4]>,
+}
+
+/// Renders page `page` (from 1) `width` pixels wide, and finds where `find` (a passage's opening
+/// words) is printed on it.
+pub fn render_page(
+    bytes: &[u8],
+    page: u32,
+    width: u32,
+    find: Option<&str>,
+    options: &ConvertOptions,
+) -> Result<RenderedPage, ErrorKind> {
+    with_document(bytes, options, |d| -> Result<RenderedPage, ErrorKind> {
+        let count = unsafe { d.b.FPDF_GetPageCount(d.doc) }.max(0) as u32;
+        if page == 0 || page > count {
+            return Err(ErrorKind::Corrupt(format!("page {page} of {count}")));
+        }
+        let p = unsafe { d.b.FPDF_LoadPage(d.doc, (page - 1) as i32) };
+        if p.is_null() {
+            return Err(ErrorKind::Corrupt(format!("pdfium cannot load page {page}")));
+        }
+        let raw = RawPage { b: d.b, page: p, text: unsafe { d.b.FPDFText_LoadPage(p) } };
+        let (pw, ph) = unsafe { (d.b.FPDF_GetPageWidthF(p), d.b.FPDF_GetPageHeightF(p)) };
+        let scale = width.clamp(100, 4000) as f32 / pw.max(1.0);
+        let (w, h) = ((pw * scale).round() as i32, (ph * scale).round() as i32);
+        let bitmap = unsafe { d.b.FPDFBitmap_Create(w, h, 0) };
+        if bitmap.is_null() {
+            return Err(ErrorKind::Corrupt("cannot allocate the page image".into()));
+        }
+        let rgb = unsafe {
+            let _ = d.b.FPDFBitmap_FillRect(bitmap, 0, 0, w, h, 0xFFFF_FFFF);
+            // FPDF_ANNOT | FPDF_LCD_TEXT
+            d.b.FPDF_RenderPageBitmap(bitmap, p, 0, 0, w, h, 0, 0x01 | 0x02);
+            let stride = d.b.FPDFBitmap_GetStride(bitmap) as usize;
+            let buf = d.b.FPDFBitmap_GetBuffer(bitmap) as *const u8;
+            let mut rgb = Vec::with_capacity((w * h * 3) as usize);
+            for y in 0..h as usize {
+                let row = std::slice::from_raw_parts(buf.add(y * stride), w as usize * 4);
+                for px in row.chunks_exact(4) {
+                    rgb.extend_from_slice(&[px[2], px[1], px[0]]); // BGRx → RGB
+                }
+            }
+            d.b.FPDFBitmap_Destroy(bitmap);
+            rgb
+        };
+        let mut highlights = Vec::new();
+        if let (Some(text), false) = (find, raw.text.is_null()) {
+            for needle in search_needles(text) {
+                highlights = find_rects(d.b, raw.text, &needle, scale, ph);
+                if !highlights.is_empty() {
+                    break;
+                }
+            }
+        }
+        drop(raw);
+        Ok(RenderedPage { png: encode_png(w as u32, h as u32, &rgb), width: w as u32, height: h as u32, highlights })
+    })?
+}
+
+/// What to search a page for: the passage's first words, fewer and fewer (extraction may have
+/// joined hyphenated or re-flowed lines differently from the printed page).
+fn search_needles(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    [12usize, 6, 3].iter().filter(|n| words.len() >= **n || **n == 3).map(|n| words[..words.len().min(*n)].join(" ")).filter(|s| !s.is_empty()).collect()
+}
+
+fn find_rects(b: &dyn PdfiumLibraryBindings, text: FPDF_TEXTPAGE, needle: &str, scale: f32, page_h: f32) -> Vec<[f32; 4]> {
+    let mut out = Vec::new();
+    unsafe {
+        let h = b.FPDFText_FindStart_str(text, needle, 0, 0);
+        if h.is_null() {
+            return out;
+        }
+        if b.FPDFText_FindNext(h) != 0 {
+            let start = b.FPDFText_GetSchResultIndex(h);
+            let count = b.FPDFText_GetSchCount(h);
+            let n = b.FPDFText_CountRects(text, start, count);
+            for i in 0..n {
+                let (mut l, mut t, mut r, mut bo) = (0f64, 0f64, 0f64, 0f64);
+                if b.FPDFText_GetRect(text, i, &mut l, &mut t, &mut r, &mut bo) != 0 {
+                    let x = l as f32 * scale;
+                    let y = (page_h - t as f32) * scale;
+                    out.push([x, y, (r - l) as f32 * scale, (t - bo) as f32 * scale]);
+                }
+            }
+        }
+        b.FPDFText_FindClose(h);
+    }
+    out
+}
+
+/// A minimal PNG encoder: 8-bit RGB, no filtering, zlib-compressed.
+fn encode_png(width: u32, height: u32, rgb: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut raw = Vec::with_capacity(rgb.len() + height as usize);
+    for row in rgb.chunks_exact(width as usize * 3) {
+        raw.push(0); // filter: none
+        raw.extend_from_slice(row);
+    }
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    let _ = z.write_all(&raw);
+    let idat = z.finish().unwrap_or_default();
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&width.to_be_bytes());
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+    for (kind, data) in [(b"IHDR", &ihdr[..]), (b"IDAT", &idat[..]), (b"IEND", &[][..])] {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut chunk = kind.to_vec();
+        chunk.extend_from_slice(data);
+        out.extend_from_slice(&chunk);
+        out.extend_from_slice(&crc32(&chunk).to_be_bytes());
+    }
+    out
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &byte in data {
+        crc ^= byte as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}

@@ -72,7 +72,7 @@ impl FusionConfig {
 }
 
 /// One channel's verdict on a hit: its 1-based rank and its own score.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChannelRank {
     pub rank: usize,
     pub score: f32,

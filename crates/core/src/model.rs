@@ -37,7 +37,7 @@ impl Format {
 }
 
 /// A half-open byte range `[start, end)` into [`Document::text`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Span {
     pub start: usize,
     pub end: usize,
@@ -61,7 +61,7 @@ impl Span {
 }
 
 /// An inclusive, 1-based page range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PageRange {
     pub start: u32,
     pub end: u32,

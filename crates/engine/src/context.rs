@@ -55,6 +55,62 @@ impl ContextMode {
         }
     }
 
+    /// The mode for a provider name (`none`, `structural`, `anthropic`, `openai`), with an optional
+    /// model, base URL and document budget; keys come from the keychain or the environment.
+    pub fn from_provider(
+        provider: &str,
+        model: Option<&str>,
+        url: Option<&str>,
+        document_budget: Option<usize>,
+        keys: &folio_ai::keys::ApiKeys,
+    ) -> Result<ContextMode, EngineError> {
+        use folio_ai::context::{AnthropicConfig, AnthropicWriter, OpenAiChatConfig, OpenAiChatWriter};
+        let model = model.filter(|m| !m.trim().is_empty());
+        let url = url.filter(|u| !u.trim().is_empty());
+        let writer: Arc<dyn ContextWriter> = match provider {
+            "none" => return Ok(ContextMode::None),
+            "structural" => return Ok(ContextMode::Structural),
+            "anthropic" => {
+                let (key, _) = keys.get("anthropic").ok_or_else(|| {
+                    EngineError::Invalid(
+                        "no Anthropic API key: save one in Settings (or `folio auth set anthropic`), or set ANTHROPIC_API_KEY".into(),
+                    )
+                })?;
+                let mut c = AnthropicConfig::new(key);
+                if let Some(m) = model {
+                    c.model = m.to_string();
+                }
+                if let Some(u) = url {
+                    c.base_url = u.to_string();
+                }
+                if let Some(b) = document_budget {
+                    c.document_budget = b;
+                }
+                Arc::new(AnthropicWriter::new(c)?)
+            }
+            "openai" => {
+                let m = model.ok_or_else(|| {
+                    EngineError::Invalid("the OpenAI-compatible provider needs a model name (e.g. llama3.2)".into())
+                })?;
+                let mut c = OpenAiChatConfig::new(m);
+                c.api_key = keys.get("openai").map(|(k, _)| k);
+                if let Some(u) = url {
+                    c.base_url = u.to_string();
+                }
+                if let Some(b) = document_budget {
+                    c.document_budget = b;
+                }
+                Arc::new(OpenAiChatWriter::new(c)?)
+            }
+            other => {
+                return Err(EngineError::Invalid(format!(
+                    "unknown context provider '{other}' (none, structural, anthropic, openai)"
+                )))
+            }
+        };
+        Ok(ContextMode::llm(writer))
+    }
+
     pub fn is_llm(&self) -> bool {
         matches!(self, ContextMode::Llm { .. })
     }
@@ -78,6 +134,7 @@ pub(crate) fn contextualize(
     a: &Analysis,
     label: &str,
     path: &str,
+    previous: &std::collections::HashMap<String, ChunkContext>,
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Vec<ChunkContext>, Option<ContextRun>), EngineError> {
@@ -107,6 +164,14 @@ pub(crate) fn contextualize(
     let mut jobs = Vec::new();
     for (i, c) in a.chunks.iter().enumerate() {
         let key = cache_key(&provider, &model, doc_hash, &c.content_hash);
+        // The document changed but this chunk did not: its context stays.
+        if let Some(prev) = previous.get(&c.content_hash).filter(|p| p.source.starts_with("llm")) {
+            run.hits += 1;
+            run.excerpted += (prev.source == "llm-excerpt") as u64;
+            out[i] = Some(prev.clone());
+            keys.push(key);
+            continue;
+        }
         if let Some(hit) = catalog.cached_context(&key)? {
             run.hits += 1;
             run.excerpted += hit.excerpt as u64;

@@ -14,12 +14,43 @@
 //! }
 //! ```
 
+pub mod assets;
+pub mod bindings;
 mod context;
+mod workspace;
 mod library;
 
 pub use context::ContextMode;
+pub use folio_ai::keys::KeyStatus;
+pub use workspace::{
+    BackendError, DocumentStats, DocumentSummary, LinkMark, Outline, PageImage, Rect, SearchRequest, SectionFilter, SectionView,
+    ProgressThrottle, Settings, SettingsChange, TermMark, Weights, Workspace,
+};
+
+/// The default library folder: `$XDG_DATA_HOME/folio/library` (`~/.local/share/folio/library`).
+pub fn default_library_dir() -> std::path::PathBuf {
+    data_home().join("folio/library")
+}
+
+/// The desktop app's settings file: `$XDG_CONFIG_HOME/folio/settings.json`.
+pub fn default_settings_path() -> std::path::PathBuf {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config")))
+        .unwrap_or_else(|| std::path::PathBuf::from("."));
+    base.join("folio/settings.json")
+}
+
+fn data_home() -> std::path::PathBuf {
+    std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| std::path::PathBuf::from("."))
+}
 pub use folio_index::catalog::ContextRun;
-pub use library::{ingest_shared, 
+pub use library::{ingest_shared, Crumb, RepairReport, 
     Backlinks, DefinitionHit, Hit, IngestFailure, IngestReport, Library, LibraryOptions, Progress,
     SearchOptions, SectionText, Stage,
 };
@@ -31,6 +62,12 @@ pub enum EngineError {
     NotFound(String),
     #[error("{0}")]
     Invalid(String),
+    /// A store of the library is damaged (the message says which, and what to do).
+    #[error("{0}")]
+    Damaged(String),
+    /// Another process holds the library's write lock.
+    #[error("{0}")]
+    ReadOnly(String),
     #[error(transparent)]
     Storage(#[from] folio_index::IndexError),
     #[error(transparent)]
@@ -43,6 +80,8 @@ impl EngineError {
         match self {
             EngineError::NotFound(_) => "not_found",
             EngineError::Invalid(_) => "invalid",
+            EngineError::ReadOnly(_) => "read_only",
+            EngineError::Damaged(_) => "damaged",
             EngineError::Storage(_) => "storage",
             EngineError::Embedding(_) => "embedding",
         }

@@ -20,6 +20,25 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
+/// What `Library::repair` did.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct RepairReport {
+    /// Documents rebuilt in the vectors and the keyword index.
+    pub documents: usize,
+    pub chunks: usize,
+    /// Half-written documents rolled back.
+    pub rolled_back: Vec<String>,
+}
+
+/// The text embedded for a stored chunk: its context and text, or its heading chain and text.
+fn embedded_text(c: &ChunkRow) -> String {
+    if c.context.is_empty() {
+        format!("{}\n{}", c.parent_chain.join(" › "), c.content)
+    } else {
+        format!("{}\n\n{}", c.context, c.content)
+    }
+}
+
 /// A channel's ranked chunk ids with their scores.
 type Ranked = Vec<(i64, f32)>;
 
@@ -56,7 +75,7 @@ impl Default for LibraryOptions {
 }
 
 /// What ingest is doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
     Queued,
@@ -67,10 +86,11 @@ pub enum Stage {
     Indexed,
     Unchanged,
     Failed,
+    Cancelled,
 }
 
 /// A progress event.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Progress {
     pub file: String,
     /// Index of the file among those asked for, and their number.
@@ -80,10 +100,12 @@ pub struct Progress {
     /// Work done and total within the stage (chunks embedded, say).
     pub done: usize,
     pub total: usize,
+    /// Why the file failed (with `Stage::Failed`).
+    pub error: Option<crate::workspace::BackendError>,
 }
 
 /// One failed file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct IngestFailure {
     pub path: String,
     pub code: String,
@@ -91,7 +113,7 @@ pub struct IngestFailure {
 }
 
 /// The result of an ingest.
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, schemars::JsonSchema)]
 pub struct IngestReport {
     pub indexed: Vec<String>,
     pub unchanged: Vec<String>,
@@ -137,13 +159,20 @@ impl Default for SearchOptions {
 }
 
 /// One search result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Hit {
     pub chunk_id: i64,
     pub score: f32,
     pub doc_id: i64,
+    /// The document's title.
     pub document: String,
+    /// The document's short label ("GEN").
+    pub label: String,
     pub path: String,
+    /// The breadcrumb: the chunk's section and its ancestors, each with its id.
+    pub crumbs: Vec<Crumb>,
+    /// "GEN 2.1.3, General Rulebook, p. 12".
+    pub citation: String,
     pub section_id: String,
     /// The sections whose own text the chunk holds.
     pub section_ids: Vec<String>,
@@ -162,8 +191,15 @@ pub struct Hit {
     pub timings_ms: Timings,
 }
 
+/// One step of a breadcrumb.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Crumb {
+    pub section_id: String,
+    pub heading: String,
+}
+
 /// Where a query's time went.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, schemars::JsonSchema)]
 pub struct Timings {
     pub embed: f64,
     pub dense: f64,
@@ -173,7 +209,7 @@ pub struct Timings {
 }
 
 /// A definition with its document.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DefinitionHit {
     pub document: String,
     pub doc_id: i64,
@@ -192,7 +228,7 @@ pub struct SectionText {
 }
 
 /// References out of a section and into it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Backlinks {
     pub outgoing: Vec<RefRow>,
     pub incoming: Vec<RefRow>,
@@ -208,6 +244,14 @@ pub struct Library {
     embedder: Arc<dyn Embedder>,
     counter: Box<dyn TokenCounter>,
     options: LibraryOptions,
+    /// The library's write lock (`write.lock`, an OS file lock, released by the OS when this
+    /// process ends, however it ends); `None` when another process holds it and this one reads only.
+    write_lock: Option<std::fs::File>,
+    /// Documents rolled back on open.
+    repaired: Vec<String>,
+    /// The documents and their outlines, kept in memory (rebuilt with the exact index).
+    docs: Vec<DocumentRow>,
+    outlines: std::collections::HashMap<i64, Vec<SectionRow>>,
 }
 
 fn mtime_of(path: &Path) -> i64 {
@@ -226,12 +270,22 @@ impl Library {
         options: LibraryOptions,
     ) -> Result<Library, EngineError> {
         std::fs::create_dir_all(dir).map_err(folio_index::IndexError::from)?;
+        let write_lock = take_write_lock(dir)?;
         let catalog = Catalog::open(&dir.join("catalog.sqlite"))?;
-        let keyword = KeywordIndex::open(&dir.join("keyword"))?;
+        let damaged = |store: &str, e: folio_index::IndexError| {
+            EngineError::Damaged(format!(
+                "the library's {store} in {} is damaged ({e}); run `folio repair` to rebuild it from the catalog",
+                dir.display()
+            ))
+        };
+        let keyword = KeywordIndex::open(&dir.join("keyword")).map_err(|e| damaged("keyword index", e))?;
         let vectors: Box<dyn VectorStore + Sync> = if options.in_memory_vectors {
             Box::new(MemoryVectors::default())
         } else {
-            Box::new(LanceVectors::open(&dir.join("vectors"), embedder.id(), embedder.dim())?)
+            Box::new(
+                LanceVectors::open(&dir.join("vectors"), embedder.id(), embedder.dim())
+                    .map_err(|e| damaged("vector store", e))?,
+            )
         };
         let counter: Box<dyn TokenCounter> =
             match options.vocab.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
@@ -247,7 +301,14 @@ impl Library {
             embedder,
             counter,
             options,
+            write_lock,
+            repaired: Vec::new(),
+            docs: Vec::new(),
+            outlines: std::collections::HashMap::new(),
         };
+        if lib.is_writable() {
+            lib.repaired = lib.reconcile()?;
+        }
         lib.rebuild_exact()?;
         Ok(lib)
     }
@@ -257,15 +318,71 @@ impl Library {
         &self.dir
     }
 
+    /// Whether this process may write the library (another one holds its write lock otherwise).
+    pub fn is_writable(&self) -> bool {
+        self.write_lock.is_some()
+    }
+
+    fn check_writable(&self) -> Result<(), EngineError> {
+        if self.is_writable() {
+            Ok(())
+        } else {
+            Err(EngineError::ReadOnly(format!(
+                "another Folio process is writing the library in {}; it is open read-only here until that one closes",
+                self.dir.display()
+            )))
+        }
+    }
+
     fn rebuild_exact(&mut self) -> Result<(), EngineError> {
         let docs = self.catalog.documents()?;
         let mut sections = Vec::new();
+        let mut outlines = std::collections::HashMap::new();
         for d in &docs {
-            sections.extend(self.catalog.sections(d.id)?);
+            let s = self.catalog.sections(d.id)?;
+            sections.extend(s.iter().cloned());
+            outlines.insert(d.id, s);
         }
         let chunks = self.catalog.chunks(None)?;
         self.exact = ExactIndex::build(&docs, &sections, &chunks);
+        self.docs = docs;
+        self.outlines = outlines;
         Ok(())
+    }
+
+    /// The breadcrumb of a section: its ancestors below the document root, then itself.
+    pub fn crumbs(&self, doc_id: i64, section_id: &str) -> Vec<Crumb> {
+        let Some(sections) = self.outlines.get(&doc_id) else { return Vec::new() };
+        let Some(s) = sections.iter().find(|s| s.section_id == section_id) else { return Vec::new() };
+        let mut out = vec![Crumb { section_id: s.section_id.clone(), heading: s.heading.clone() }];
+        let mut cur = s.parent_ord;
+        while let Some(p) = cur.filter(|p| *p > 0) {
+            let Some(ps) = sections.get(p as usize) else { break };
+            out.push(Crumb { section_id: ps.section_id.clone(), heading: ps.heading.clone() });
+            cur = ps.parent_ord;
+        }
+        out.reverse();
+        out
+    }
+
+    /// A citation of a chunk: "GEN 2.1.3, General Rulebook, p. 12".
+    fn citation(&self, doc: Option<&DocumentRow>, section_id: &str, pages: Option<folio_core::model::PageRange>) -> String {
+        let Some(d) = doc else { return String::new() };
+        let section = self.outlines.get(&d.id).and_then(|v| v.iter().find(|s| s.section_id == section_id));
+        let mut out = match section {
+            Some(s) if s.number.is_some() => format!("{} {}", d.label, s.number.as_deref().unwrap_or("")),
+            Some(s) if s.parent_ord.is_some() => format!("{}, {}", d.label, s.heading),
+            _ => d.label.clone(),
+        };
+        if !d.title.is_empty() && d.title != d.label {
+            out.push_str(&format!(", {}", d.title));
+        }
+        match pages {
+            Some(p) if p.end > p.start => out.push_str(&format!(", pp. {}–{}", p.start, p.end)),
+            Some(p) => out.push_str(&format!(", p. {}", p.start)),
+            None => {}
+        }
+        out
     }
 
     /// Resolves references to other documents against the documents now in the library.
@@ -338,7 +455,8 @@ impl Library {
         let doc = convert_file(&abs, &self.options.convert)
             .map_err(|e| (e.kind.code().to_string(), e.to_string()))?;
         let mode = self.options.context.tag();
-        if let Some(old) = self.catalog.document_by_path(&path).map_err(|e| internal(e.into()))? {
+        let old = self.catalog.document_by_path(&path).map_err(|e| internal(e.into()))?;
+        if let Some(old) = &old {
             if old.content_hash == doc.meta.content_hash {
                 let same_mode = self.catalog.context_mode(old.id).map_err(|e| internal(e.into()))? == mode;
                 // Chunks whose LLM request failed last time are asked again.
@@ -352,6 +470,12 @@ impl Library {
         let size = std::fs::metadata(&abs).map(|m| m.len() as i64).unwrap_or(0);
         let analysis = analyze(doc, self.counter.as_ref(), &self.options.chunker);
         let label = document_label(&path);
+        // What the previous version of the document already has, by chunk text: its contexts (when
+        // written the same way) and vectors are kept for the chunks whose text did not change.
+        let previous = match &old {
+            Some(old) => Previous::of(self, old.id, &mode).map_err(internal)?,
+            None => Previous::default(),
+        };
         progress(Stage::Contextualizing, 0, analysis.chunks.len());
         let (contexts, run) = contextualize(
             &self.catalog,
@@ -359,6 +483,7 @@ impl Library {
             &analysis,
             &label,
             &path,
+            &previous.contexts,
             cancel,
             &mut |d, t| progress(Stage::Contextualizing, d, t),
         )
@@ -379,23 +504,32 @@ impl Library {
                 }
             })
             .collect();
-        let total = texts.len();
-        let mut vectors: Vec<Vec<f32>> = Vec::with_capacity(total);
-        for batch in texts.chunks(self.options.embed_batch.max(1)) {
+        let mut vectors: Vec<Option<Vec<f32>>> = texts.iter().map(|t| previous.vectors.get(t).cloned()).collect();
+        let todo: Vec<usize> = (0..texts.len()).filter(|i| vectors[*i].is_none()).collect();
+        let total = todo.len();
+        for (n, batch) in todo.chunks(self.options.embed_batch.max(1)).enumerate() {
             if cancel.load(Ordering::Relaxed) {
                 return Err(("cancelled".into(), "cancelled".into()));
             }
-            progress(Stage::Embedding, vectors.len(), total);
-            let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
-            vectors.extend(self.embedder.embed_documents(&refs).map_err(|e| internal(e.into()))?);
+            progress(Stage::Embedding, n * self.options.embed_batch.max(1), total);
+            let refs: Vec<&str> = batch.iter().map(|i| texts[*i].as_str()).collect();
+            let got = self.embedder.embed_documents(&refs).map_err(|e| internal(e.into()))?;
+            for (i, v) in batch.iter().zip(got) {
+                vectors[*i] = Some(v);
+            }
         }
-        Ok(Some(Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors }))
+        let vectors = vectors.into_iter().map(Option::unwrap_or_default).collect();
+        Ok(Some(Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors, reused: previous.reused }))
     }
 
     /// The quick half: writes a prepared document to the catalog, the vectors and the keyword index.
     fn commit_file(&mut self, p: Prepared) -> Result<(usize, Option<ContextRun>), (String, String)> {
         let internal = |e: EngineError| (e.code().to_string(), e.to_string());
-        let Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors } = p;
+        let Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors, .. } = p;
+        // The catalog first (the document marked `writing`, so nothing shows it yet), then the
+        // vectors and the keyword index, then the mark `indexed`. A crash in between leaves a
+        // `writing` document, which the next open rolls back (see `reconcile`).
+        let old_id = self.catalog.document_by_path(&path).map_err(|e| internal(e.into()))?.map(|d| d.id);
         let (doc_id, rows) = self
             .catalog
             .put_document(&path, &label, mtime, size, &analysis, &contexts, &mode)
@@ -426,8 +560,146 @@ impl Library {
             })
             .collect();
         self.keyword.put_document(doc_id as u64, &kdocs).map_err(|e| internal(e.into()))?;
+        if let Some(old) = old_id.filter(|o| *o != doc_id) {
+            self.vectors.remove_document(old).map_err(|e| internal(e.into()))?;
+            self.keyword.remove_document(old as u64).map_err(|e| internal(e.into()))?;
+        }
         self.keyword.commit().map_err(|e| internal(e.into()))?;
+        self.catalog.mark_indexed(doc_id).map_err(|e| internal(e.into()))?;
+        // Searchable from now on (the exact index catches up when the ingest finishes).
+        self.docs = self.catalog.documents().map_err(|e| internal(e.into()))?;
+        self.outlines.insert(doc_id, self.catalog.sections(doc_id).map_err(|e| internal(e.into()))?);
         Ok((rows.len(), run))
+    }
+
+    /// Rolls back documents a crash left half-written (status `writing`): their rows leave every
+    /// store. Returns their paths, for telling the user.
+    fn reconcile(&mut self) -> Result<Vec<String>, EngineError> {
+        let mut repaired = Vec::new();
+        for d in self.catalog.documents()? {
+            if d.status != "indexed" {
+                self.vectors.remove_document(d.id)?;
+                self.keyword.remove_document(d.id as u64)?;
+                self.keyword.commit()?;
+                self.catalog.remove_document(d.id)?;
+                repaired.push(d.path);
+            }
+        }
+        Ok(repaired)
+    }
+
+    /// Rebuilds the derived indexes — the vectors and the keyword index — from the catalog (the
+    /// chunk records with their stored contexts; no file is read and no LLM asked), after throwing
+    /// away whatever is left of them. For a library whose index files were damaged.
+    pub fn repair(
+        dir: &Path,
+        embedder: Arc<dyn Embedder>,
+        options: LibraryOptions,
+        progress: &mut dyn FnMut(&str, usize, usize),
+    ) -> Result<RepairReport, EngineError> {
+        std::fs::create_dir_all(dir).map_err(folio_index::IndexError::from)?;
+        let probe = take_write_lock(dir)?.ok_or_else(|| {
+            EngineError::ReadOnly(format!("another Folio process is using {}; close it before repairing", dir.display()))
+        })?;
+        // The catalog is the source of truth: it must be readable.
+        let catalog = Catalog::open(&dir.join("catalog.sqlite"))?;
+        catalog.check()?;
+        drop(catalog);
+        drop(probe);
+        for derived in ["keyword", "vectors"] {
+            let p = dir.join(derived);
+            if p.exists() {
+                std::fs::remove_dir_all(&p).map_err(folio_index::IndexError::from)?;
+            }
+        }
+        let mut lib = Library::open(dir, embedder, options)?;
+        let mut report = RepairReport { rolled_back: lib.repaired.clone(), ..RepairReport::default() };
+        let docs = lib.catalog.documents()?;
+        for (i, d) in docs.iter().enumerate() {
+            progress(&d.path, i, docs.len());
+            let rows = lib.catalog.chunks(Some(d.id))?;
+            let texts: Vec<String> = rows.iter().map(embedded_text).collect();
+            let mut vectors = Vec::with_capacity(texts.len());
+            for batch in texts.chunks(lib.options.embed_batch.max(1)) {
+                let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+                vectors.extend(lib.embedder.embed_documents(&refs)?);
+            }
+            let refs = lib.catalog.references_within(d.id, folio_core::model::Span::new(0, usize::MAX >> 1))?;
+            let defs = lib.catalog.definitions(None)?;
+            let records: Vec<VectorRecord> = rows
+                .iter()
+                .zip(&vectors)
+                .map(|(r, v)| {
+                    let in_chunk: Vec<&RefRow> =
+                        refs.iter().filter(|x| x.span.start >= r.span.start && x.span.end <= r.span.end).collect();
+                    let def = r.defined_terms.first().and_then(|k| defs.iter().find(|x| x.doc_id == d.id && &x.key == k));
+                    VectorRecord {
+                        chunk_id: r.id,
+                        doc_id: d.id,
+                        source_path: d.path.clone(),
+                        chunk_index: r.chunk_index,
+                        content: r.content.clone(),
+                        contextualized_content: r.contextualized(),
+                        embedding: v.clone(),
+                        mtime: d.mtime,
+                        file_type: d.format.clone(),
+                        file_size_bytes: d.size,
+                        parent_chain: serde_json::to_string(&r.parent_chain).unwrap_or_default(),
+                        section_id: r.section_id.clone(),
+                        heading_level: r.heading_level,
+                        chunk_type: r.chunk_type.clone(),
+                        cross_references: serde_json::to_string(&in_chunk).unwrap_or_default(),
+                        doc_summary: d.title.clone(),
+                        defined_term: def.map(|x| x.term.clone()),
+                        defined_term_normalized: def.map(|x| x.key.clone()),
+                        page_start: r.pages.map(|p| p.start as i64),
+                        page_end: r.pages.map(|p| p.end as i64),
+                        char_start: r.span.start as i64,
+                        char_end: r.span.end as i64,
+                        content_hash: r.content_hash.clone(),
+                    }
+                })
+                .collect();
+            lib.vectors.put_document(d.id, &records)?;
+            let chains: Vec<String> = rows.iter().map(|r| r.parent_chain.join(" › ")).collect();
+            let bodies: Vec<String> = rows.iter().map(ChunkRow::contextualized).collect();
+            let kdocs: Vec<KeywordDoc<'_>> = rows
+                .iter()
+                .zip(&chains)
+                .zip(&bodies)
+                .map(|((r, chain), body)| KeywordDoc {
+                    chunk_id: r.id as u64,
+                    doc_id: d.id as u64,
+                    chunk_type: &r.chunk_type,
+                    text: body,
+                    headings: chain,
+                })
+                .collect();
+            lib.keyword.put_document(d.id as u64, &kdocs)?;
+            lib.keyword.commit()?;
+            report.documents += 1;
+            report.chunks += rows.len();
+        }
+        lib.finish_ingest()?;
+        Ok(report)
+    }
+
+    /// Documents rolled back when the library opened (a crash had left them half-written).
+    pub fn repaired(&self) -> &[String] {
+        &self.repaired
+    }
+
+    /// Each document's chunk count in the catalog, the vectors and the keyword index; a document
+    /// is consistent when the three agree.
+    pub fn verify(&self) -> Result<Vec<(DocumentRow, [usize; 3])>, EngineError> {
+        let mut out = Vec::new();
+        for d in self.catalog.documents()? {
+            let catalog = self.catalog.document_counts(d.id)?[1];
+            let vectors = self.vectors.document_vectors(d.id)?.len();
+            let keyword = self.keyword.document_count(d.id as u64)?;
+            out.push((d, [catalog, vectors, keyword]));
+        }
+        Ok(out)
     }
 
     /// After the files: the exact index and cross-document references catch up.
@@ -438,6 +710,7 @@ impl Library {
 
     /// Removes a document (by id, label or path).
     pub fn remove(&mut self, doc: &str) -> Result<DocumentRow, EngineError> {
+        self.check_writable()?;
         let d = self.find_document(doc)?;
         self.vectors.remove_document(d.id)?;
         self.keyword.remove_document(d.id as u64)?;
@@ -561,7 +834,7 @@ impl Library {
             &opts.fusion,
         );
         // Fetch rows, apply the remaining filters, and stop at the limit.
-        let doc_rows = self.catalog.documents()?;
+        let doc_rows = &self.docs;
         let terms = highlight_terms(query);
         let mut hits = Vec::with_capacity(opts.limit);
         for chunk_ids in fused.chunks(opts.limit.max(1) * 2) {
@@ -577,13 +850,18 @@ impl Library {
                         continue;
                     }
                 }
-                let doc = doc_rows.iter().find(|d| d.id == row.doc_id);
+                // Only documents whole in every store are shown.
+                let Some(doc) = doc_rows.iter().find(|d| d.id == row.doc_id && d.status == "indexed") else { continue };
+                let doc = Some(doc);
                 hits.push(Hit {
                     chunk_id: row.id,
                     score: f.score,
                     doc_id: row.doc_id,
                     document: doc.map(|d| d.title.clone()).unwrap_or_default(),
+                    label: doc.map(|d| d.label.clone()).unwrap_or_default(),
                     path: doc.map(|d| d.path.clone()).unwrap_or_default(),
+                    crumbs: self.crumbs(row.doc_id, &row.section_id),
+                    citation: self.citation(doc, &row.section_id, row.pages),
                     section_id: row.section_id.clone(),
                     section_ids: row.section_ids.clone(),
                     parent_chain: row.parent_chain.clone(),
@@ -693,6 +971,27 @@ impl Library {
         })
     }
 
+    /// References written inside a section (its subsections included).
+    pub fn section_references(&self, doc_id: i64, section: &SectionRow) -> Result<Vec<RefRow>, EngineError> {
+        Ok(self.catalog.references_within(doc_id, section.span)?)
+    }
+
+    /// One chunk by id.
+    pub fn chunk(&self, id: i64) -> Result<Option<ChunkRow>, EngineError> {
+        Ok(self.catalog.chunks_by_id(&[id])?.into_iter().next())
+    }
+
+    /// The converter settings (where pdfium is).
+    pub fn convert_options(&self) -> &folio_convert::ConvertOptions {
+        &self.options.convert
+    }
+
+    /// What a document holds.
+    pub fn document_stats(&self, doc_id: i64) -> Result<crate::workspace::DocumentStats, EngineError> {
+        let [sections, chunks, definitions, references] = self.catalog.document_counts(doc_id)?;
+        Ok(crate::workspace::DocumentStats { sections, chunks, definitions, references })
+    }
+
     /// Chunks stored, for reports.
     pub fn chunk_count(&self) -> Result<usize, EngineError> {
         Ok(self.vectors.len()?)
@@ -715,6 +1014,41 @@ struct Prepared {
     contexts: Vec<folio_index::catalog::ChunkContext>,
     run: Option<ContextRun>,
     vectors: Vec<Vec<f32>>,
+    /// Chunks of the previous version whose vectors could be kept.
+    #[allow(dead_code)]
+    reused: usize,
+}
+
+/// What the previous version of a document offers a re-ingest.
+#[derive(Default)]
+struct Previous {
+    /// Contexts by chunk content hash (only when written in the same mode, and not fallbacks).
+    contexts: std::collections::HashMap<String, folio_index::catalog::ChunkContext>,
+    /// Vectors by the exact text that was embedded.
+    vectors: std::collections::HashMap<String, Vec<f32>>,
+    reused: usize,
+}
+
+impl Previous {
+    fn of(lib: &Library, doc_id: i64, mode: &str) -> Result<Previous, EngineError> {
+        let same_mode = lib.catalog.context_mode(doc_id)? == mode;
+        let chunks = lib.catalog.chunks(Some(doc_id))?;
+        let stored = lib.vectors.document_vectors(doc_id)?;
+        let mut p = Previous::default();
+        for c in chunks {
+            if same_mode && c.context_source != "fallback" {
+                p.contexts.insert(
+                    c.content_hash.clone(),
+                    folio_index::catalog::ChunkContext { text: c.context.clone(), source: c.context_source.clone() },
+                );
+            }
+            if let Some(v) = stored.get(&c.id) {
+                p.vectors.insert(embedded_text(&c), v.clone());
+                p.reused += 1;
+            }
+        }
+        Ok(p)
+    }
 }
 
 /// How an ingest reaches the library: owned outright (the CLI), or behind a lock that it takes for
@@ -749,6 +1083,13 @@ impl Access<'_> {
         match self {
             Access::Owned(l) => l.finish_ingest(),
             Access::Shared(l) => write(l).finish_ingest(),
+        }
+    }
+
+    fn writable(&self) -> Result<(), EngineError> {
+        match self {
+            Access::Owned(l) => l.check_writable(),
+            Access::Shared(l) => read(l).check_writable(),
         }
     }
 
@@ -795,8 +1136,20 @@ fn ingest_with(
     }
     let n = files.len();
     let mut report = IngestReport::default();
+    if let Err(e) = access.writable() {
+        report.failed.push(IngestFailure { path: access.dir().display().to_string(), code: e.code().into(), message: e.to_string() });
+        return report;
+    }
     for (i, file) in files.iter().enumerate() {
-        progress(Progress { file: file.display().to_string(), file_index: i, files: n, stage: Stage::Queued, done: 0, total: 1 });
+        progress(Progress {
+            file: file.display().to_string(),
+            file_index: i,
+            files: n,
+            stage: Stage::Queued,
+            done: 0,
+            total: 1,
+            error: None,
+        });
     }
     for (i, file) in files.iter().enumerate() {
         if cancel.load(Ordering::Relaxed) {
@@ -804,7 +1157,7 @@ fn ingest_with(
             break;
         }
         let name = file.display().to_string();
-        let ev = |stage, done, total| Progress { file: name.clone(), file_index: i, files: n, stage, done, total };
+        let ev = |stage, done, total| Progress { file: name.clone(), file_index: i, files: n, stage, done, total, error: None };
         progress(ev(Stage::Converting, 0, 1));
         let outcome = match access.prepare(file, &mut |s, d, t| progress(ev(s, d, t)), cancel) {
             Ok(Some(p)) => {
@@ -828,10 +1181,12 @@ fn ingest_with(
             Err((code, message)) => {
                 if code == "cancelled" {
                     report.cancelled = true;
+                    progress(ev(Stage::Cancelled, 0, 1));
                     break;
                 }
+                let error = Some(crate::workspace::BackendError { code: code.clone(), message: message.clone() });
                 report.failed.push(IngestFailure { path: name.clone(), code, message });
-                progress(ev(Stage::Failed, 1, 1));
+                progress(Progress { error, ..ev(Stage::Failed, 1, 1) });
             }
         }
     }
@@ -840,6 +1195,21 @@ fn ingest_with(
     }
     report.seconds = start.elapsed().as_secs_f64();
     report
+}
+
+/// Takes the library's write lock, or `None` when another process holds it.
+fn take_write_lock(dir: &Path) -> Result<Option<std::fs::File>, EngineError> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join("write.lock"))
+        .map_err(folio_index::IndexError::from)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(folio_index::IndexError::from(e).into()),
+    }
 }
 
 fn collect_files(p: &Path, out: &mut Vec<PathBuf>) {

@@ -120,7 +120,7 @@ CREATE TABLE context_runs (
 "#];
 
 /// A document's row.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DocumentRow {
     pub id: i64,
     pub path: String,
@@ -169,7 +169,7 @@ impl ChunkRow {
 }
 
 /// A section as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SectionRow {
     pub doc_id: i64,
     pub ord: i64,
@@ -184,7 +184,7 @@ pub struct SectionRow {
 }
 
 /// A definition as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DefinitionRow {
     pub doc_id: i64,
     pub term: String,
@@ -197,7 +197,7 @@ pub struct DefinitionRow {
 }
 
 /// A cross-reference as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RefRow {
     pub doc_id: i64,
     pub text: String,
@@ -233,7 +233,7 @@ pub struct CachedContext {
 }
 
 /// One document's contextualizing, as recorded.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ContextRun {
     pub path: String,
     pub provider: String,
@@ -350,7 +350,7 @@ impl Catalog {
         let m = &a.document.meta;
         tx.execute(
             "INSERT INTO documents (path, label, title, format, content_hash, mtime, size, page_count, status, text, context_mode)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'indexed', ?9, ?10)",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'writing', ?9, ?10)",
             params![path, label, m.title, m.format.as_str(), m.content_hash, mtime, size, m.page_count, a.document.text, context_mode],
         )?;
         let doc_id = tx.last_insert_rowid();
@@ -448,6 +448,25 @@ impl Catalog {
         }
         tx.commit()?;
         Ok((doc_id, stored))
+    }
+
+    /// SQLite's own check of the file (pages, indexes); a damaged catalog is reported with what
+    /// SQLite says, and the advice to restore it.
+    pub fn check(&self) -> Result<(), IndexError> {
+        let result: String = self.conn().query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+        if result == "ok" {
+            Ok(())
+        } else {
+            Err(IndexError::Corrupt(format!(
+                "the library's catalog (catalog.sqlite) is damaged ({result}); it holds the documents, outlines, chunks and contexts and cannot be rebuilt from the indexes: restore it from a backup, or ingest the documents again into a new library"
+            )))
+        }
+    }
+
+    /// Marks a document written to every store: from now on it is visible to search.
+    pub fn mark_indexed(&self, doc_id: i64) -> Result<(), IndexError> {
+        self.conn().execute("UPDATE documents SET status = 'indexed' WHERE id = ?1", [doc_id])?;
+        Ok(())
     }
 
     /// The context mode a document was indexed with (`none`, `structural`, `anthropic:MODEL`, …).
@@ -683,6 +702,31 @@ impl Catalog {
         let mut st = conn.prepare(sql)?;
         let rows = st.query_map(params![doc_id, section_id], ref_row)?.collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
+    }
+
+    /// References written inside a span of a document (a section and its subsections).
+    pub fn references_within(&self, doc_id: i64, span: Span) -> Result<Vec<RefRow>, IndexError> {
+        let conn = self.conn();
+        let mut st = conn.prepare(
+            "SELECT doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
+             FROM refs WHERE doc_id = ?1 AND span_start >= ?2 AND span_end <= ?3 ORDER BY span_start",
+        )?;
+        let rows = st
+            .query_map(params![doc_id, span.start as i64, span.end as i64], ref_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// Sections, chunks, definitions and references of a document.
+    pub fn document_counts(&self, doc_id: i64) -> Result<[usize; 4], IndexError> {
+        let conn = self.conn();
+        let mut out = [0usize; 4];
+        for (i, table) in ["sections", "chunks", "definitions", "refs"].iter().enumerate() {
+            let n: i64 =
+                conn.query_row(&format!("SELECT COUNT(*) FROM {table} WHERE doc_id = ?1"), [doc_id], |r| r.get(0))?;
+            out[i] = n as usize;
+        }
+        Ok(out)
     }
 
     /// All references to other documents, for library-level resolution.

@@ -160,6 +160,12 @@ impl KeywordIndex {
         Ok(())
     }
 
+    /// Chunks indexed for a document (consistency checks).
+    pub fn document_count(&self, doc_id: u64) -> Result<usize, IndexError> {
+        let q = TermQuery::new(Term::from_field_u64(self.f_doc, doc_id), IndexRecordOption::Basic);
+        Ok(self.reader.searcher().search(&q, &tantivy::collector::Count)?)
+    }
+
     /// Makes written changes durable and visible.
     pub fn commit(&mut self) -> Result<(), IndexError> {
         if let Some(w) = self.writer.as_mut() {

@@ -52,6 +52,8 @@ pub trait VectorStore: Send {
     /// Chunk ids with cosine similarity, best first; `docs` restricts to documents when not empty.
     fn search(&self, query: &[f32], limit: usize, docs: &[i64]) -> Result<Vec<(i64, f32)>, IndexError>;
     fn len(&self) -> Result<usize, IndexError>;
+    /// A document's vectors by chunk id (to keep those of unchanged chunks on re-ingest).
+    fn document_vectors(&self, doc_id: i64) -> Result<HashMap<i64, Vec<f32>>, IndexError>;
     fn is_empty(&self) -> Result<bool, IndexError> {
         Ok(self.len()? == 0)
     }
@@ -144,6 +146,12 @@ impl VectorStore for MemoryVectors {
     }
     fn len(&self) -> Result<usize, IndexError> {
         Ok(self.by_doc.values().map(|d| d.ids.len()).sum())
+    }
+
+    fn document_vectors(&self, doc_id: i64) -> Result<HashMap<i64, Vec<f32>>, IndexError> {
+        let Some(d) = self.by_doc.get(&doc_id) else { return Ok(HashMap::new()) };
+        let dim = if d.ids.is_empty() { 0 } else { d.flat.len() / d.ids.len() };
+        Ok(d.ids.iter().enumerate().map(|(k, id)| (*id, d.flat[k * dim..(k + 1) * dim].to_vec())).collect())
     }
 }
 
@@ -274,14 +282,17 @@ impl LanceVectors {
 
     /// Reads every (id, doc_id, embedding) into RAM.
     fn load_mirror(&self) -> Result<MemoryVectors, IndexError> {
+        self.load_rows(None)
+    }
+
+    /// Rows (all, or one document's) into RAM.
+    fn load_rows(&self, doc_id: Option<i64>) -> Result<MemoryVectors, IndexError> {
         let batches: Vec<RecordBatch> = self.runtime.block_on(async {
-            self.table
-                .query()
-                .select(Select::Columns(vec!["id".into(), "doc_id".into(), "embedding".into()]))
-                .execute()
-                .await?
-                .try_collect::<Vec<_>>()
-                .await
+            let mut q = self.table.query().select(Select::Columns(vec!["id".into(), "doc_id".into(), "embedding".into()]));
+            if let Some(d) = doc_id {
+                q = q.only_if(format!("doc_id = {d}"));
+            }
+            q.execute().await?.try_collect::<Vec<_>>().await
         })?;
         let mut mem = MemoryVectors::default();
         for b in &batches {
@@ -402,6 +413,13 @@ impl VectorStore for LanceVectors {
 
     fn len(&self) -> Result<usize, IndexError> {
         Ok(self.rows)
+    }
+
+    fn document_vectors(&self, doc_id: i64) -> Result<HashMap<i64, Vec<f32>>, IndexError> {
+        match &self.mirror {
+            Some(m) => m.document_vectors(doc_id),
+            None => self.load_rows(Some(doc_id))?.document_vectors(doc_id),
+        }
     }
 }
 

@@ -1,0 +1,569 @@
+//! The desktop app's side of the engine: one library shared between an ingest thread and the
+//! searches, the user's settings (a JSON file that never holds a key), API keys in the keychain,
+//! and the views the UI shows (document summaries, section views with marked terms and links, page
+//! images). Every call is synchronous and shell-free; the Tauri commands are one-line adapters.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, RwLock};
+
+use folio_ai::keys::{ApiKeys, KeyStatus};
+use folio_core::context::TermFinder;
+use folio_core::fusion::FusionConfig;
+use folio_core::model::PageRange;
+use folio_index::catalog::{DocumentRow, SectionRow};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::assets::{library_setup, EmbeddingModel};
+use crate::library::{ingest_shared, read, write};
+use crate::{Backlinks, ContextMode, Crumb, EngineError, Hit, IngestReport, Library, Progress, SearchOptions};
+
+/// An error as the UI receives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BackendError {
+    pub code: String,
+    pub message: String,
+}
+
+impl From<EngineError> for BackendError {
+    fn from(e: EngineError) -> BackendError {
+        BackendError { code: e.code().to_string(), message: e.to_string() }
+    }
+}
+
+/// The user's settings. Saved as JSON in the config folder; keys are never part of them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Settings {
+    pub library_dir: String,
+    pub model: EmbeddingModel,
+    /// `none`, `structural`, `anthropic` or `openai`.
+    pub context_provider: String,
+    pub anthropic_model: String,
+    pub openai_base_url: String,
+    pub openai_model: String,
+    pub rrf_k: f32,
+    pub weights: Weights,
+}
+
+/// RRF weights per channel.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Weights {
+    pub dense: f32,
+    pub keyword: f32,
+    pub exact: f32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let f = FusionConfig::default();
+        Settings {
+            library_dir: crate::default_library_dir().display().to_string(),
+            model: EmbeddingModel::Minilm,
+            context_provider: "structural".into(),
+            anthropic_model: folio_ai::context::DEFAULT_ANTHROPIC_MODEL.into(),
+            openai_base_url: "http://localhost:11434/v1".into(),
+            openai_model: String::new(),
+            rrf_k: f.k,
+            weights: Weights { dense: f.dense, keyword: f.keyword, exact: f.exact },
+        }
+    }
+}
+
+/// Saved settings, and whether the library must be re-indexed for them to apply.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SettingsChange {
+    pub settings: Settings,
+    pub needs_reindex: bool,
+    pub reason: Option<String>,
+}
+
+/// A document with its figures.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DocumentSummary {
+    pub document: DocumentRow,
+    pub stats: DocumentStats,
+    pub error: Option<BackendError>,
+}
+
+/// What a document holds.
+#[derive(Debug, Clone, Copy, Default, Serialize, JsonSchema)]
+pub struct DocumentStats {
+    pub sections: usize,
+    pub chunks: usize,
+    pub definitions: usize,
+    pub references: usize,
+}
+
+/// A document's outline.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Outline {
+    pub document: DocumentRow,
+    pub sections: Vec<SectionRow>,
+}
+
+/// A search as the UI asks it.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct SearchRequest {
+    pub query: String,
+    pub limit: usize,
+    pub documents: Vec<String>,
+    pub chunk_types: Vec<String>,
+    pub section: Option<SectionFilter>,
+}
+
+/// A section subtree to search within.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct SectionFilter {
+    pub doc: String,
+    pub section_id: String,
+}
+
+/// A defined term used in a section's text (offsets in UTF-16 code units of `SectionView::text`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct TermMark {
+    pub start: usize,
+    pub end: usize,
+    pub term: String,
+    pub key: String,
+}
+
+/// A cross-reference in a section's text (offsets in UTF-16 code units); the target is unset when
+/// the cited section is not in the library.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct LinkMark {
+    pub start: usize,
+    pub end: usize,
+    pub label: String,
+    pub target_doc_id: Option<i64>,
+    pub target_section: Option<String>,
+}
+
+/// A section as the reader shows it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SectionView {
+    pub doc_id: i64,
+    pub document: String,
+    pub label: String,
+    pub section: SectionRow,
+    pub crumbs: Vec<Crumb>,
+    pub text: String,
+    pub terms: Vec<TermMark>,
+    pub links: Vec<LinkMark>,
+    pub pages: Option<PageRange>,
+    pub path: String,
+    pub format: String,
+}
+
+/// A PDF page as an image, with the cited passage's place on it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct PageImage {
+    pub png_base64: String,
+    pub width: u32,
+    pub height: u32,
+    /// Rectangles in image pixels, from the top left.
+    pub highlights: Vec<Rect>,
+}
+
+/// A rectangle in image pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+pub struct Rect {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+}
+
+/// One library shared by the app's threads, with its settings.
+pub struct Workspace {
+    settings_path: PathBuf,
+    settings: RwLock<Settings>,
+    library: RwLock<Library>,
+    /// Held for the whole of an ingest: one at a time.
+    ingesting: Mutex<()>,
+    cancel: AtomicBool,
+    keys: ApiKeys,
+}
+
+impl Workspace {
+    /// Opens the library the settings at `settings_path` name (defaults when the file is absent).
+    pub fn open(settings_path: &Path) -> Result<Workspace, EngineError> {
+        let settings: Settings = std::fs::read_to_string(settings_path)
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default();
+        Self::with_settings(settings_path, settings)
+    }
+
+    /// Opens with given settings (tests), saving them at `settings_path`.
+    pub fn with_settings(settings_path: &Path, settings: Settings) -> Result<Workspace, EngineError> {
+        let library = open_library(&settings)?;
+        let ws = Workspace {
+            settings_path: settings_path.to_path_buf(),
+            settings: RwLock::new(settings),
+            library: RwLock::new(library),
+            ingesting: Mutex::new(()),
+            cancel: AtomicBool::new(false),
+            keys: ApiKeys::default(),
+        };
+        Ok(ws)
+    }
+
+    fn lib(&self) -> std::sync::RwLockReadGuard<'_, Library> {
+        read(&self.library)
+    }
+
+    /// The documents with their figures.
+    pub fn documents(&self) -> Result<Vec<DocumentSummary>, EngineError> {
+        let lib = self.lib();
+        lib.documents()?
+            .into_iter()
+            .map(|d| {
+                let stats = lib.document_stats(d.id)?;
+                Ok(DocumentSummary { document: d, stats, error: None })
+            })
+            .collect()
+    }
+
+    /// Ingests files and folders; searches go on meanwhile. Progress arrives on the calling thread.
+    pub fn ingest(&self, paths: &[PathBuf], progress: &mut dyn FnMut(Progress)) -> Result<IngestReport, EngineError> {
+        let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
+        self.cancel.store(false, Ordering::SeqCst);
+        let mode = self.context_mode()?;
+        write(&self.library).set_context(mode);
+        Ok(ingest_shared(&self.library, paths, progress, &self.cancel))
+    }
+
+    /// Stops the running ingest between documents (or embedding batches, or LLM requests).
+    pub fn cancel_ingest(&self) {
+        self.cancel.store(true, Ordering::SeqCst);
+    }
+
+    /// Removes a document.
+    pub fn remove_document(&self, doc: &str) -> Result<(), EngineError> {
+        let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
+        write(&self.library).remove(doc).map(|_| ())
+    }
+
+    /// Indexes a document again from its file (after a settings change).
+    pub fn reindex_document(&self, doc: &str, progress: &mut dyn FnMut(Progress)) -> Result<IngestReport, EngineError> {
+        let path = self.lib().find_document(doc)?.path;
+        if !Path::new(&path).exists() {
+            return Err(EngineError::NotFound(format!("{path} is gone; remove the document or restore the file")));
+        }
+        {
+            let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
+            write(&self.library).remove(doc)?;
+        }
+        self.ingest(&[PathBuf::from(path)], progress)
+    }
+
+    /// Hybrid search with the settings' fusion weights.
+    pub fn search(&self, req: &SearchRequest) -> Result<Vec<Hit>, EngineError> {
+        let s = read_settings(&self.settings);
+        let opts = SearchOptions {
+            limit: req.limit.clamp(1, 200),
+            fusion: FusionConfig { k: s.rrf_k, dense: s.weights.dense, keyword: s.weights.keyword, exact: s.weights.exact },
+            documents: req.documents.clone(),
+            chunk_types: req.chunk_types.clone(),
+            section: req.section.as_ref().map(|f| (f.doc.clone(), f.section_id.clone())),
+            ..SearchOptions::default()
+        };
+        self.lib().search(&req.query, &opts)
+    }
+
+    /// A document's outline.
+    pub fn outline(&self, doc: &str) -> Result<Outline, EngineError> {
+        let (document, sections) = self.lib().outline(doc)?;
+        Ok(Outline { document, sections })
+    }
+
+    /// A section with its defined terms and cross-references marked.
+    pub fn show(&self, doc: &str, section_id: &str) -> Result<SectionView, EngineError> {
+        let lib = self.lib();
+        let d = lib.find_document(doc)?;
+        let st = lib.show(Some(doc), section_id)?;
+        let base = st.section.span.start;
+        let text = st.text;
+        // Terms defined in this document first, then anywhere in the library (a glossary).
+        let mut defs = lib.definitions()?;
+        defs.sort_by_key(|h| h.doc_id != d.id);
+        let finder = TermFinder::new(defs.iter().map(|h| (h.definition.term.as_str(), h.definition.key.as_str())));
+        let utf16 = Utf16Offsets::new(&text);
+        let terms = finder
+            .find(&text)
+            .into_iter()
+            .map(|u| TermMark { start: utf16.at(u.span.start), end: utf16.at(u.span.end), term: u.term, key: u.key })
+            .collect();
+        let refs = lib.section_references(d.id, &st.section)?;
+        let links = refs
+            .into_iter()
+            .filter(|r| r.span.start >= base && r.span.end <= base + text.len())
+            .map(|r| {
+                let (target_doc_id, target_section) = match (&r.document, r.target_doc_id) {
+                    (Some(_), Some(t)) => (Some(t), r.target_doc_section.clone()),
+                    (Some(_), None) => (None, None),
+                    (None, _) => (r.target_section.as_ref().map(|_| d.id), r.target_section.clone()),
+                };
+                LinkMark {
+                    start: utf16.at(r.span.start - base),
+                    end: utf16.at(r.span.end - base),
+                    label: r.label,
+                    target_doc_id,
+                    target_section,
+                }
+            })
+            .collect();
+        Ok(SectionView {
+            doc_id: d.id,
+            document: d.title.clone(),
+            label: d.label.clone(),
+            crumbs: lib.crumbs(d.id, &st.section.section_id),
+            pages: st.section.pages,
+            section: st.section,
+            text,
+            terms,
+            links,
+            path: d.path,
+            format: d.format,
+        })
+    }
+
+    /// References out of a section and into it.
+    pub fn references(&self, doc: &str, section_id: &str) -> Result<Backlinks, EngineError> {
+        self.lib().references(Some(doc), section_id)
+    }
+
+    /// What a term means.
+    pub fn define(&self, term: &str) -> Result<Vec<crate::DefinitionHit>, EngineError> {
+        self.lib().define(term)
+    }
+
+    /// Every definition in the library.
+    pub fn definitions(&self) -> Result<Vec<crate::DefinitionHit>, EngineError> {
+        self.lib().definitions()
+    }
+
+    /// Page `page` (from 1) of a PDF document as a PNG, with the chunk's opening words highlighted.
+    pub fn page_image(&self, doc: &str, page: u32, chunk_id: Option<i64>) -> Result<PageImage, EngineError> {
+        let (path, format, find, convert) = {
+            let lib = self.lib();
+            let d = lib.find_document(doc)?;
+            let find = match chunk_id {
+                Some(id) => lib.chunk(id)?.map(|c| c.content),
+                None => None,
+            };
+            (d.path, d.format, find, lib.convert_options().clone())
+        };
+        if format != "pdf" {
+            return Err(EngineError::Invalid(format!("{path} is not a PDF; it has no pages to show")));
+        }
+        let bytes = std::fs::read(&path)
+            .map_err(|e| EngineError::NotFound(format!("{path}: {e} (the original file has moved or gone)")))?;
+        let r = folio_convert::pdf::render_page(&bytes, page, 1200, find.as_deref(), &convert)
+            .map_err(|e| EngineError::Invalid(format!("{path}, page {page}: {e}")))?;
+        Ok(PageImage {
+            png_base64: base64(&r.png),
+            width: r.width,
+            height: r.height,
+            highlights: r.highlights.iter().map(|h| Rect { x: h[0], y: h[1], w: h[2], h: h[3] }).collect(),
+        })
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> Settings {
+        read_settings(&self.settings).clone()
+    }
+
+    /// Saves settings; reopens the library when its folder or model changed.
+    pub fn save_settings(&self, new: Settings) -> Result<SettingsChange, EngineError> {
+        if !matches!(new.context_provider.as_str(), "none" | "structural" | "anthropic" | "openai") {
+            return Err(EngineError::Invalid(format!("unknown context provider '{}'", new.context_provider)));
+        }
+        if !(new.rrf_k > 0.0) || [new.weights.dense, new.weights.keyword, new.weights.exact].iter().any(|w| !(*w >= 0.0)) {
+            return Err(EngineError::Invalid("RRF k must be positive and the weights not negative".into()));
+        }
+        let old = self.settings();
+        let mut reasons = Vec::new();
+        if new.model != old.model {
+            reasons.push("the embedding model changed: documents must be embedded again");
+        }
+        let context_changed = new.context_provider != old.context_provider
+            || (new.context_provider == "anthropic" && new.anthropic_model != old.anthropic_model)
+            || (new.context_provider == "openai"
+                && (new.openai_model != old.openai_model || new.openai_base_url != old.openai_base_url));
+        if context_changed {
+            reasons.push("the context provider changed: chunk contexts must be written again");
+        }
+        if new.library_dir != old.library_dir || new.model != old.model {
+            let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
+            *write(&self.library) = open_library(&new)?;
+        }
+        let json = serde_json::to_string_pretty(&new).map_err(|e| EngineError::Invalid(e.to_string()))?;
+        if let Some(dir) = self.settings_path.parent() {
+            std::fs::create_dir_all(dir).map_err(folio_index::IndexError::from)?;
+        }
+        std::fs::write(&self.settings_path, json).map_err(folio_index::IndexError::from)?;
+        *self.settings.write().unwrap_or_else(|e| e.into_inner()) = new.clone();
+        let needs_reindex = !reasons.is_empty() && !self.lib().documents()?.is_empty();
+        Ok(SettingsChange {
+            settings: new,
+            needs_reindex,
+            reason: needs_reindex.then(|| reasons.join("; ")),
+        })
+    }
+
+    /// Where a provider's key comes from (never the key).
+    pub fn key_status(&self, provider: &str) -> KeyStatus {
+        self.keys.status(provider)
+    }
+
+    /// Saves a key in the keychain.
+    pub fn set_key(&self, provider: &str, key: &str) -> Result<KeyStatus, EngineError> {
+        Ok(self.keys.set(provider, key)?)
+    }
+
+    /// Deletes a key from the keychain.
+    pub fn remove_key(&self, provider: &str) -> Result<KeyStatus, EngineError> {
+        Ok(self.keys.remove(provider)?)
+    }
+
+    /// The context mode the settings ask for.
+    fn context_mode(&self) -> Result<ContextMode, EngineError> {
+        let s = self.settings();
+        let (model, url) = match s.context_provider.as_str() {
+            "anthropic" => (Some(s.anthropic_model.as_str()), None),
+            "openai" => (Some(s.openai_model.as_str()), Some(s.openai_base_url.as_str())),
+            _ => (None, None),
+        };
+        ContextMode::from_provider(&s.context_provider, model, url, None, &self.keys)
+    }
+}
+
+fn read_settings(s: &RwLock<Settings>) -> std::sync::RwLockReadGuard<'_, Settings> {
+    s.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn open_library(s: &Settings) -> Result<Library, EngineError> {
+    let (embedder, options) = library_setup(s.model)?;
+    Library::open(Path::new(&s.library_dir), embedder, options)
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Byte offsets to UTF-16 offsets in one text.
+struct Utf16Offsets {
+    /// (byte offset, utf-16 offset) at each char boundary.
+    table: Vec<(usize, usize)>,
+}
+
+impl Utf16Offsets {
+    fn new(text: &str) -> Utf16Offsets {
+        let mut table = Vec::with_capacity(text.len() + 1);
+        let mut u = 0;
+        for (b, c) in text.char_indices() {
+            table.push((b, u));
+            u += c.len_utf16();
+        }
+        table.push((text.len(), u));
+        Utf16Offsets { table }
+    }
+
+    fn at(&self, byte: usize) -> usize {
+        match self.table.binary_search_by_key(&byte, |(b, _)| *b) {
+            Ok(i) => self.table[i].1,
+            Err(i) => self.table[i.saturating_sub(1)].1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_encodes() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn utf16_offsets() {
+        let t = "a€b𝄞c";
+        let u = Utf16Offsets::new(t);
+        assert_eq!(u.at(0), 0);
+        assert_eq!(u.at(1), 1); // €
+        assert_eq!(u.at(4), 2); // b
+        assert_eq!(u.at(5), 3); // 𝄞 (two code units)
+        assert_eq!(u.at(9), 5); // c
+        assert_eq!(u.at(t.len()), 6);
+    }
+}
+
+/// Progress for a UI: at most one event per `interval` per file and stage, but every change of
+/// stage, and every final event (indexed, unchanged, failed, cancelled), always goes through.
+pub struct ProgressThrottle<F: FnMut(Progress)> {
+    sink: F,
+    interval: std::time::Duration,
+    last: Option<(String, crate::Stage, std::time::Instant)>,
+}
+
+impl<F: FnMut(Progress)> ProgressThrottle<F> {
+    pub fn new(interval: std::time::Duration, sink: F) -> Self {
+        ProgressThrottle { sink, interval, last: None }
+    }
+
+    pub fn push(&mut self, p: Progress) {
+        use crate::Stage::*;
+        let last_event = matches!(p.stage, Queued | Indexed | Unchanged | Failed | Cancelled);
+        let due = match &self.last {
+            Some((file, stage, at)) => *file != p.file || *stage != p.stage || at.elapsed() >= self.interval,
+            None => true,
+        };
+        if last_event || due || p.done == p.total {
+            self.last = Some((p.file.clone(), p.stage, std::time::Instant::now()));
+            (self.sink)(p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod throttle_tests {
+    use super::*;
+    use crate::Stage;
+
+    fn ev(stage: Stage, done: usize) -> Progress {
+        Progress { file: "a.pdf".into(), file_index: 0, files: 1, stage, done, total: 100, error: None }
+    }
+
+    #[test]
+    fn bursts_are_thinned_and_stage_changes_and_final_events_kept() {
+        let mut got = Vec::new();
+        let mut t = ProgressThrottle::new(std::time::Duration::from_secs(60), |p: Progress| got.push((p.stage, p.done)));
+        t.push(ev(Stage::Converting, 0));
+        for i in 0..50 {
+            t.push(ev(Stage::Embedding, i));
+        }
+        t.push(ev(Stage::Indexed, 1));
+        drop(t);
+        assert_eq!(got, vec![(Stage::Converting, 0), (Stage::Embedding, 0), (Stage::Indexed, 1)]);
+    }
+}

@@ -1,0 +1,42 @@
+//! One writer per library: a second opening (another process, or here another handle) is
+//! read-only and says so; searches still work there; the lock goes with its holder.
+//! Skips with a message when `.assets/potion-base-2M` is absent.
+
+use folio_engine::{Library, LibraryOptions, SearchOptions};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+fn open(dir: &Path) -> Option<Library> {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/potion-base-2M");
+    if !model.join("model.safetensors").is_file() {
+        eprintln!("SKIP: {} is absent (run scripts/setup-assets.sh)", model.display());
+        return None;
+    }
+    let embedder = Arc::new(folio_ai::StaticEmbedder::load(&model).unwrap());
+    Some(Library::open(dir, embedder, LibraryOptions { in_memory_vectors: true, ..LibraryOptions::default() }).unwrap())
+}
+
+#[test]
+fn a_second_opening_reads_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mut writer) = open(dir.path()) else { return };
+    assert!(writer.is_writable());
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/rulebook.txt");
+    let report = writer.ingest(&[fixtures.clone()], &mut |_| {}, &AtomicBool::new(false));
+    assert_eq!(report.indexed.len(), 1);
+
+    let mut reader = open(dir.path()).unwrap();
+    assert!(!reader.is_writable());
+    let refused = reader.ingest(&[fixtures.clone()], &mut |_| {}, &AtomicBool::new(false));
+    assert_eq!(refused.failed.len(), 1);
+    assert_eq!(refused.failed[0].code, "read_only");
+    assert!(refused.failed[0].message.contains("read-only"), "{}", refused.failed[0].message);
+    assert_eq!(reader.remove("rulebook").unwrap_err().code(), "read_only");
+    assert!(!reader.search("lockers", &SearchOptions::default()).unwrap().is_empty(), "reading still works");
+
+    drop(writer);
+    drop(reader);
+    let again = open(dir.path()).unwrap();
+    assert!(again.is_writable(), "the lock went with its holder");
+}

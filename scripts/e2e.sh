@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The desktop app end to end: builds folio-desktop, starts a virtual display (Xvfb) when there is
+# none and tauri-driver (over WebKitWebDriver), and runs tests/e2e/app.mjs with a scratch home
+# (settings with the fast model, an empty library). Screenshots go to tests/artifacts/e2e/.
+# Skips with a message when ../shared/data is absent.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$FOLIO_ROOT"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/folio-target}
+DATA=$(cd "$FOLIO_ROOT/.." && pwd)/shared/data
+if [ ! -d "$DATA/obliqa/documents" ]; then
+  say "SKIP e2e: $DATA/obliqa/documents is absent"
+  exit 0
+fi
+ensure_apt_packages "${FOLIO_GUI_TEST_PACKAGES[@]}"
+command -v WebKitWebDriver >/dev/null || die "WebKitWebDriver is missing (apt-get install webkit2gtk-driver)"
+if ! command -v tauri-driver >/dev/null && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
+  say "installing tauri-driver"
+  cargo install tauri-driver --locked --version 2.1.0
+fi
+TAURI_DRIVER=$(command -v tauri-driver || echo "$HOME/.cargo/bin/tauri-driver")
+cargo build -p folio-desktop
+APP=$CARGO_TARGET_DIR/debug/folio-desktop
+
+SCRATCH=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$SCRATCH"
+}
+trap cleanup EXIT
+
+if [ -z "${DISPLAY:-}" ]; then
+  export DISPLAY=:97
+  Xvfb "$DISPLAY" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
+  PIDS+=($!)
+  sleep 1
+fi
+
+# A scratch home: settings with the fast model and a library inside it.
+export XDG_CONFIG_HOME=$SCRATCH/config XDG_DATA_HOME=$SCRATCH/data XDG_CACHE_HOME=$SCRATCH/cache
+mkdir -p "$XDG_CONFIG_HOME/folio"
+cat >"$XDG_CONFIG_HOME/folio/settings.json" <<JSON
+{"library_dir": "$SCRATCH/library", "model": "fast", "context_provider": "structural",
+ "anthropic_model": "claude-haiku-4-5", "openai_base_url": "http://localhost:11434/v1", "openai_model": "",
+ "rrf_k": 60.0, "weights": {"dense": 0.25, "keyword": 1.0, "exact": 2.0}}
+JSON
+export FOLIO_ASSETS_DIR=${FOLIO_ASSETS_DIR:-$FOLIO_ROOT/.assets}
+
+# A 386-page PDF: the Debian Policy Manual twice over (pdfium merges them, through the pypdfium2
+# wheel that setup-assets.sh already fetched for libpdfium).
+python3 -c "import pypdfium2" 2>/dev/null ||
+  python3 -m pip install --quiet --user --no-index \
+    --find-links "$(dirname "$(find "$HOME/.cache/folio-assets/wheels" -name 'pypdfium2-*.whl' | head -n1)")" pypdfium2 ||
+  true
+BIG=$SCRATCH/policy-twice.pdf
+python3 - "$DATA/debian-policy/policy.pdf" "$BIG" <<'PY' || warn "could not build the big PDF (pypdfium2 missing); the responsiveness check is skipped"
+import sys
+import pypdfium2 as pdfium
+src, out = sys.argv[1], sys.argv[2]
+doc = pdfium.PdfDocument.new()
+for _ in range(2):
+    doc.import_pages(pdfium.PdfDocument(src))
+doc.save(out)
+print(f"{len(doc)} pages", file=sys.stderr)
+PY
+
+"$TAURI_DRIVER" --port 4444 --native-port 4445 >"$SCRATCH/driver.log" 2>&1 &
+PIDS+=($!)
+sleep 1
+
+export FOLIO_E2E_APP=$APP
+export FOLIO_E2E_DOCS="$DATA/obliqa/documents/GEN_VER08.181223.txt:$DATA/obliqa/documents/GLO_VER19.181223.txt"
+[ -f "$BIG" ] && export FOLIO_E2E_BIG_PDF=$BIG
+export FOLIO_E2E_ARTIFACTS=$FOLIO_ROOT/tests/artifacts/e2e
+node tests/e2e/app.mjs

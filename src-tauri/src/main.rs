@@ -1,0 +1,198 @@
+//! `folio-desktop`: the Tauri shell. Every command is a one-line adapter over
+//! `folio_engine::Workspace`, run on a blocking thread so the window never waits on the engine;
+//! long work streams progress over a `Channel` (throttled, final events always sent); errors reach
+//! the UI as `{code, message}`.
+
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use folio_engine::{
+    Backlinks, BackendError, DefinitionHit, DocumentSummary, EngineError, Hit, IngestReport, Outline, PageImage,
+    Progress, ProgressThrottle, SearchRequest, SectionView, Settings, SettingsChange, Workspace,
+};
+use tauri::ipc::Channel;
+use tauri::{Manager, State};
+
+type Res<T> = Result<T, BackendError>;
+type KeyStatus = folio_engine::KeyStatus;
+
+/// The workspace, opened on a background thread at start so the window shows at once.
+#[derive(Default)]
+struct App(OnceLock<Result<Arc<Workspace>, BackendError>>);
+
+/// Runs `f` on a blocking thread once the workspace is open.
+async fn run<T: Send + 'static>(
+    app: &State<'_, Arc<App>>,
+    f: impl FnOnce(&Workspace) -> Result<T, EngineError> + Send + 'static,
+) -> Res<T> {
+    let app = app.inner().clone();
+    tauri::async_runtime::spawn_blocking(move || match app.0.wait() {
+        Ok(ws) => f(ws).map_err(BackendError::from),
+        Err(e) => Err(e.clone()),
+    })
+    .await
+    .map_err(|e| BackendError { code: "internal".into(), message: format!("the engine stopped: {e}") })?
+}
+
+/// Progress to a channel, at most ten events a second per file and stage.
+fn progress(channel: Channel<Progress>) -> ProgressThrottle<impl FnMut(Progress)> {
+    ProgressThrottle::new(Duration::from_millis(100), move |p| {
+        let _ = channel.send(p);
+    })
+}
+
+#[tauri::command]
+async fn library_documents(app: State<'_, Arc<App>>) -> Res<Vec<DocumentSummary>> {
+    run(&app, |w| w.documents()).await.inspect(|_| startup_probe())
+}
+
+/// When the UI first has the library (the window is up and interactive): with
+/// `FOLIO_STARTUP_REPORT` set, prints `{"startup_ms": …}` since the process started, and with
+/// `FOLIO_STARTUP_REPORT=exit` quits (scripts/bench/startup.sh).
+fn startup_probe() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    let Some(mode) = std::env::var_os("FOLIO_STARTUP_REPORT") else { return };
+    if DONE.set(()).is_ok() {
+        let ms = STARTED.get().map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
+        println!("{{\"startup_ms\": {ms:.1}}}");
+        if mode == "exit" {
+            std::process::exit(0);
+        }
+    }
+}
+
+static STARTED: OnceLock<std::time::Instant> = OnceLock::new();
+
+#[tauri::command]
+async fn ingest(app: State<'_, Arc<App>>, paths: Vec<PathBuf>, on_event: Channel<Progress>) -> Res<IngestReport> {
+    run(&app, move |w| w.ingest(&paths, &mut { let mut t = progress(on_event); move |p| t.push(p) })).await
+}
+
+#[tauri::command]
+async fn cancel_ingest(app: State<'_, Arc<App>>) -> Res<()> {
+    run(&app, |w| Ok(w.cancel_ingest())).await
+}
+
+#[tauri::command]
+async fn remove_document(app: State<'_, Arc<App>>, doc: String) -> Res<()> {
+    run(&app, move |w| w.remove_document(&doc)).await
+}
+
+#[tauri::command]
+async fn reindex_document(app: State<'_, Arc<App>>, doc: String, on_event: Channel<Progress>) -> Res<IngestReport> {
+    run(&app, move |w| w.reindex_document(&doc, &mut { let mut t = progress(on_event); move |p| t.push(p) })).await
+}
+
+#[tauri::command]
+async fn search(app: State<'_, Arc<App>>, request: SearchRequest) -> Res<Vec<Hit>> {
+    run(&app, move |w| w.search(&request)).await
+}
+
+#[tauri::command]
+async fn outline(app: State<'_, Arc<App>>, doc: String) -> Res<Outline> {
+    run(&app, move |w| w.outline(&doc)).await
+}
+
+#[tauri::command]
+async fn show_section(app: State<'_, Arc<App>>, doc: String, section_id: String) -> Res<SectionView> {
+    run(&app, move |w| w.show(&doc, &section_id)).await
+}
+
+#[tauri::command]
+async fn references(app: State<'_, Arc<App>>, doc: String, section_id: String) -> Res<Backlinks> {
+    run(&app, move |w| w.references(&doc, &section_id)).await
+}
+
+#[tauri::command]
+async fn define(app: State<'_, Arc<App>>, term: String) -> Res<Vec<DefinitionHit>> {
+    run(&app, move |w| w.define(&term)).await
+}
+
+#[tauri::command]
+async fn definitions(app: State<'_, Arc<App>>) -> Res<Vec<DefinitionHit>> {
+    run(&app, |w| w.definitions()).await
+}
+
+#[tauri::command]
+async fn get_settings(app: State<'_, Arc<App>>) -> Res<Settings> {
+    run(&app, |w| Ok(w.settings())).await
+}
+
+#[tauri::command]
+async fn save_settings(app: State<'_, Arc<App>>, settings: Settings) -> Res<SettingsChange> {
+    run(&app, move |w| w.save_settings(settings)).await
+}
+
+#[tauri::command]
+async fn key_status(app: State<'_, Arc<App>>, provider: String) -> Res<KeyStatus> {
+    run(&app, move |w| Ok(w.key_status(&provider))).await
+}
+
+#[tauri::command]
+async fn set_key(app: State<'_, Arc<App>>, provider: String, key: String) -> Res<KeyStatus> {
+    run(&app, move |w| w.set_key(&provider, &key)).await
+}
+
+#[tauri::command]
+async fn remove_key(app: State<'_, Arc<App>>, provider: String) -> Res<KeyStatus> {
+    run(&app, move |w| w.remove_key(&provider)).await
+}
+
+#[tauri::command]
+async fn page_image(app: State<'_, Arc<App>>, doc: String, page: u32, chunk_id: Option<i64>) -> Res<PageImage> {
+    run(&app, move |w| w.page_image(&doc, page, chunk_id)).await
+}
+
+fn main() {
+    let _ = STARTED.set(std::time::Instant::now());
+    let app_state = Arc::new(App::default());
+    let opening = app_state.clone();
+    tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .manage(app_state)
+        .setup(move |app| {
+            // Bundles carry the models and pdfium as resources.
+            if std::env::var_os("FOLIO_ASSETS_DIR").is_none() {
+                if let Ok(dir) = app.path().resource_dir().map(|d| d.join("assets")) {
+                    if dir.is_dir() {
+                        std::env::set_var("FOLIO_ASSETS_DIR", dir);
+                    }
+                }
+            }
+            let settings = std::env::var_os("FOLIO_SETTINGS")
+                .map(PathBuf::from)
+                .unwrap_or_else(folio_engine::default_settings_path);
+            std::thread::spawn(move || {
+                let ws = Workspace::open(&settings).map(Arc::new).map_err(BackendError::from);
+                if let Err(e) = &ws {
+                    eprintln!("folio: the library could not be opened: {}", e.message);
+                }
+                let _ = opening.0.set(ws);
+            });
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            library_documents,
+            ingest,
+            cancel_ingest,
+            remove_document,
+            reindex_document,
+            search,
+            outline,
+            show_section,
+            references,
+            define,
+            definitions,
+            get_settings,
+            save_settings,
+            key_status,
+            set_key,
+            remove_key,
+            page_image,
+        ])
+        .run(tauri::generate_context!())
+        .expect("the Folio window could not start");
+}

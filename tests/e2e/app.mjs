@@ -1,0 +1,221 @@
+// End to end: the real folio-desktop binary under Xvfb, driven through tauri-driver (WebKitWebDriver).
+// Ingests two real rulebooks from ../shared/data, searches, opens a hit and checks its breadcrumb
+// against the outline, follows a cross-reference and comes back, opens a definition, filters by
+// chunk type, shows the glossary, and then searches while a 386-page PDF ingests (each answer
+// within 200 ms). Saves a screenshot of each view under tests/artifacts/e2e/.
+//
+//   node tests/e2e/app.mjs   (scripts/e2e.sh sets up the display, the driver and the data)
+//
+// Environment: FOLIO_E2E_DRIVER (default http://127.0.0.1:4444), FOLIO_E2E_APP (the binary),
+// FOLIO_E2E_DOCS (two documents, ':'-separated), FOLIO_E2E_BIG_PDF, FOLIO_E2E_ARTIFACTS.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Keys, Session, sleep } from './webdriver.mjs';
+
+const driver = process.env.FOLIO_E2E_DRIVER || 'http://127.0.0.1:4444';
+const app = process.env.FOLIO_E2E_APP;
+const docs = (process.env.FOLIO_E2E_DOCS || '').split(':').filter(Boolean);
+const bigPdf = process.env.FOLIO_E2E_BIG_PDF;
+const artifacts = process.env.FOLIO_E2E_ARTIFACTS || 'tests/artifacts/e2e';
+mkdirSync(artifacts, { recursive: true });
+
+const results = [];
+function check(name, ok, detail = '') {
+  results.push({ name, ok, detail });
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ` — ${detail}` : ''}`);
+  if (!ok) throw new Error(`${name}: ${detail}`);
+}
+
+async function shot(s, name) {
+  writeFileSync(join(artifacts, `${name}.png`), Buffer.from(await s.screenshot(), 'base64'));
+}
+
+async function nav(s, view) {
+  await (await s.find(`[data-testid="nav-${view}"]`)).click();
+}
+
+async function addPath(s, path) {
+  const input = await s.find('[data-testid="add-path-input"]');
+  await input.clear();
+  await input.type(path);
+  await (await s.find('[data-testid="add-path-button"]')).click();
+}
+
+/** Times one search through the app's IPC, as the UI makes it. */
+async function timedSearch(s, query) {
+  return s.execAsync(
+    `const done = arguments[arguments.length - 1];
+     const t = performance.now();
+     window.__TAURI_INTERNALS__.invoke('search', { request: { query: arguments[0], limit: 10, documents: [], chunk_types: [], section: null } })
+       .then((hits) => done({ ms: performance.now() - t, n: hits.length }), (e) => done({ error: String(e && e.message || e) }));`,
+    [query],
+  );
+}
+
+async function main() {
+  if (!app || docs.length < 2) throw new Error('FOLIO_E2E_APP and two FOLIO_E2E_DOCS are required');
+  const s = await Session.start(driver, { 'tauri:options': { application: app } });
+  try {
+    await s.waitFor('[data-testid="nav-library"]', { timeoutMs: 30000, what: 'the window' });
+    check('window opens', true);
+
+    // Library: two real documents.
+    await nav(s, 'library');
+    for (const d of docs) await addPath(s, d);
+    await s.until(
+      async () => {
+        const rows = await s.findAll('[data-testid="doc-row"]');
+        return rows.length >= 2;
+      },
+      { timeoutMs: 240000, what: 'two documents indexed' },
+    );
+    const labels = await Promise.all((await s.findAll('[data-testid="doc-row"]')).map((r) => r.attr('data-label')));
+    check('two documents ingested', labels.length >= 2, labels.join(', '));
+    await shot(s, 'library');
+
+    // Search: results as you type, with breadcrumbs.
+    await nav(s, 'search');
+    const box = await s.find('[data-testid="search-input"]');
+    await box.type('Authorised Person must notify the Regulator');
+    const hits = await s.waitFor('[data-testid="hit"]', { what: 'search results' });
+    check('search shows hits', hits.length > 0, `${hits.length} hits`);
+    const crumbs = await s.findAll('[data-testid="hit"] [data-testid="hit-crumb"]');
+    check('hits carry breadcrumbs', crumbs.length > 0);
+    await shot(s, 'search');
+
+    // Open the first hit with the keyboard; its breadcrumb matches the outline.
+    const first = hits[0];
+    const hitSection = await first.attr('data-section-id');
+    const hitCrumbs = [];
+    for (const c of await s.findAll('[data-testid="hit"]:first-of-type [data-testid="hit-crumb"]')) hitCrumbs.push((await c.text()).trim());
+    await box.type(Keys.ArrowDown);
+    await box.type(Keys.Enter);
+    await s.waitFor('[data-testid="reader-heading"]', { what: 'the reader' });
+    const current = await s.until(async () => {
+      const cur = await s.findAll('[data-testid="outline-item"][aria-current="true"]');
+      return cur.length ? cur[0] : null;
+    }, { what: 'the current outline item' });
+    const currentId = await current.attr('data-section-id');
+    const readerCrumbs = [];
+    for (const c of await s.findAll('[data-testid="reader-crumb"]')) readerCrumbs.push((await c.text()).trim());
+    check('reader opens the hit', Boolean(currentId), `${hitSection} → ${currentId}`);
+    const ancestors = await s.exec(
+      `const ids = [];
+       let el = document.querySelector('[data-testid="outline-item"][aria-current="true"]');
+       while (el) { const id = el.getAttribute('data-section-id'); if (id) ids.unshift(id);
+         el = el.parentElement && el.parentElement.closest('[data-testid="outline-item"]'); }
+       return ids;`,
+    );
+    check(
+      'breadcrumb matches the outline',
+      readerCrumbs.length > 0 && readerCrumbs.length <= ancestors.length + 1 && hitCrumbs.every((c) => readerCrumbs.includes(c)),
+      `hit [${hitCrumbs.join(' › ')}], reader [${readerCrumbs.join(' › ')}], outline path ${ancestors.join(' › ')}`,
+    );
+    await shot(s, 'reader');
+
+    // Follow a cross-reference and come back.
+    await nav(s, 'search');
+    const box2 = await s.find('[data-testid="search-input"]');
+    await box2.clear();
+    await box2.type('in accordance with Rule');
+    await s.waitFor('[data-testid="hit"]');
+    await (await s.find('[data-testid="hit"]')).click();
+    await s.waitFor('[data-testid="reader-heading"]');
+    const xrefs = await s.until(async () => {
+      const x = await s.findAll('[data-testid="xref"][data-target-section]');
+      return x.length ? x : null;
+    }, { what: 'a resolved cross-reference in the section', timeoutMs: 15000 });
+    const before = (await (await s.find('[data-testid="reader-heading"]')).text()).trim();
+    const target = await xrefs[0].attr('data-target-section');
+    await xrefs[0].click();
+    await s.until(async () => (await (await s.find('[data-testid="reader-heading"]')).text()).trim() !== before, { what: 'the target section' });
+    const after = (await (await s.find('[data-testid="reader-heading"]')).text()).trim();
+    await shot(s, 'reader-xref');
+    await (await s.find('[data-testid="back"]')).click();
+    await s.until(async () => (await (await s.find('[data-testid="reader-heading"]')).text()).trim() === before, { what: 'back' });
+    check('cross-reference followed and back', true, `${before} → ${target} (${after}) → back`);
+
+    // A definition popover on a marked term.
+    const terms = await s.until(async () => {
+      const t = await s.findAll('[data-testid="term"]');
+      return t.length ? t : null;
+    }, { what: 'a defined term in the text' });
+    await terms[0].click();
+    const pop = await s.waitFor('[data-testid="definition-popover"]', { what: 'the definition popover' });
+    const popText = (await pop[0].text()).trim();
+    check('definition popover', popText.length > 10, popText.slice(0, 80));
+    await shot(s, 'definition');
+
+    // Filter by chunk type.
+    await nav(s, 'search');
+    const box3 = await s.find('[data-testid="search-input"]');
+    await box3.clear();
+    await box3.type('means');
+    await s.waitFor('[data-testid="hit"]');
+    const opt = await s.find('[data-testid="filter-chunk-type"] [data-value="definition"]');
+    await opt.click();
+    await s.until(async () => {
+      const badges = await s.findAll('[data-testid="hit"] [data-testid="chunk-type-badge"]');
+      if (!badges.length) return false;
+      const texts = await Promise.all(badges.map((b) => b.text()));
+      return texts.every((t) => t.trim().toLowerCase() === 'definition');
+    }, { what: 'only definition hits' });
+    check('chunk-type filter', true);
+    await shot(s, 'search-filtered');
+
+    // The glossary.
+    await nav(s, 'definitions');
+    const items = await s.waitFor('[data-testid="glossary-item"]', { what: 'glossary items' });
+    check('glossary lists definitions', items.length > 5, `${items.length} shown`);
+    await shot(s, 'definitions');
+    await nav(s, 'settings');
+    await sleep(500);
+    await shot(s, 'settings');
+
+    // Responsiveness: searches while a big PDF ingests.
+    if (bigPdf) {
+      await nav(s, 'library');
+      await addPath(s, bigPdf);
+      await s.until(async () => {
+        const rows = await s.findAll('[data-testid="ingest-row"]');
+        for (const r of rows) {
+          const st = await r.attr('data-stage');
+          if (['converting', 'contextualizing', 'embedding', 'indexing'].includes(st)) return true;
+        }
+        return false;
+      }, { what: 'the big PDF ingesting', timeoutMs: 30000 });
+      await shot(s, 'library-ingesting');
+      const busy = async () =>
+        (await s.exec(`return Array.from(document.querySelectorAll('[data-testid="ingest-row"]')).map(r => r.getAttribute('data-stage'))`)).some(
+          (st) => ['queued', 'converting', 'contextualizing', 'embedding', 'indexing'].includes(st),
+        );
+      const times = [];
+      const queries = ['client money', 'Rule 2.1.1', 'notify the Regulator', 'package maintainer', 'Authorised Person'];
+      for (let i = 0; i < 200 && (await busy()); i++) {
+        const r = await timedSearch(s, queries[i % queries.length]);
+        if (r.error) throw new Error(r.error);
+        if (await busy()) times.push(r.ms);
+        await sleep(200);
+      }
+      times.sort((a, b) => a - b);
+      const max = times.length ? times[times.length - 1] : NaN;
+      check(
+        'searches answer within 200 ms during the ingest',
+        times.length >= 5 && max < 200,
+        `${times.length} searches during the ingest: median ${times[times.length >> 1]?.toFixed(1)} ms, max ${max.toFixed(1)} ms`,
+      );
+      writeFileSync(join(artifacts, 'search-during-ingest.json'), JSON.stringify(times));
+    }
+  } finally {
+    writeFileSync(join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
+    await s.end().catch(() => {});
+  }
+}
+
+main().then(
+  () => console.log(`e2e: ${results.length} checks passed`),
+  (e) => {
+    console.error(`e2e failed: ${e.message}`);
+    process.exit(1);
+  },
+);

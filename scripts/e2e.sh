@@ -20,7 +20,7 @@ if ! command -v tauri-driver >/dev/null && [ ! -x "$HOME/.cargo/bin/tauri-driver
   cargo install tauri-driver --locked --version 2.1.0
 fi
 TAURI_DRIVER=$(command -v tauri-driver || echo "$HOME/.cargo/bin/tauri-driver")
-cargo build -p folio-desktop
+cargo build --workspace
 APP=$CARGO_TARGET_DIR/debug/folio-desktop
 
 SCRATCH=$(mktemp -d)

@@ -23,7 +23,7 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/folio-target}
 export FOLIO_PDFIUM=${FOLIO_PDFIUM:-$FOLIO_ASSETS_DIR/pdfium/libpdfium.so}
 
 say "building the desktop app"
-cargo build --manifest-path "$FOLIO_ROOT/Cargo.toml" -p folio-desktop
+cargo build --manifest-path "$FOLIO_ROOT/Cargo.toml" --workspace
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   die "no display: run this from a desktop session (or under xvfb-run)"
 fi

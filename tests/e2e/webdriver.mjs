@@ -1,6 +1,6 @@
 // A small W3C WebDriver client over fetch (Node 20), enough to drive the Folio window through
 // tauri-driver: sessions, elements, clicks, keys, scripts and screenshots.
-const ELEMENT = 'element-6066-11e4-a52f-4cf8c09c6b5d';
+const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 export const Keys = { ArrowDown: '\uE015', ArrowUp: '\uE013', Enter: '\uE007', Escape: '\uE00C' };
 
 export class Session {

@@ -15,7 +15,8 @@ export type SearchFilters = {
 
 export const noFilters: SearchFilters = { documents: [], chunkTypes: [], section: null };
 
-export const KNOWN_CHUNK_TYPES = ['requirement', 'guidance', 'definition', 'table', 'list', 'text', 'heading'];
+// The engine's chunk types (folio_core::chunker::ChunkType).
+export const KNOWN_CHUNK_TYPES = ['requirement', 'guidance', 'definition', 'note', 'table', 'content'];
 
 export function buildSearchRequest(query: string, filters: SearchFilters, limit: number): SearchRequest {
   return {

@@ -2,6 +2,7 @@
 //! read-only and says so; searches still work there; the lock goes with its holder.
 //! Skips with a message when `.assets/potion-base-2M` is absent.
 
+use folio_core::fusion::Channel;
 use folio_engine::{Library, LibraryOptions, SearchOptions};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -33,7 +34,17 @@ fn a_second_opening_reads_only() {
     assert_eq!(refused.failed[0].code, "read_only");
     assert!(refused.failed[0].message.contains("read-only"), "{}", refused.failed[0].message);
     assert_eq!(reader.remove("rulebook").unwrap_err().code(), "read_only");
-    assert!(!reader.search("lockers", &SearchOptions::default()).unwrap().is_empty(), "reading still works");
+    // Keyword and exact channels (the reader's in-RAM vectors are empty in this test).
+    let opts = SearchOptions { channels: vec![Channel::Keyword, Channel::Exact], ..SearchOptions::default() };
+    let from_writer = writer.search("Mooring Fee", &opts).unwrap();
+    let from_reader = reader.search("Mooring Fee", &opts).unwrap();
+    assert!(!from_writer.is_empty(), "the writer finds it");
+    assert_eq!(
+        from_reader.iter().map(|h| h.chunk_id).collect::<Vec<_>>(),
+        from_writer.iter().map(|h| h.chunk_id).collect::<Vec<_>>(),
+        "the reader sees what the writer wrote: {:?}",
+        reader.documents().unwrap()
+    );
 
     drop(writer);
     drop(reader);

@@ -10,8 +10,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use folio_engine::{
-    Backlinks, BackendError, DefinitionHit, DocumentSummary, EngineError, Hit, IngestReport, Outline, PageImage,
-    Progress, ProgressThrottle, SearchRequest, SectionView, Settings, SettingsChange, Workspace,
+    BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, Hit, IngestReport, Outline,
+    PageImage, Progress, ProgressThrottle, SearchRequest, SectionView, Settings, SettingsChange, Workspace,
 };
 use tauri::ipc::Channel;
 use tauri::{Manager, State};
@@ -38,10 +38,11 @@ async fn run<T: Send + 'static>(
 }
 
 /// Progress to a channel, at most ten events a second per file and stage.
-fn progress(channel: Channel<Progress>) -> ProgressThrottle<impl FnMut(Progress)> {
-    ProgressThrottle::new(Duration::from_millis(100), move |p| {
+fn progress(channel: Channel<Progress>) -> impl FnMut(Progress) {
+    let mut throttle = ProgressThrottle::new(Duration::from_millis(100), move |p| {
         let _ = channel.send(p);
-    })
+    });
+    move |p| throttle.push(p)
 }
 
 #[tauri::command]
@@ -67,12 +68,16 @@ fn startup_probe() {
 static STARTED: OnceLock<std::time::Instant> = OnceLock::new();
 
 #[tauri::command]
-async fn ingest(app: State<'_, Arc<App>>, paths: Vec<PathBuf>, on_event: Channel<Progress>) -> Res<IngestReport> {
-    run(&app, move |w| w.ingest(&paths, &mut { let mut t = progress(on_event); move |p| t.push(p) })).await
+async fn ingest(
+    app: State<'_, Arc<App>>,
+    paths: Vec<PathBuf>,
+    on_event: Channel<Progress>,
+) -> Res<IngestReport> {
+    run(&app, move |w| w.ingest(&paths, &mut progress(on_event))).await
 }
 
 #[tauri::command]
-async fn cancel_ingest(app: State<'_, Arc<App>>) -> Res<()> {
+async fn cancel_ingest(app: State<'_, Arc<App>>) -> Res<bool> {
     run(&app, |w| Ok(w.cancel_ingest())).await
 }
 
@@ -82,8 +87,12 @@ async fn remove_document(app: State<'_, Arc<App>>, doc: String) -> Res<()> {
 }
 
 #[tauri::command]
-async fn reindex_document(app: State<'_, Arc<App>>, doc: String, on_event: Channel<Progress>) -> Res<IngestReport> {
-    run(&app, move |w| w.reindex_document(&doc, &mut { let mut t = progress(on_event); move |p| t.push(p) })).await
+async fn reindex_document(
+    app: State<'_, Arc<App>>,
+    doc: String,
+    on_event: Channel<Progress>,
+) -> Res<IngestReport> {
+    run(&app, move |w| w.reindex_document(&doc, &mut progress(on_event))).await
 }
 
 #[tauri::command]
@@ -142,7 +151,12 @@ async fn remove_key(app: State<'_, Arc<App>>, provider: String) -> Res<KeyStatus
 }
 
 #[tauri::command]
-async fn page_image(app: State<'_, Arc<App>>, doc: String, page: u32, chunk_id: Option<i64>) -> Res<PageImage> {
+async fn page_image(
+    app: State<'_, Arc<App>>,
+    doc: String,
+    page: u32,
+    chunk_id: Option<i64>,
+) -> Res<PageImage> {
     run(&app, move |w| w.page_image(&doc, page, chunk_id)).await
 }
 

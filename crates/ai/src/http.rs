@@ -58,7 +58,10 @@ pub(crate) struct JsonEndpoint {
 impl std::fmt::Debug for JsonEndpoint {
     /// The URL and policy only: headers carry the key.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("JsonEndpoint").field("url", &self.url).field("policy", &self.policy).finish_non_exhaustive()
+        f.debug_struct("JsonEndpoint")
+            .field("url", &self.url)
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
     }
 }
 

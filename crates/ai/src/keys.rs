@@ -118,12 +118,14 @@ mod store {
     }
 
     fn kernel(service: &str, user: &str) -> Result<Entry, Error> {
-        KeyutilsCredential::new_with_target(None, service, user).map(|c| Entry::new_with_credential(Box::new(c)))
+        KeyutilsCredential::new_with_target(None, service, user)
+            .map(|c| Entry::new_with_credential(Box::new(c)))
     }
 
     fn secret_service_reachable() -> bool {
         std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some()
-            || std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| std::path::Path::new(&d).join("bus").exists())
+            || std::env::var_os("XDG_RUNTIME_DIR")
+                .is_some_and(|d| std::path::Path::new(&d).join("bus").exists())
     }
 
     pub fn get(service: &str, user: &str) -> Result<Option<String>, Error> {
@@ -162,7 +164,10 @@ mod store {
         };
         if secret_service_reachable() {
             match persistent(service, user)?.delete_credential() {
-                Ok(()) | Err(Error::NoEntry) | Err(Error::NoStorageAccess(_)) | Err(Error::PlatformFailure(_)) => {}
+                Ok(())
+                | Err(Error::NoEntry)
+                | Err(Error::NoStorageAccess(_))
+                | Err(Error::PlatformFailure(_)) => {}
                 Err(e) => return Err(e),
             }
         }
@@ -177,7 +182,10 @@ mod store {
                 Ok(_) | Err(Error::NoEntry) => Ok(()),
                 Err(e) => Err(e),
             }) {
-                Ok(()) => (true, "Linux kernel keyring (no Secret Service running: the key lasts until logout)".into()),
+                Ok(()) => (
+                    true,
+                    "Linux kernel keyring (no Secret Service running: the key lasts until logout)".into(),
+                ),
                 Err(e) => (false, format!("no keychain available ({e}); using the environment variable")),
             }
         }
@@ -209,6 +217,13 @@ mod store {
     }
 
     pub fn describe() -> (bool, String) {
-        (true, if cfg!(target_os = "macos") { "macOS Keychain".into() } else { "Windows Credential Manager".into() })
+        (
+            true,
+            if cfg!(target_os = "macos") {
+                "macOS Keychain".into()
+            } else {
+                "Windows Credential Manager".into()
+            },
+        )
     }
 }

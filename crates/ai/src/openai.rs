@@ -163,8 +163,13 @@ impl OpenAiEmbedder {
             initial_backoff: config.initial_backoff,
             max_backoff: config.max_backoff,
         };
-        let endpoint =
-            JsonEndpoint::new(format!("{base}/embeddings"), headers, config.api_key.clone(), config.timeout, policy)?;
+        let endpoint = JsonEndpoint::new(
+            format!("{base}/embeddings"),
+            headers,
+            config.api_key.clone(),
+            config.timeout,
+            policy,
+        )?;
         let dim = AtomicUsize::new(config.dimensions.unwrap_or(0));
         Ok(OpenAiEmbedder { config, endpoint, dim })
     }

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use folio_ai::context::{
-    run_document, AnthropicConfig, AnthropicWriter, ContextJob, ContextWriter, OpenAiChatConfig, OpenAiChatWriter,
+    run_document, AnthropicConfig, AnthropicWriter, ContextJob, ContextWriter, OpenAiChatConfig,
+    OpenAiChatWriter,
 };
 use folio_ai::http::RetryPolicy;
 use folio_ai::AiError;
@@ -19,7 +20,11 @@ use support::{anthropic_answer, chunk_of, openai_answer, Reply, Server};
 const KEY: &str = "sk-ant-test-0123456789-SECRET";
 
 fn fast_retry(max_retries: u32) -> RetryPolicy {
-    RetryPolicy { max_retries, initial_backoff: Duration::from_millis(100), max_backoff: Duration::from_secs(2) }
+    RetryPolicy {
+        max_retries,
+        initial_backoff: Duration::from_millis(100),
+        max_backoff: Duration::from_secs(2),
+    }
 }
 
 fn anthropic(server: &Server, retries: u32, timeout: Duration) -> AnthropicWriter {
@@ -36,7 +41,13 @@ fn no_cancel() -> AtomicBool {
 
 #[test]
 fn anthropic_request_shape_and_cache_usage() {
-    let server = Server::start(|_, n| Reply::ok(anthropic_answer("This rule sets the fee.", if n == 0 { 900 } else { 0 }, if n == 0 { 0 } else { 900 })));
+    let server = Server::start(|_, n| {
+        Reply::ok(anthropic_answer(
+            "This rule sets the fee.",
+            if n == 0 { 900 } else { 0 },
+            if n == 0 { 0 } else { 900 },
+        ))
+    });
     let w = anthropic(&server, 0, Duration::from_secs(5));
     let a = w.write("THE DOCUMENT", "THE CHUNK", &no_cancel()).unwrap();
     assert_eq!(a.text, "This rule sets the fee.");
@@ -60,12 +71,20 @@ fn anthropic_request_shape_and_cache_usage() {
 fn concurrency_cap_and_the_first_request_alone() {
     let server = Server::start(|req, n| {
         let c = chunk_of(req);
-        Reply::slow(anthropic_answer(&format!("context of {c}"), if n == 0 { 900 } else { 0 }, if n == 0 { 0 } else { 900 }), Duration::from_millis(60))
+        Reply::slow(
+            anthropic_answer(
+                &format!("context of {c}"),
+                if n == 0 { 900 } else { 0 },
+                if n == 0 { 0 } else { 900 },
+            ),
+            Duration::from_millis(60),
+        )
     });
     let w = anthropic(&server, 0, Duration::from_secs(5));
     let doc: Arc<str> = "the whole document".into();
-    let jobs: Vec<ContextJob> =
-        (0..40).map(|i| ContextJob { index: i, document: doc.clone(), chunk: format!("chunk {i}") }).collect();
+    let jobs: Vec<ContextJob> = (0..40)
+        .map(|i| ContextJob { index: i, document: doc.clone(), chunk: format!("chunk {i}") })
+        .collect();
     let out = run_document(&w, jobs, 10, &no_cancel(), &mut |_, _| {});
     assert_eq!(out.len(), 40);
     assert!(out.iter().all(|o| o.result.as_ref().unwrap().text == format!("context of chunk {}", o.index)));
@@ -84,7 +103,11 @@ fn concurrency_cap_and_the_first_request_alone() {
 #[test]
 fn retry_after_on_429_is_honoured() {
     let server = Server::start(|_, n| match n {
-        0 => Reply::status(429, &[("retry-after", "1")], r#"{"type":"error","error":{"type":"rate_limit_error"}}"#),
+        0 => Reply::status(
+            429,
+            &[("retry-after", "1")],
+            r#"{"type":"error","error":{"type":"rate_limit_error"}}"#,
+        ),
         _ => Reply::ok(anthropic_answer("ok", 0, 0)),
     });
     let w = anthropic(&server, 3, Duration::from_secs(5));
@@ -140,7 +163,9 @@ fn slow_answers_time_out_and_are_retried() {
 
 #[test]
 fn malformed_json_is_a_typed_error_not_retried() {
-    let server = Server::start(|_, _| Reply::status(200, &[], "{\"content\": [ {\"type\": \"text\", \"text\": \"unterminated"));
+    let server = Server::start(|_, _| {
+        Reply::status(200, &[], "{\"content\": [ {\"type\": \"text\", \"text\": \"unterminated")
+    });
     let w = anthropic(&server, 3, Duration::from_secs(5));
     let err = w.write("d", "c", &no_cancel()).unwrap_err();
     assert!(matches!(err, AiError::Response(_)), "{err}");
@@ -149,7 +174,8 @@ fn malformed_json_is_a_typed_error_not_retried() {
 
 #[test]
 fn a_dropped_connection_is_retried() {
-    let server = Server::start(|_, n| if n == 0 { Reply::Drop } else { Reply::ok(anthropic_answer("ok", 0, 0)) });
+    let server =
+        Server::start(|_, n| if n == 0 { Reply::Drop } else { Reply::ok(anthropic_answer("ok", 0, 0)) });
     let w = anthropic(&server, 2, Duration::from_secs(5));
     assert_eq!(w.write("d", "c", &no_cancel()).unwrap().text, "ok");
     assert_eq!(server.requests().len(), 2);
@@ -157,7 +183,8 @@ fn a_dropped_connection_is_retried() {
 
 #[test]
 fn the_key_never_appears_in_errors_or_debug() {
-    let server = Server::start(|_, _| Reply::status(401, &[], &format!("{{\"error\": \"invalid x-api-key {KEY}\"}}")));
+    let server =
+        Server::start(|_, _| Reply::status(401, &[], &format!("{{\"error\": \"invalid x-api-key {KEY}\"}}")));
     let w = anthropic(&server, 3, Duration::from_secs(5));
     let err = w.write("d", "c", &no_cancel()).unwrap_err();
     assert!(matches!(err, AiError::Http { status: 401, .. }));

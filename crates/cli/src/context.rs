@@ -100,11 +100,16 @@ pub fn print_runs(runs: &[ContextRun]) {
         return;
     }
     let mut total = ContextRun { path: "total".into(), ..ContextRun::default() };
-    println!("context usage (cache hits / misses / fallbacks; tokens in / out / cache write / cache read; cost):");
+    println!(
+        "context usage (cache hits / misses / fallbacks; tokens in / out / cache write / cache read; cost):"
+    );
     for r in runs {
         println!(
             "  {}: {} / {} / {}; {} / {} / {} / {}; ${:.4} ({}:{})",
-            std::path::Path::new(&r.path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            std::path::Path::new(&r.path)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
             r.hits,
             r.misses,
             r.fallbacks,
@@ -139,7 +144,10 @@ pub fn print_runs(runs: &[ContextRun]) {
         total.cost
     );
     if total.fallbacks > 0 {
-        println!("  {} chunks kept the structural context after the LLM failed; the next ingest asks again", total.fallbacks);
+        println!(
+            "  {} chunks kept the structural context after the LLM failed; the next ingest asks again",
+            total.fallbacks
+        );
     }
 }
 

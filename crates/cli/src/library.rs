@@ -1,8 +1,8 @@
 //! The library commands: ingest, search, define, outline, show, refs, docs, remove, eval.
 
-use folio_engine::assets::{self, EmbeddingModel};
 use clap::{Args, Subcommand};
 use folio_core::fusion::{Channel, FusionConfig};
+use folio_engine::assets::{self, EmbeddingModel};
 use folio_engine::{Library, SearchOptions, Stage};
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -176,7 +176,12 @@ fn repair(library: Option<&Path>, model: Model) -> Result<(), String> {
     let (embedder, options) = assets::library_setup(model).map_err(|e| e.to_string())?;
     let dir = library.map(Path::to_path_buf).unwrap_or_else(default_library);
     let report = Library::repair(&dir, embedder, options, &mut |path, i, n| {
-        eprint!("\r[{}/{}] {}          ", i + 1, n, Path::new(path).file_name().map(|f| f.to_string_lossy()).unwrap_or_default());
+        eprint!(
+            "\r[{}/{}] {}          ",
+            i + 1,
+            n,
+            Path::new(path).file_name().map(|f| f.to_string_lossy()).unwrap_or_default()
+        );
     })
     .map_err(|e| format!("{}: {e}", dir.display()))?;
     eprintln!();
@@ -185,7 +190,11 @@ fn repair(library: Option<&Path>, model: Model) -> Result<(), String> {
         dir.display(),
         report.documents,
         report.chunks,
-        if report.rolled_back.is_empty() { String::new() } else { format!("; rolled back half-written: {}", report.rolled_back.join(", ")) }
+        if report.rolled_back.is_empty() {
+            String::new()
+        } else {
+            format!("; rolled back half-written: {}", report.rolled_back.join(", "))
+        }
     );
     Ok(())
 }

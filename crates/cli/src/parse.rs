@@ -1,6 +1,5 @@
 //! `folio parse FILE… [--json]`.
 
-use folio_engine::assets;
 use clap::Args;
 use folio_convert::{convert_file, ConvertOptions};
 use folio_core::analysis::{analyze, Analysis};
@@ -8,6 +7,7 @@ use folio_core::chunker::ChunkerConfig;
 use folio_core::definitions::DefinitionScope;
 use folio_core::model::PageRange;
 use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
+use folio_engine::assets;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;

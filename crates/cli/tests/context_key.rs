@@ -74,5 +74,8 @@ fn the_key_is_nowhere_on_disk_or_in_output() {
     }
     let leaked = grep(home.path(), KEY.as_bytes());
     assert!(leaked.is_empty(), "the key is on disk: {leaked:?}");
-    assert!(home.path().join(".local/share/folio/library/catalog.sqlite").is_file(), "the library is where the grep looked");
+    assert!(
+        home.path().join(".local/share/folio/library/catalog.sqlite").is_file(),
+        "the library is where the grep looked"
+    );
 }

@@ -43,7 +43,9 @@ fn files_under(dir: &Path, pred: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
 }
 
 fn fresh_library() -> Option<(tempfile::TempDir, PathBuf)> {
-    if !root().join(".assets/potion-base-2M/model.safetensors").is_file() || !root().join(".assets/minilm/vocab.txt").is_file() {
+    if !root().join(".assets/potion-base-2M/model.safetensors").is_file()
+        || !root().join(".assets/minilm/vocab.txt").is_file()
+    {
         eprintln!("SKIP: .assets/potion-base-2M or .assets/minilm is absent (run scripts/setup-assets.sh)");
         return None;
     }
@@ -67,7 +69,8 @@ fn repaired_and_searchable(lib: &Path) {
 #[test]
 fn truncated_keyword_segment() {
     let Some((_tmp, lib)) = fresh_library() else { return };
-    let segments = files_under(&lib.join("keyword"), &|p| p.extension().is_some_and(|e| e == "idx" || e == "term"));
+    let segments =
+        files_under(&lib.join("keyword"), &|p| p.extension().is_some_and(|e| e == "idx" || e == "term"));
     assert!(!segments.is_empty());
     for s in &segments {
         let f = std::fs::OpenOptions::new().write(true).open(s).unwrap();
@@ -84,7 +87,9 @@ fn truncated_keyword_segment() {
 #[test]
 fn deleted_lance_fragment() {
     let Some((_tmp, lib)) = fresh_library() else { return };
-    let data = files_under(&lib.join("vectors"), &|p| p.extension().is_some_and(|e| e == "lance") && p.to_string_lossy().contains("/data/"));
+    let data = files_under(&lib.join("vectors"), &|p| {
+        p.extension().is_some_and(|e| e == "lance") && p.to_string_lossy().contains("/data/")
+    });
     assert!(!data.is_empty(), "LanceDB data files exist");
     for d in &data {
         std::fs::remove_file(d).unwrap();
@@ -114,6 +119,9 @@ fn corrupt_catalog_page() {
     let o = folio(&lib, &["repair"]);
     let t = text(&o);
     assert!(!o.status.success(), "repair cannot invent a catalog: {t}");
-    assert!(t.contains("catalog") && (t.contains("damaged") || t.contains("malformed") || t.contains("corrupt")), "a clear message: {t}");
+    assert!(
+        t.contains("catalog") && (t.contains("damaged") || t.contains("malformed") || t.contains("corrupt")),
+        "a clear message: {t}"
+    );
     println!("corrupt SQLite page → {}", t.lines().last().unwrap_or(""));
 }

@@ -35,11 +35,19 @@ fn check(lib: &Path, drop_every: usize) -> (usize, usize) {
     for (d, [catalog, vectors, keyword]) in &docs {
         assert_eq!(d.status, "indexed", "{}", d.path);
         assert!(*catalog > 0, "{} has chunks", d.path);
-        assert_eq!((catalog, vectors, keyword), (catalog, catalog, catalog), "{} is whole in every store", d.path);
+        assert_eq!(
+            (catalog, vectors, keyword),
+            (catalog, catalog, catalog),
+            "{} is whole in every store",
+            d.path
+        );
     }
     if !docs.is_empty() {
         let hits = l.search("Authorised Person", &SearchOptions::default()).unwrap();
-        assert!(hits.iter().all(|h| docs.iter().any(|(d, _)| d.id == h.doc_id)), "hits only from whole documents");
+        assert!(
+            hits.iter().all(|h| docs.iter().any(|(d, _)| d.id == h.doc_id)),
+            "hits only from whole documents"
+        );
     }
     let n = docs.len();
     drop(l);

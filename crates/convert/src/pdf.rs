@@ -2480,7 +2480,12 @@ pub fn render_page(
             }
         }
         drop(raw);
-        Ok(RenderedPage { png: encode_png(w as u32, h as u32, &rgb), width: w as u32, height: h as u32, highlights })
+        Ok(RenderedPage {
+            png: encode_png(w as u32, h as u32, &rgb),
+            width: w as u32,
+            height: h as u32,
+            highlights,
+        })
     })?
 }
 
@@ -2488,10 +2493,21 @@ pub fn render_page(
 /// joined hyphenated or re-flowed lines differently from the printed page).
 fn search_needles(text: &str) -> Vec<String> {
     let words: Vec<&str> = text.split_whitespace().collect();
-    [12usize, 6, 3].iter().filter(|n| words.len() >= **n || **n == 3).map(|n| words[..words.len().min(*n)].join(" ")).filter(|s| !s.is_empty()).collect()
+    [12usize, 6, 3]
+        .iter()
+        .filter(|n| words.len() >= **n || **n == 3)
+        .map(|n| words[..words.len().min(*n)].join(" "))
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
-fn find_rects(b: &dyn PdfiumLibraryBindings, text: FPDF_TEXTPAGE, needle: &str, scale: f32, page_h: f32) -> Vec<[f32; 4]> {
+fn find_rects(
+    b: &dyn PdfiumLibraryBindings,
+    text: FPDF_TEXTPAGE,
+    needle: &str,
+    scale: f32,
+    page_h: f32,
+) -> Vec<[f32; 4]> {
     let mut out = Vec::new();
     unsafe {
         let h = b.FPDFText_FindStart_str(text, needle, 0, 0);

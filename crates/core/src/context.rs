@@ -56,11 +56,14 @@ impl TermFinder {
         re.find_iter(text)
             .filter_map(|m| {
                 let s = m.as_str();
-                let (term, key) = self
-                    .keys
-                    .iter()
-                    .find(|(t, _)| s == t || s.strip_prefix(t.as_str()).is_some_and(|r| r == "s" || r == "es"))?;
-                Some(TermUse { span: Span { start: m.start(), end: m.end() }, term: term.clone(), key: key.clone() })
+                let (term, key) = self.keys.iter().find(|(t, _)| {
+                    s == t || s.strip_prefix(t.as_str()).is_some_and(|r| r == "s" || r == "es")
+                })?;
+                Some(TermUse {
+                    span: Span { start: m.start(), end: m.end() },
+                    term: term.clone(),
+                    key: key.clone(),
+                })
             })
             .collect()
     }
@@ -135,10 +138,26 @@ mod tests {
 
     #[test]
     fn longest_term_wins_and_plurals_count() {
-        let f = TermFinder::new([("Person", "person"), ("Authorised Person", "authorised_person"), ("Client", "client")]);
+        let f = TermFinder::new([
+            ("Person", "person"),
+            ("Authorised Person", "authorised_person"),
+            ("Client", "client"),
+        ]);
         let uses = f.find("An Authorised Person serves Clients; a Person is not a Clientele.");
-        let got: Vec<(&str, &str)> = uses.iter().map(|u| (u.term.as_str(), &"An Authorised Person serves Clients; a Person is not a Clientele."[u.span.start..u.span.end])).collect();
-        assert_eq!(got, vec![("Authorised Person", "Authorised Person"), ("Client", "Clients"), ("Person", "Person")]);
+        let got: Vec<(&str, &str)> = uses
+            .iter()
+            .map(|u| {
+                (
+                    u.term.as_str(),
+                    &"An Authorised Person serves Clients; a Person is not a Clientele."
+                        [u.span.start..u.span.end],
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![("Authorised Person", "Authorised Person"), ("Client", "Clients"), ("Person", "Person")]
+        );
     }
 
     #[test]

@@ -166,7 +166,13 @@ mod tests {
 
     #[test]
     fn lookups_apart_from_questions_citing_rules() {
-        for q in ["GEN 2.1.3", "Rule 3.3.31", "section 196 of the FSMR", "What does 'Authorised Person' mean?", "COBS 14.2 client money"] {
+        for q in [
+            "GEN 2.1.3",
+            "Rule 3.3.31",
+            "section 196 of the FSMR",
+            "What does 'Authorised Person' mean?",
+            "COBS 14.2 client money",
+        ] {
             assert!(parse_query(q).is_lookup(), "{q}");
         }
         for q in [

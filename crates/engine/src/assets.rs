@@ -52,11 +52,12 @@ pub fn library_setup(
     let minilm = asset_dir("minilm/vocab.txt")?;
     let embedder: std::sync::Arc<dyn folio_ai::Embedder> = match model {
         EmbeddingModel::Minilm => std::sync::Arc::new(folio_ai::MiniLm::load(&minilm)?),
-        EmbeddingModel::Fast => {
-            std::sync::Arc::new(folio_ai::StaticEmbedder::load(&asset_dir("potion-base-2M/model.safetensors")?)?)
-        }
+        EmbeddingModel::Fast => std::sync::Arc::new(folio_ai::StaticEmbedder::load(&asset_dir(
+            "potion-base-2M/model.safetensors",
+        )?)?),
     };
-    let mut options = crate::LibraryOptions { vocab: Some(minilm.join("vocab.txt")), ..crate::LibraryOptions::default() };
+    let mut options =
+        crate::LibraryOptions { vocab: Some(minilm.join("vocab.txt")), ..crate::LibraryOptions::default() };
     options.convert.pdfium_library = find("pdfium/libpdfium.so");
     Ok((embedder, options))
 }

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use folio_ai::context::cost::{estimate, Estimate, PlannedDocument, Prices};
 use folio_ai::context::{
-    cache_key, document_for_chunk, estimate_tokens, run_document, ContextJob, ContextWriter, Usage, PROMPT_VERSION,
+    cache_key, document_for_chunk, estimate_tokens, run_document, ContextJob, ContextWriter, Usage,
+    PROMPT_VERSION,
 };
 use folio_ai::AiError;
 use folio_core::analysis::Analysis;
@@ -90,7 +91,9 @@ impl ContextMode {
             }
             "openai" => {
                 let m = model.ok_or_else(|| {
-                    EngineError::Invalid("the OpenAI-compatible provider needs a model name (e.g. llama3.2)".into())
+                    EngineError::Invalid(
+                        "the OpenAI-compatible provider needs a model name (e.g. llama3.2)".into(),
+                    )
                 })?;
                 let mut c = OpenAiChatConfig::new(m);
                 c.api_key = keys.get("openai").map(|(k, _)| k);
@@ -126,18 +129,27 @@ fn outline_text(a: &Analysis) -> String {
         .collect()
 }
 
+/// A document to contextualize.
+#[derive(Clone, Copy)]
+pub(crate) struct DocumentInput<'a> {
+    pub analysis: &'a Analysis,
+    pub label: &'a str,
+    pub path: &'a str,
+    /// Contexts of the document's previous version, by chunk content hash (kept for unchanged
+    /// chunks).
+    pub previous: &'a std::collections::HashMap<String, ChunkContext>,
+}
+
 /// The contexts of a document's chunks, and (for an LLM) what getting them took. A cancelled run
 /// keeps the answers it paid for in the cache and returns [`AiError::Cancelled`].
 pub(crate) fn contextualize(
     catalog: &Catalog,
     mode: &ContextMode,
-    a: &Analysis,
-    label: &str,
-    path: &str,
-    previous: &std::collections::HashMap<String, ChunkContext>,
+    doc: &DocumentInput<'_>,
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Vec<ChunkContext>, Option<ContextRun>), EngineError> {
+    let DocumentInput { analysis: a, label, path, previous } = *doc;
     let n = a.chunks.len();
     let (writer, concurrency, prices) = match mode {
         ContextMode::None => {
@@ -145,14 +157,20 @@ pub(crate) fn contextualize(
         }
         ContextMode::Structural => {
             let texts = structural_contexts(a, label);
-            let out = texts.into_iter().map(|text| ChunkContext { text, source: "structural".into() }).collect();
+            let out =
+                texts.into_iter().map(|text| ChunkContext { text, source: "structural".into() }).collect();
             return Ok((out, None));
         }
         ContextMode::Llm { writer, concurrency, prices } => (writer, *concurrency, prices),
     };
     let structural = structural_contexts(a, label);
     let (provider, model) = (writer.provider().to_string(), writer.model().to_string());
-    let mut run = ContextRun { path: path.into(), provider: provider.clone(), model: model.clone(), ..Default::default() };
+    let mut run = ContextRun {
+        path: path.into(),
+        provider: provider.clone(),
+        model: model.clone(),
+        ..Default::default()
+    };
     let doc_hash = &a.document.meta.content_hash;
     let text = &a.document.text;
     let fits = estimate_tokens(text) <= writer.document_budget();
@@ -252,7 +270,8 @@ pub(crate) fn plan(
         let excerpted = doc_tokens > writer.document_budget();
         let mut chunk_tokens = Vec::new();
         for c in &a.chunks {
-            let key = cache_key(writer.provider(), writer.model(), &a.document.meta.content_hash, &c.content_hash);
+            let key =
+                cache_key(writer.provider(), writer.model(), &a.document.meta.content_hash, &c.content_hash);
             if catalog.cached_context(&key)?.is_some() {
                 hits += 1;
             } else {

@@ -17,14 +17,14 @@
 pub mod assets;
 pub mod bindings;
 mod context;
-mod workspace;
 mod library;
+mod workspace;
 
 pub use context::ContextMode;
 pub use folio_ai::keys::KeyStatus;
 pub use workspace::{
-    BackendError, DocumentStats, DocumentSummary, LinkMark, Outline, PageImage, Rect, SearchRequest, SectionFilter, SectionView,
-    ProgressThrottle, Settings, SettingsChange, TermMark, Weights, Workspace,
+    BackendError, DocumentStats, DocumentSummary, LinkMark, Outline, PageImage, ProgressThrottle, Rect,
+    SearchRequest, SectionFilter, SectionView, Settings, SettingsChange, TermMark, Weights, Workspace,
 };
 
 /// The default library folder: `$XDG_DATA_HOME/folio/library` (`~/.local/share/folio/library`).
@@ -50,9 +50,9 @@ fn data_home() -> std::path::PathBuf {
         .unwrap_or_else(|| std::path::PathBuf::from("."))
 }
 pub use folio_index::catalog::ContextRun;
-pub use library::{ingest_shared, Crumb, RepairReport, 
-    Backlinks, DefinitionHit, Hit, IngestFailure, IngestReport, Library, LibraryOptions, Progress,
-    SearchOptions, SectionText, Stage,
+pub use library::{
+    ingest_shared, Backlinks, Crumb, DefinitionHit, Hit, IngestFailure, IngestReport, Library,
+    LibraryOptions, Progress, RepairReport, SearchOptions, SectionText, Stage,
 };
 
 /// Errors the shells show. User errors (a bad query, an unknown document) apart from internal ones.

@@ -1,6 +1,8 @@
 //! The library: ingest, search and navigation over one folder.
 
+use crate::context::{contextualize, plan, ContextMode};
 use crate::EngineError;
+use folio_ai::context::cost::Estimate;
 use folio_ai::Embedder;
 use folio_convert::{convert_file, ConvertOptions};
 use folio_core::analysis::analyze;
@@ -8,9 +10,9 @@ use folio_core::chunker::ChunkerConfig;
 use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
 use folio_core::query::parse_query;
 use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
-use crate::context::{contextualize, plan, ContextMode};
-use folio_ai::context::cost::Estimate;
-use folio_index::catalog::{Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, RefRow, SectionRow};
+use folio_index::catalog::{
+    Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, NewDocument, RefRow, SectionRow,
+};
 use folio_index::exact::{document_label, number_keys, ExactIndex};
 use folio_index::keyword::{KeywordDoc, KeywordFilter, KeywordIndex};
 use folio_index::vectors::{LanceVectors, MemoryVectors, VectorRecord, VectorStore};
@@ -366,7 +368,12 @@ impl Library {
     }
 
     /// A citation of a chunk: "GEN 2.1.3, General Rulebook, p. 12".
-    fn citation(&self, doc: Option<&DocumentRow>, section_id: &str, pages: Option<folio_core::model::PageRange>) -> String {
+    fn citation(
+        &self,
+        doc: Option<&DocumentRow>,
+        section_id: &str,
+        pages: Option<folio_core::model::PageRange>,
+    ) -> String {
         let Some(d) = doc else { return String::new() };
         let section = self.outlines.get(&d.id).and_then(|v| v.iter().find(|s| s.section_id == section_id));
         let mut out = match section {
@@ -480,15 +487,19 @@ impl Library {
         let (contexts, run) = contextualize(
             &self.catalog,
             &self.options.context,
-            &analysis,
-            &label,
-            &path,
-            &previous.contexts,
+            &crate::context::DocumentInput {
+                analysis: &analysis,
+                label: &label,
+                path: &path,
+                previous: &previous.contexts,
+            },
             cancel,
             &mut |d, t| progress(Stage::Contextualizing, d, t),
         )
         .map_err(|e| match e {
-            EngineError::Embedding(folio_ai::AiError::Cancelled) => ("cancelled".to_string(), "cancelled".to_string()),
+            EngineError::Embedding(folio_ai::AiError::Cancelled) => {
+                ("cancelled".to_string(), "cancelled".to_string())
+            }
             e => internal(e),
         })?;
         // "{context}\n\n{chunk}" is embedded; without a context, the heading chain stands in.
@@ -504,7 +515,8 @@ impl Library {
                 }
             })
             .collect();
-        let mut vectors: Vec<Option<Vec<f32>>> = texts.iter().map(|t| previous.vectors.get(t).cloned()).collect();
+        let mut vectors: Vec<Option<Vec<f32>>> =
+            texts.iter().map(|t| previous.vectors.get(t).cloned()).collect();
         let todo: Vec<usize> = (0..texts.len()).filter(|i| vectors[*i].is_none()).collect();
         let total = todo.len();
         for (n, batch) in todo.chunks(self.options.embed_batch.max(1)).enumerate() {
@@ -519,7 +531,18 @@ impl Library {
             }
         }
         let vectors = vectors.into_iter().map(Option::unwrap_or_default).collect();
-        Ok(Some(Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors, reused: previous.reused }))
+        Ok(Some(Prepared {
+            path,
+            mtime,
+            size,
+            label,
+            mode,
+            analysis,
+            contexts,
+            run,
+            vectors,
+            reused: previous.reused,
+        }))
     }
 
     /// The quick half: writes a prepared document to the catalog, the vectors and the keyword index.
@@ -532,7 +555,15 @@ impl Library {
         let old_id = self.catalog.document_by_path(&path).map_err(|e| internal(e.into()))?.map(|d| d.id);
         let (doc_id, rows) = self
             .catalog
-            .put_document(&path, &label, mtime, size, &analysis, &contexts, &mode)
+            .put_document(&NewDocument {
+                path: &path,
+                label: &label,
+                mtime,
+                size,
+                analysis: &analysis,
+                contexts: &contexts,
+                context_mode: &mode,
+            })
             .map_err(|e| internal(e.into()))?;
         if let Some(run) = &run {
             self.catalog.record_context_run(run).map_err(|e| internal(e.into()))?;
@@ -599,7 +630,10 @@ impl Library {
     ) -> Result<RepairReport, EngineError> {
         std::fs::create_dir_all(dir).map_err(folio_index::IndexError::from)?;
         let probe = take_write_lock(dir)?.ok_or_else(|| {
-            EngineError::ReadOnly(format!("another Folio process is using {}; close it before repairing", dir.display()))
+            EngineError::ReadOnly(format!(
+                "another Folio process is using {}; close it before repairing",
+                dir.display()
+            ))
         })?;
         // The catalog is the source of truth: it must be readable.
         let catalog = Catalog::open(&dir.join("catalog.sqlite"))?;
@@ -624,15 +658,21 @@ impl Library {
                 let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
                 vectors.extend(lib.embedder.embed_documents(&refs)?);
             }
-            let refs = lib.catalog.references_within(d.id, folio_core::model::Span::new(0, usize::MAX >> 1))?;
+            let refs =
+                lib.catalog.references_within(d.id, folio_core::model::Span::new(0, usize::MAX >> 1))?;
             let defs = lib.catalog.definitions(None)?;
             let records: Vec<VectorRecord> = rows
                 .iter()
                 .zip(&vectors)
                 .map(|(r, v)| {
-                    let in_chunk: Vec<&RefRow> =
-                        refs.iter().filter(|x| x.span.start >= r.span.start && x.span.end <= r.span.end).collect();
-                    let def = r.defined_terms.first().and_then(|k| defs.iter().find(|x| x.doc_id == d.id && &x.key == k));
+                    let in_chunk: Vec<&RefRow> = refs
+                        .iter()
+                        .filter(|x| x.span.start >= r.span.start && x.span.end <= r.span.end)
+                        .collect();
+                    let def = r
+                        .defined_terms
+                        .first()
+                        .and_then(|k| defs.iter().find(|x| x.doc_id == d.id && &x.key == k));
                     VectorRecord {
                         chunk_id: r.id,
                         doc_id: d.id,
@@ -851,7 +891,9 @@ impl Library {
                     }
                 }
                 // Only documents whole in every store are shown.
-                let Some(doc) = doc_rows.iter().find(|d| d.id == row.doc_id && d.status == "indexed") else { continue };
+                let Some(doc) = doc_rows.iter().find(|d| d.id == row.doc_id && d.status == "indexed") else {
+                    continue;
+                };
                 let doc = Some(doc);
                 hits.push(Hit {
                     chunk_id: row.id,
@@ -1039,7 +1081,10 @@ impl Previous {
             if same_mode && c.context_source != "fallback" {
                 p.contexts.insert(
                     c.content_hash.clone(),
-                    folio_index::catalog::ChunkContext { text: c.context.clone(), source: c.context_source.clone() },
+                    folio_index::catalog::ChunkContext {
+                        text: c.context.clone(),
+                        source: c.context_source.clone(),
+                    },
                 );
             }
             if let Some(v) = stored.get(&c.id) {
@@ -1137,7 +1182,11 @@ fn ingest_with(
     let n = files.len();
     let mut report = IngestReport::default();
     if let Err(e) = access.writable() {
-        report.failed.push(IngestFailure { path: access.dir().display().to_string(), code: e.code().into(), message: e.to_string() });
+        report.failed.push(IngestFailure {
+            path: access.dir().display().to_string(),
+            code: e.code().into(),
+            message: e.to_string(),
+        });
         return report;
     }
     for (i, file) in files.iter().enumerate() {
@@ -1157,7 +1206,15 @@ fn ingest_with(
             break;
         }
         let name = file.display().to_string();
-        let ev = |stage, done, total| Progress { file: name.clone(), file_index: i, files: n, stage, done, total, error: None };
+        let ev = |stage, done, total| Progress {
+            file: name.clone(),
+            file_index: i,
+            files: n,
+            stage,
+            done,
+            total,
+            error: None,
+        };
         progress(ev(Stage::Converting, 0, 1));
         let outcome = match access.prepare(file, &mut |s, d, t| progress(ev(s, d, t)), cancel) {
             Ok(Some(p)) => {
@@ -1184,14 +1241,19 @@ fn ingest_with(
                     progress(ev(Stage::Cancelled, 0, 1));
                     break;
                 }
-                let error = Some(crate::workspace::BackendError { code: code.clone(), message: message.clone() });
+                let error =
+                    Some(crate::workspace::BackendError { code: code.clone(), message: message.clone() });
                 report.failed.push(IngestFailure { path: name.clone(), code, message });
                 progress(Progress { error, ..ev(Stage::Failed, 1, 1) });
             }
         }
     }
     if let Err(e) = access.finish() {
-        report.failed.push(IngestFailure { path: access.dir().display().to_string(), code: e.code().into(), message: e.to_string() });
+        report.failed.push(IngestFailure {
+            path: access.dir().display().to_string(),
+            code: e.code().into(),
+            message: e.to_string(),
+        });
     }
     report.seconds = start.elapsed().as_secs_f64();
     report
@@ -1323,6 +1385,12 @@ fn snippet(text: &str, terms: &[String]) -> String {
     format!("{prefix}{}{suffix}", out.replace('\n', " "))
 }
 
+// The desktop app shares one library between its ingest thread and its searches.
+const _: fn() = || {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Library>();
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1334,9 +1402,3 @@ mod tests {
         assert_eq!(s, "A Relevant Person must keep [[records]] of GEN [[2.1.3]].");
     }
 }
-
-// The desktop app shares one library between its ingest thread and its searches.
-const _: fn() = || {
-    fn shareable<T: Send + Sync>() {}
-    shareable::<Library>();
-};

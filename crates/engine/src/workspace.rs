@@ -17,7 +17,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::assets::{library_setup, EmbeddingModel};
 use crate::library::{ingest_shared, read, write};
-use crate::{Backlinks, ContextMode, Crumb, EngineError, Hit, IngestReport, Library, Progress, SearchOptions};
+use crate::{
+    Backlinks, ContextMode, Crumb, EngineError, Hit, IngestReport, Library, Progress, SearchOptions,
+};
 
 /// An error as the UI receives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -226,7 +228,11 @@ impl Workspace {
     }
 
     /// Ingests files and folders; searches go on meanwhile. Progress arrives on the calling thread.
-    pub fn ingest(&self, paths: &[PathBuf], progress: &mut dyn FnMut(Progress)) -> Result<IngestReport, EngineError> {
+    pub fn ingest(
+        &self,
+        paths: &[PathBuf],
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<IngestReport, EngineError> {
         let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
         self.cancel.store(false, Ordering::SeqCst);
         let mode = self.context_mode()?;
@@ -234,9 +240,14 @@ impl Workspace {
         Ok(ingest_shared(&self.library, paths, progress, &self.cancel))
     }
 
-    /// Stops the running ingest between documents (or embedding batches, or LLM requests).
-    pub fn cancel_ingest(&self) {
-        self.cancel.store(true, Ordering::SeqCst);
+    /// Stops the running ingest between documents (or embedding batches, or LLM requests);
+    /// returns whether one was running.
+    pub fn cancel_ingest(&self) -> bool {
+        let running = self.ingesting.try_lock().is_err();
+        if running {
+            self.cancel.store(true, Ordering::SeqCst);
+        }
+        running
     }
 
     /// Removes a document.
@@ -246,10 +257,16 @@ impl Workspace {
     }
 
     /// Indexes a document again from its file (after a settings change).
-    pub fn reindex_document(&self, doc: &str, progress: &mut dyn FnMut(Progress)) -> Result<IngestReport, EngineError> {
+    pub fn reindex_document(
+        &self,
+        doc: &str,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<IngestReport, EngineError> {
         let path = self.lib().find_document(doc)?.path;
         if !Path::new(&path).exists() {
-            return Err(EngineError::NotFound(format!("{path} is gone; remove the document or restore the file")));
+            return Err(EngineError::NotFound(format!(
+                "{path} is gone; remove the document or restore the file"
+            )));
         }
         {
             let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
@@ -263,7 +280,12 @@ impl Workspace {
         let s = read_settings(&self.settings);
         let opts = SearchOptions {
             limit: req.limit.clamp(1, 200),
-            fusion: FusionConfig { k: s.rrf_k, dense: s.weights.dense, keyword: s.weights.keyword, exact: s.weights.exact },
+            fusion: FusionConfig {
+                k: s.rrf_k,
+                dense: s.weights.dense,
+                keyword: s.weights.keyword,
+                exact: s.weights.exact,
+            },
             documents: req.documents.clone(),
             chunk_types: req.chunk_types.clone(),
             section: req.section.as_ref().map(|f| (f.doc.clone(), f.section_id.clone())),
@@ -288,12 +310,18 @@ impl Workspace {
         // Terms defined in this document first, then anywhere in the library (a glossary).
         let mut defs = lib.definitions()?;
         defs.sort_by_key(|h| h.doc_id != d.id);
-        let finder = TermFinder::new(defs.iter().map(|h| (h.definition.term.as_str(), h.definition.key.as_str())));
+        let finder =
+            TermFinder::new(defs.iter().map(|h| (h.definition.term.as_str(), h.definition.key.as_str())));
         let utf16 = Utf16Offsets::new(&text);
         let terms = finder
             .find(&text)
             .into_iter()
-            .map(|u| TermMark { start: utf16.at(u.span.start), end: utf16.at(u.span.end), term: u.term, key: u.key })
+            .map(|u| TermMark {
+                start: utf16.at(u.span.start),
+                end: utf16.at(u.span.end),
+                term: u.term,
+                key: u.key,
+            })
             .collect();
         let refs = lib.section_references(d.id, &st.section)?;
         let links = refs
@@ -358,8 +386,9 @@ impl Workspace {
         if format != "pdf" {
             return Err(EngineError::Invalid(format!("{path} is not a PDF; it has no pages to show")));
         }
-        let bytes = std::fs::read(&path)
-            .map_err(|e| EngineError::NotFound(format!("{path}: {e} (the original file has moved or gone)")))?;
+        let bytes = std::fs::read(&path).map_err(|e| {
+            EngineError::NotFound(format!("{path}: {e} (the original file has moved or gone)"))
+        })?;
         let r = folio_convert::pdf::render_page(&bytes, page, 1200, find.as_deref(), &convert)
             .map_err(|e| EngineError::Invalid(format!("{path}, page {page}: {e}")))?;
         Ok(PageImage {
@@ -380,7 +409,12 @@ impl Workspace {
         if !matches!(new.context_provider.as_str(), "none" | "structural" | "anthropic" | "openai") {
             return Err(EngineError::Invalid(format!("unknown context provider '{}'", new.context_provider)));
         }
-        if !(new.rrf_k > 0.0) || [new.weights.dense, new.weights.keyword, new.weights.exact].iter().any(|w| !(*w >= 0.0)) {
+        if new.rrf_k.is_nan()
+            || new.rrf_k <= 0.0
+            || [new.weights.dense, new.weights.keyword, new.weights.exact]
+                .iter()
+                .any(|w| w.is_nan() || *w < 0.0)
+        {
             return Err(EngineError::Invalid("RRF k must be positive and the weights not negative".into()));
         }
         let old = self.settings();
@@ -406,11 +440,7 @@ impl Workspace {
         std::fs::write(&self.settings_path, json).map_err(folio_index::IndexError::from)?;
         *self.settings.write().unwrap_or_else(|e| e.into_inner()) = new.clone();
         let needs_reindex = !reasons.is_empty() && !self.lib().documents()?.is_empty();
-        Ok(SettingsChange {
-            settings: new,
-            needs_reindex,
-            reason: needs_reindex.then(|| reasons.join("; ")),
-        })
+        Ok(SettingsChange { settings: new, needs_reindex, reason: needs_reindex.then(|| reasons.join("; ")) })
     }
 
     /// Where a provider's key comes from (never the key).
@@ -557,7 +587,9 @@ mod throttle_tests {
     #[test]
     fn bursts_are_thinned_and_stage_changes_and_final_events_kept() {
         let mut got = Vec::new();
-        let mut t = ProgressThrottle::new(std::time::Duration::from_secs(60), |p: Progress| got.push((p.stage, p.done)));
+        let mut t = ProgressThrottle::new(std::time::Duration::from_secs(60), |p: Progress| {
+            got.push((p.stage, p.done))
+        });
         t.push(ev(Stage::Converting, 0));
         for i in 0..50 {
             t.push(ev(Stage::Embedding, i));

@@ -23,10 +23,33 @@ fn typescript_bindings_are_current() {
 fn every_type_the_ui_names_is_generated() {
     let ts = folio_engine::bindings::typescript();
     for name in [
-        "Hit", "Crumb", "ChannelRank", "Span", "PageRange", "SearchRequest", "SectionView", "TermMark", "LinkMark",
-        "SectionRow", "Outline", "DocumentRow", "Backlinks", "RefRow", "DefinitionHit", "Progress", "Stage",
-        "IngestReport", "IngestFailure", "DocumentSummary", "DocumentStats", "Settings", "Weights",
-        "SettingsChange", "BackendError", "KeyStatus", "PageImage",
+        "Hit",
+        "Crumb",
+        "ChannelRank",
+        "Span",
+        "PageRange",
+        "SearchRequest",
+        "SectionView",
+        "TermMark",
+        "LinkMark",
+        "SectionRow",
+        "Outline",
+        "DocumentRow",
+        "Backlinks",
+        "RefRow",
+        "DefinitionHit",
+        "Progress",
+        "Stage",
+        "IngestReport",
+        "IngestFailure",
+        "DocumentSummary",
+        "DocumentStats",
+        "Settings",
+        "Weights",
+        "SettingsChange",
+        "BackendError",
+        "KeyStatus",
+        "PageImage",
     ] {
         assert!(ts.contains(&format!("export type {name} = ")), "{name} missing:\n{ts}");
     }

@@ -42,7 +42,11 @@ fn docs() -> tempfile::TempDir {
 fn llm(server: &Server) -> ContextMode {
     let mut c = AnthropicConfig::new(KEY);
     c.base_url = server.url.clone();
-    c.retry = RetryPolicy { max_retries: 1, initial_backoff: Duration::from_millis(10), max_backoff: Duration::from_millis(50) };
+    c.retry = RetryPolicy {
+        max_retries: 1,
+        initial_backoff: Duration::from_millis(10),
+        max_backoff: Duration::from_millis(50),
+    };
     ContextMode::llm(Arc::new(AnthropicWriter::new(c).unwrap()))
 }
 
@@ -117,7 +121,10 @@ fn contexts_are_cached_and_never_asked_twice() {
 
     // The key is nowhere in the library folder.
     assert!(files_containing(lib_dir.path(), KEY.as_bytes()).is_empty());
-    assert!(!files_containing(lib_dir.path(), b"Situated:").is_empty(), "the search itself works on the files");
+    assert!(
+        !files_containing(lib_dir.path(), b"Situated:").is_empty(),
+        "the search itself works on the files"
+    );
 }
 
 #[test]
@@ -148,7 +155,11 @@ fn failed_requests_fall_back_and_are_retried_next_time() {
     broken.store(false, Ordering::SeqCst);
     let again = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &AtomicBool::new(false));
     assert_eq!(again.indexed.len(), 1, "only the document with fallbacks is redone: {again:?}");
-    assert_eq!(server.requests().len() - before, fallbacks as usize, "only the failed chunks are asked again");
+    assert_eq!(
+        server.requests().len() - before,
+        fallbacks as usize,
+        "only the failed chunks are asked again"
+    );
     assert!(lib.chunks().unwrap().iter().all(|c| c.context_source == "llm"));
 }
 

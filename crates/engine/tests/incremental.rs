@@ -44,7 +44,8 @@ fn only_changed_chunks_are_embedded_again() {
         eprintln!("SKIP: {} or {} is absent", model.display(), gen.display());
         return;
     }
-    let embedder = Arc::new(Counting { inner: StaticEmbedder::load(&model).unwrap(), texts: AtomicUsize::new(0) });
+    let embedder =
+        Arc::new(Counting { inner: StaticEmbedder::load(&model).unwrap(), texts: AtomicUsize::new(0) });
     let lib_dir = tempfile::tempdir().unwrap();
     let docs = tempfile::tempdir().unwrap();
     let file = docs.path().join("GEN_VER08.181223.txt");
@@ -53,7 +54,7 @@ fn only_changed_chunks_are_embedded_again() {
     let mut lib = Library::open(lib_dir.path(), embedder.clone(), LibraryOptions::default()).unwrap();
 
     let t = Instant::now();
-    let first = lib.ingest(&[file.clone()], &mut |_| {}, &AtomicBool::new(false));
+    let first = lib.ingest(std::slice::from_ref(&file), &mut |_| {}, &AtomicBool::new(false));
     let first_s = t.elapsed().as_secs_f64();
     assert_eq!(first.indexed.len(), 1, "{first:?}");
     let all = embedder.texts.swap(0, Ordering::SeqCst);
@@ -67,7 +68,7 @@ fn only_changed_chunks_are_embedded_again() {
     std::fs::write(&file, &edited).unwrap();
 
     let t = Instant::now();
-    let second = lib.ingest(&[file.clone()], &mut |_| {}, &AtomicBool::new(false));
+    let second = lib.ingest(std::slice::from_ref(&file), &mut |_| {}, &AtomicBool::new(false));
     let second_s = t.elapsed().as_secs_f64();
     assert_eq!(second.indexed.len(), 1, "{second:?}");
     let again = embedder.texts.load(Ordering::SeqCst);
@@ -75,7 +76,10 @@ fn only_changed_chunks_are_embedded_again() {
         "first ingest: {} chunks embedded in {first_s:.2} s; after a one-paragraph edit: {again} embedded in {second_s:.2} s",
         all
     );
-    assert!(again >= 1 && again <= 3, "only the edited chunk (and at most its neighbours) is embedded again: {again}");
+    assert!(
+        (1..=3).contains(&again),
+        "only the edited chunk (and at most its neighbours) is embedded again: {again}"
+    );
     let hits = lib.search("added by the incremental re-indexing test", &SearchOptions::default()).unwrap();
     assert!(hits[0].content.contains("incremental re-indexing test"), "the new text is found");
 

@@ -15,7 +15,10 @@ fn open(dir: &Path) -> Option<Library> {
         return None;
     }
     let embedder = Arc::new(folio_ai::StaticEmbedder::load(&model).unwrap());
-    Some(Library::open(dir, embedder, LibraryOptions { in_memory_vectors: true, ..LibraryOptions::default() }).unwrap())
+    Some(
+        Library::open(dir, embedder, LibraryOptions { in_memory_vectors: true, ..LibraryOptions::default() })
+            .unwrap(),
+    )
 }
 
 #[test]
@@ -24,12 +27,12 @@ fn a_second_opening_reads_only() {
     let Some(mut writer) = open(dir.path()) else { return };
     assert!(writer.is_writable());
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/rulebook.txt");
-    let report = writer.ingest(&[fixtures.clone()], &mut |_| {}, &AtomicBool::new(false));
+    let report = writer.ingest(std::slice::from_ref(&fixtures), &mut |_| {}, &AtomicBool::new(false));
     assert_eq!(report.indexed.len(), 1);
 
     let mut reader = open(dir.path()).unwrap();
     assert!(!reader.is_writable());
-    let refused = reader.ingest(&[fixtures.clone()], &mut |_| {}, &AtomicBool::new(false));
+    let refused = reader.ingest(std::slice::from_ref(&fixtures), &mut |_| {}, &AtomicBool::new(false));
     assert_eq!(refused.failed.len(), 1);
     assert_eq!(refused.failed[0].code, "read_only");
     assert!(refused.failed[0].message.contains("read-only"), "{}", refused.failed[0].message);

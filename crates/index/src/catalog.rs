@@ -15,7 +15,8 @@ use std::sync::{Mutex, MutexGuard};
 /// The current schema version.
 pub const SCHEMA_VERSION: i64 = 2;
 
-const MIGRATIONS: [&str; 2] = [r#"
+const MIGRATIONS: [&str; 2] = [
+    r#"
 CREATE TABLE documents (
     id INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,
@@ -84,7 +85,8 @@ CREATE TABLE refs (
 );
 CREATE INDEX refs_by_from ON refs(doc_id, from_section);
 CREATE INDEX refs_by_target ON refs(target_doc_id, target_doc_section);
-"#, r#"
+"#,
+    r#"
 ALTER TABLE chunks ADD COLUMN context_source TEXT NOT NULL DEFAULT 'none';
 ALTER TABLE documents ADD COLUMN context_mode TEXT NOT NULL DEFAULT 'none';
 CREATE TABLE context_cache (
@@ -117,7 +119,8 @@ CREATE TABLE context_runs (
     excerpted INTEGER NOT NULL,
     cost REAL NOT NULL
 );
-"#];
+"#,
+];
 
 /// A document's row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -217,6 +220,21 @@ pub struct RefRow {
 pub struct ChunkContext {
     pub text: String,
     pub source: String,
+}
+
+/// A document to store: where it is, its analysis and its chunks' contexts.
+#[derive(Debug, Clone, Copy)]
+pub struct NewDocument<'a> {
+    pub path: &'a str,
+    /// The short label other documents cite it by.
+    pub label: &'a str,
+    pub mtime: i64,
+    pub size: i64,
+    pub analysis: &'a Analysis,
+    /// One per chunk, in order.
+    pub contexts: &'a [ChunkContext],
+    /// How the contexts were made (`none`, `structural`, `anthropic:MODEL`, …).
+    pub context_mode: &'a str,
 }
 
 /// A context an LLM wrote, as cached.
@@ -334,16 +352,8 @@ impl Catalog {
 
     /// Replaces a document (same path) with a new analysis in one transaction; returns its id and
     /// the stored chunks (with their new ids).
-    pub fn put_document(
-        &mut self,
-        path: &str,
-        label: &str,
-        mtime: i64,
-        size: i64,
-        a: &Analysis,
-        contexts: &[ChunkContext],
-        context_mode: &str,
-    ) -> Result<(i64, Vec<ChunkRow>), IndexError> {
+    pub fn put_document(&mut self, doc: &NewDocument<'_>) -> Result<(i64, Vec<ChunkRow>), IndexError> {
+        let NewDocument { path, label, mtime, size, analysis: a, contexts, context_mode } = *doc;
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         tx.execute("DELETE FROM documents WHERE path = ?1", [path])?;
@@ -471,7 +481,9 @@ impl Catalog {
 
     /// The context mode a document was indexed with (`none`, `structural`, `anthropic:MODEL`, …).
     pub fn context_mode(&self, doc_id: i64) -> Result<String, IndexError> {
-        Ok(self.conn().query_row("SELECT context_mode FROM documents WHERE id = ?1", [doc_id], |r| r.get(0))?)
+        Ok(self
+            .conn()
+            .query_row("SELECT context_mode FROM documents WHERE id = ?1", [doc_id], |r| r.get(0))?)
     }
 
     /// Chunks of a document whose LLM request failed (to be retried).
@@ -723,7 +735,9 @@ impl Catalog {
         let mut out = [0usize; 4];
         for (i, table) in ["sections", "chunks", "definitions", "refs"].iter().enumerate() {
             let n: i64 =
-                conn.query_row(&format!("SELECT COUNT(*) FROM {table} WHERE doc_id = ?1"), [doc_id], |r| r.get(0))?;
+                conn.query_row(&format!("SELECT COUNT(*) FROM {table} WHERE doc_id = ?1"), [doc_id], |r| {
+                    r.get(0)
+                })?;
             out[i] = n as usize;
         }
         Ok(out)

@@ -288,7 +288,11 @@ impl LanceVectors {
     /// Rows (all, or one document's) into RAM.
     fn load_rows(&self, doc_id: Option<i64>) -> Result<MemoryVectors, IndexError> {
         let batches: Vec<RecordBatch> = self.runtime.block_on(async {
-            let mut q = self.table.query().select(Select::Columns(vec!["id".into(), "doc_id".into(), "embedding".into()]));
+            let mut q = self.table.query().select(Select::Columns(vec![
+                "id".into(),
+                "doc_id".into(),
+                "embedding".into(),
+            ]));
             if let Some(d) = doc_id {
                 q = q.only_if(format!("doc_id = {d}"));
             }

@@ -102,11 +102,15 @@ impl AnthropicWriter {
             return Err(AiError::Config("no model name".into()));
         }
         if config.api_key.trim().is_empty() {
-            return Err(AiError::Config("no Anthropic API key (folio auth set anthropic, or ANTHROPIC_API_KEY)".into()));
+            return Err(AiError::Config(
+                "no Anthropic API key (folio auth set anthropic, or ANTHROPIC_API_KEY)".into(),
+            ));
         }
         let url = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
-        let headers = vec![("x-api-key", config.api_key.clone()), ("anthropic-version", "2023-06-01".to_string())];
-        let endpoint = JsonEndpoint::new(url, headers, Some(config.api_key.clone()), config.timeout, config.retry)?;
+        let headers =
+            vec![("x-api-key", config.api_key.clone()), ("anthropic-version", "2023-06-01".to_string())];
+        let endpoint =
+            JsonEndpoint::new(url, headers, Some(config.api_key.clone()), config.timeout, config.retry)?;
         Ok(AnthropicWriter { config, endpoint })
     }
 }
@@ -141,8 +145,13 @@ impl ContextWriter for AnthropicWriter {
         let bytes = self.endpoint.post(&body, Some(cancel))?;
         let resp: MessagesResponse = serde_json::from_slice(&bytes)
             .map_err(|e| AiError::Response(self.endpoint.redact(&format!("Messages API: {e}"))))?;
-        let text: String =
-            resp.content.iter().filter(|b| b.kind == "text").map(|b| b.text.as_str()).collect::<Vec<_>>().join("");
+        let text: String = resp
+            .content
+            .iter()
+            .filter(|b| b.kind == "text")
+            .map(|b| b.text.as_str())
+            .collect::<Vec<_>>()
+            .join("");
         let text = text.trim().to_string();
         if text.is_empty() {
             return Err(AiError::Response("the model answered no text".into()));

@@ -225,7 +225,9 @@ mod tests {
     fn parts_join_to_the_prompt() {
         let (head, tail) = render_parts("DOC", "CHUNK");
         assert_eq!(head, "<document>\nDOC\n</document>");
-        assert!(tail.starts_with("Here is the chunk we want to situate within the whole document\n<chunk>\nCHUNK\n</chunk>\n"));
+        assert!(tail.starts_with(
+            "Here is the chunk we want to situate within the whole document\n<chunk>\nCHUNK\n</chunk>\n"
+        ));
         assert_eq!(render("DOC", "CHUNK"), PROMPT.replace("{document}", "DOC").replace("{chunk}", "CHUNK"));
     }
 
@@ -275,7 +277,10 @@ mod tests {
             if chunk == "bad" {
                 return Err(AiError::Response("bad".into()));
             }
-            Ok(ContextAnswer { text: format!("ctx {chunk}"), usage: Usage { requests: 1, ..Usage::default() } })
+            Ok(ContextAnswer {
+                text: format!("ctx {chunk}"),
+                usage: Usage { requests: 1, ..Usage::default() },
+            })
         }
     }
 

@@ -98,77 +98,72 @@ fn serve(
     counter: &AtomicUsize,
 ) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return;
+    }
+    let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+    let mut headers = Vec::new();
     loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        let mut h = String::new();
+        if reader.read_line(&mut h).unwrap_or(0) == 0 {
             return;
         }
-        let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
-        let mut headers = Vec::new();
-        loop {
-            let mut h = String::new();
-            if reader.read_line(&mut h).unwrap_or(0) == 0 {
-                return;
-            }
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            if let Some((k, v)) = h.split_once(':') {
-                headers.push((k.trim().to_string(), v.trim().to_string()));
-            }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
         }
-        let len: usize = headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-            .and_then(|(_, v)| v.parse().ok())
-            .unwrap_or(0);
-        let mut body = vec![0u8; len];
-        if reader.read_exact(&mut body).is_err() {
-            return;
+        if let Some((k, v)) = h.split_once(':') {
+            headers.push((k.trim().to_string(), v.trim().to_string()));
         }
-        let req = Request {
-            path,
-            headers,
-            body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
-            at: Instant::now(),
-        };
-        let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-        max_in_flight.fetch_max(now, Ordering::SeqCst);
-        log.lock().unwrap().push(req.clone());
-        let n = counter.fetch_add(1, Ordering::SeqCst);
-        let reply = handler(&req, n);
-        let mut stream = &stream;
-        let done = |f: &AtomicUsize| {
-            f.fetch_sub(1, Ordering::SeqCst);
-        };
-        match reply {
-            Reply::Json { status, headers, body, delay } => {
-                std::thread::sleep(delay);
-                let mut head = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
-                    body.len()
-                );
-                for (k, v) in headers {
-                    head.push_str(&format!("{k}: {v}\r\n"));
-                }
-                head.push_str("\r\n");
-                done(in_flight);
-                let _ = stream.write_all(head.as_bytes());
-                let _ = stream.write_all(body.as_bytes());
-                let _ = stream.flush();
-                return;
+    }
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0u8; len];
+    if reader.read_exact(&mut body).is_err() {
+        return;
+    }
+    let req = Request {
+        path,
+        headers,
+        body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
+        at: Instant::now(),
+    };
+    let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    max_in_flight.fetch_max(now, Ordering::SeqCst);
+    log.lock().unwrap().push(req.clone());
+    let n = counter.fetch_add(1, Ordering::SeqCst);
+    let reply = handler(&req, n);
+    let mut stream = &stream;
+    let done = |f: &AtomicUsize| {
+        f.fetch_sub(1, Ordering::SeqCst);
+    };
+    match reply {
+        Reply::Json { status, headers, body, delay } => {
+            std::thread::sleep(delay);
+            let mut head = format!(
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+                body.len()
+            );
+            for (k, v) in headers {
+                head.push_str(&format!("{k}: {v}\r\n"));
             }
-            Reply::Hang(d) => {
-                std::thread::sleep(d);
-                done(in_flight);
-                return;
-            }
-            Reply::Drop => {
-                done(in_flight);
-                let _ = stream.shutdown(std::net::Shutdown::Both);
-                return;
-            }
+            head.push_str("\r\n");
+            done(in_flight);
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(body.as_bytes());
+            let _ = stream.flush();
+        }
+        Reply::Hang(d) => {
+            std::thread::sleep(d);
+            done(in_flight);
+        }
+        Reply::Drop => {
+            done(in_flight);
+            let _ = stream.shutdown(std::net::Shutdown::Both);
         }
     }
 }

@@ -99,7 +99,8 @@ impl<Id> Fused<Id> {
 /// use folio_core::fusion::{fuse, Channel, FusionConfig};
 /// let dense = vec![(7u64, 0.9), (3, 0.8)];
 /// let keyword = vec![(3u64, 12.0), (9, 8.0)];
-/// let fused = fuse(&[(Channel::Dense, &dense[..]), (Channel::Keyword, &keyword[..])], &FusionConfig::default());
+/// let equal = FusionConfig { dense: 1.0, keyword: 1.0, ..FusionConfig::default() };
+/// let fused = fuse(&[(Channel::Dense, &dense[..]), (Channel::Keyword, &keyword[..])], &equal);
 /// assert_eq!(fused[0].id, 3); // 1/62 + 1/61 beats 1/61
 /// assert!((fused[0].score - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-6);
 /// ```

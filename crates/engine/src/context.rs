@@ -279,7 +279,11 @@ pub(crate) fn plan(
             }
         }
         planned.push(PlannedDocument {
-            document_tokens: doc_tokens.min(writer.document_budget()),
+            document_tokens: if excerpted {
+                writer.document_budget().min(folio_ai::context::EXCERPT_TOKENS)
+            } else {
+                doc_tokens
+            },
             chunk_tokens,
             excerpted,
         });

@@ -116,19 +116,24 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
 }
 
+/// Tokens of the excerpt sent instead of a document longer than the budget (at most the budget):
+/// each chunk of such a document gets its own excerpt, so there is no shared prefix to cache, and
+/// a budget-sized excerpt per chunk would cost as much as the whole document each time.
+pub const EXCERPT_TOKENS: usize = 16_000;
+
 /// The document text sent with a chunk: the whole document when it fits `budget` tokens; else the
-/// outline (up to a quarter of the budget) and the part of the document around the chunk, marked
-/// as an excerpt. Returns the text and whether it is an excerpt.
+/// outline (up to a quarter of the excerpt) and the part of the document around the chunk,
+/// [`EXCERPT_TOKENS`] in all, marked as an excerpt. Returns the text and whether it is an excerpt.
 pub fn document_for_chunk(
     text: &str,
     outline: &str,
     chunk: std::ops::Range<usize>,
     budget: usize,
 ) -> (String, bool) {
-    let budget_bytes = budget.saturating_mul(4);
-    if text.len() <= budget_bytes {
+    if text.len() <= budget.saturating_mul(4) {
         return (text.to_string(), false);
     }
+    let budget_bytes = budget.min(EXCERPT_TOKENS).saturating_mul(4);
     let outline_bytes = (budget_bytes / 4).min(outline.len());
     let outline_part = &outline[..floor_char(outline, outline_bytes)];
     let window = budget_bytes.saturating_sub(outline_part.len() + 200);

@@ -16,6 +16,7 @@ export type IngestFailure = { path: string; code: string; message: string };
 export type IngestReport = { indexed: string[]; unchanged: string[]; failed: IngestFailure[]; cancelled: boolean; chunks: number; seconds: number; contexts: ContextRun[] };
 export type KeySource = "keychain" | "environment" | "none";
 export type KeyStatus = { provider: string; set: boolean; source: KeySource; keychain_available: boolean; keychain: string };
+export type LibraryStatus = { dir: string; model: EmbeddingModel; writable: boolean; repaired: string[] };
 export type LinkMark = { start: number; end: number; label: string; target_doc_id: number | null; target_section: string | null };
 export type Outline = { document: DocumentRow; sections: SectionRow[] };
 export type PageImage = { png_base64: string; width: number; height: number; highlights: Rect[] };

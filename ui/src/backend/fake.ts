@@ -13,6 +13,7 @@ import type {
   Hit,
   IngestReport,
   KeyStatus,
+  LibraryStatus,
   LinkMark,
   Outline,
   PageImage,
@@ -441,6 +442,10 @@ export type FakeOptions = {
   delayMs?: number;
   /** Start with the two sample documents (default) or an empty library. */
   empty?: boolean;
+  /** Whether this window holds the library's write lock (default true). */
+  writable?: boolean;
+  /** Files an interrupted ingest left half-written, rolled back on open (default none). */
+  repaired?: string[];
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -458,9 +463,13 @@ export class FakeBackend implements Backend {
   /** Documents contextualized at least once, as provider:model:path. */
   private contextAttempts = new Set<string>();
   private pages = new Map<string, PageImage>();
+  private writable: boolean;
+  private repaired: string[];
 
   constructor(options: FakeOptions = {}) {
     this.delayMs = options.delayMs ?? 120;
+    this.writable = options.writable ?? true;
+    this.repaired = [...(options.repaired ?? [])];
     if (!options.empty) {
       this.addDoc(GEN);
       this.addDoc(GLO);
@@ -569,7 +578,25 @@ export class FakeBackend implements Backend {
     return marks.sort((a, b) => a.start - b.start);
   }
 
+  /** Test hook: as if another process took (false) or released (true) the write lock. */
+  setWritable(writable: boolean): void {
+    this.writable = writable;
+  }
+
+  /** Test hook: the files reported as rolled back when the library opened. */
+  setRepaired(paths: string[]): void {
+    this.repaired = [...paths];
+  }
+
+  private readOnly(): BackendError {
+    return { code: 'read_only', message: 'Another Folio process is changing this library; it is read-only here until it closes.' };
+  }
+
   // --- Backend ------------------------------------------------------------------------------
+
+  async libraryStatus(): Promise<LibraryStatus> {
+    return { dir: this.settings.library_dir, model: this.settings.model, writable: this.writable, repaired: [...this.repaired] };
+  }
 
   async libraryDocuments(): Promise<DocumentSummary[]> {
     return this.docs.map((d) => ({
@@ -907,10 +934,13 @@ export class FakeBackend implements Backend {
   }
 
   async ingest(paths: string[], onProgress: ProgressHandler): Promise<IngestReport> {
+    if (!this.writable) throw this.readOnly();
+    this.repaired = this.repaired.filter((p) => !paths.includes(p));
     return this.run(this.expand(paths), onProgress, false);
   }
 
   async reindexDocument(doc: string, onProgress?: ProgressHandler): Promise<IngestReport> {
+    if (!this.writable) throw this.readOnly();
     const d = this.find(doc);
     return this.run([d.row.path], onProgress, true);
   }
@@ -920,6 +950,7 @@ export class FakeBackend implements Backend {
   }
 
   async removeDocument(doc: string): Promise<void> {
+    if (!this.writable) throw this.readOnly();
     const d = this.find(doc);
     this.docs = this.docs.filter((x) => x !== d);
   }

@@ -8,6 +8,7 @@ import type {
   Hit,
   IngestReport,
   KeyStatus,
+  LibraryStatus,
   Outline,
   PageImage,
   Progress,
@@ -29,6 +30,12 @@ export interface Backend {
   /** Which implementation this is: the desktop shell or the in-memory sample. */
   readonly kind: 'tauri' | 'fake';
   libraryDocuments(): Promise<DocumentSummary[]>;
+  /**
+   * Where the library lives and whether this window may change it: `writable` is false while
+   * another Folio process holds its write lock; `repaired` lists files whose interrupted ingest was
+   * rolled back when the library opened (they must be added again).
+   */
+  libraryStatus(): Promise<LibraryStatus>;
   ingest(paths: string[], onProgress: ProgressHandler): Promise<IngestReport>;
   cancelIngest(): Promise<void>;
   removeDocument(doc: string): Promise<void>;

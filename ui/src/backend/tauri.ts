@@ -11,6 +11,7 @@ import type {
   Hit,
   IngestReport,
   KeyStatus,
+  LibraryStatus,
   Outline,
   PageImage,
   Progress,
@@ -47,6 +48,7 @@ export function createTauriBackend(): Backend {
   return {
     kind: 'tauri',
     libraryDocuments: () => call<DocumentSummary[]>('library_documents'),
+    libraryStatus: () => call<LibraryStatus>('library_status'),
     ingest: (paths, onProgress) => call<IngestReport>('ingest', { paths, onEvent: progressChannel(onProgress) }),
     cancelIngest: () => call<void>('cancel_ingest'),
     removeDocument: (doc) => call<void>('remove_document', { doc }),

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useBackend } from '../backend';
 import { toBackendError } from '../backend/errors';
-import type { BackendError, DocumentSummary, IngestReport, Stage } from '../backend/types';
+import type { BackendError, DocumentSummary, IngestReport, LibraryStatus, Stage } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { ContextUsage } from '../components/ContextUsage';
 import { FileIcon, FolderIcon, UploadIcon } from '../components/Icons';
@@ -30,6 +30,36 @@ export function LibraryView() {
   const [error, setError] = useState<BackendError | null>(null);
   const [confirming, setConfirming] = useState<number | null>(null);
   const [busy, setBusy] = useState<number | null>(null);
+  const [status, setStatus] = useState<LibraryStatus | null>(null);
+  /** Repaired paths already dismissed or queued again: their notice stays hidden. */
+  const [repairHandled, setRepairHandled] = useState<string[]>([]);
+
+  // The status is read on mount and again whenever the library changed (after each ingest job
+  // settles, a removal...), so a lock taken or released meanwhile is picked up.
+  useEffect(() => {
+    let live = true;
+    backend.libraryStatus().then(
+      (s) => {
+        if (live) setStatus(s);
+      },
+      () => {
+        /* no status: behave as before (writable, nothing repaired) */
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend, nav.libraryVersion]);
+
+  const readOnly = status !== null && !status.writable;
+  const readOnlyReason = readOnly
+    ? `Read-only: another Folio window or the folio command is changing this library (${status.dir}). You can search and read; adding, removing and re-indexing are off until it closes.`
+    : undefined;
+  const repaired = (status?.repaired ?? []).filter((p) => !repairHandled.includes(p));
+  const addRepairedAgain = () => {
+    setRepairHandled((h) => [...h, ...repaired]);
+    ingest.ingest(repaired);
+  };
 
   useEffect(() => {
     let live = true;
@@ -78,15 +108,54 @@ export function LibraryView() {
       <header className="view-head">
         <h1>Library</h1>
         <div className="actions">
-          <button type="button" className="button primary" data-testid="add-files" onClick={() => void pick(false)}>
+          <button
+            type="button"
+            className="button primary"
+            data-testid="add-files"
+            disabled={readOnly}
+            title={readOnlyReason}
+            onClick={() => void pick(false)}
+          >
             <FileIcon size={16} /> Add files…
           </button>
-          <button type="button" className="button" data-testid="add-folder" onClick={() => void pick(true)}>
+          <button type="button" className="button" data-testid="add-folder" disabled={readOnly} title={readOnlyReason} onClick={() => void pick(true)}>
             <FolderIcon size={16} /> Add folder…
           </button>
-          <AddPathForm onAdd={ingest.ingest} />
+          <AddPathForm onAdd={ingest.ingest} disabledReason={readOnlyReason} />
         </div>
       </header>
+
+      {readOnly && (
+        <div className="notice notice-warn" role="status" data-testid="readonly-notice">
+          <p>{readOnlyReason}</p>
+        </div>
+      )}
+
+      {repaired.length > 0 && (
+        <div className="notice" role="status" data-testid="repaired-notice">
+          <p>An interrupted ingest was rolled back for these documents; add them again:</p>
+          <ul className="repaired-files">
+            {repaired.map((p) => (
+              <li key={p} title={p} data-testid="repaired-file" data-path={p}>
+                {baseName(p)}
+              </li>
+            ))}
+          </ul>
+          <button
+            type="button"
+            className="button small primary"
+            data-testid="repaired-add-again"
+            disabled={readOnly}
+            title={readOnlyReason}
+            onClick={addRepairedAgain}
+          >
+            Add them again
+          </button>
+          <button type="button" className="link-button" data-testid="repaired-dismiss" onClick={() => setRepairHandled((h) => [...h, ...repaired])}>
+            Dismiss
+          </button>
+        </div>
+      )}
 
       <ErrorNote error={error} onDismiss={() => setError(null)} />
 
@@ -160,7 +229,7 @@ export function LibraryView() {
                       <span className={`status status-${row.status}`}>{row.status}</span>
                     </td>
                     <td className="row-actions">
-                      {confirming === row.id ? (
+                      {confirming === row.id && !readOnly ? (
                         <span className="confirm" role="group" aria-label={`Remove ${row.title}?`}>
                           <span>Remove?</span>
                           <button type="button" className="button small danger" data-testid="confirm-remove" onClick={() => void remove(d)}>
@@ -176,12 +245,20 @@ export function LibraryView() {
                             type="button"
                             className="button small"
                             data-testid="reindex"
-                            disabled={busy === row.id}
+                            disabled={busy === row.id || readOnly}
+                            title={readOnlyReason}
                             onClick={() => ingest.reindex([String(row.id)])}
                           >
                             Re-index
                           </button>
-                          <button type="button" className="button small" data-testid="remove" disabled={busy === row.id} onClick={() => setConfirming(row.id)}>
+                          <button
+                            type="button"
+                            className="button small"
+                            data-testid="remove"
+                            disabled={busy === row.id || readOnly}
+                            title={readOnlyReason}
+                            onClick={() => setConfirming(row.id)}
+                          >
                             Remove
                           </button>
                         </>
@@ -204,13 +281,15 @@ export function LibraryView() {
  * looks like a one-line input, so that pasted lists keep their line breaks (an `<input>` strips
  * them); Enter adds, Shift+Enter starts a new line. See `splitPathList` for the accepted forms.
  */
-export function AddPathForm({ onAdd }: { onAdd(paths: string[]): void }) {
+export function AddPathForm({ onAdd, disabledReason }: { onAdd(paths: string[]): void; disabledReason?: string }) {
+  const disabled = disabledReason !== undefined;
   const id = useId();
   const [value, setValue] = useState('');
   const box = useRef<HTMLTextAreaElement>(null);
 
   const submit = () => {
     // The element's own value: what was typed, even where a driver's edit skipped React's events.
+    if (disabled) return;
     const paths = splitPathList(box.current?.value ?? value);
     if (paths.length === 0) return;
     onAdd(paths);
@@ -246,10 +325,12 @@ export function AddPathForm({ onAdd }: { onAdd(paths: string[]): void }) {
         autoComplete="off"
         autoCapitalize="off"
         value={value}
+        disabled={disabled}
+        title={disabledReason}
         onChange={(e) => setValue(e.target.value)}
         onKeyDown={onKeyDown}
       />
-      <button type="submit" className="button" data-testid="add-path-button">
+      <button type="submit" className="button" data-testid="add-path-button" disabled={disabled} title={disabledReason}>
         Add
       </button>
     </form>

@@ -10,8 +10,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use folio_engine::{
-    BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, Hit, IngestReport, Outline,
-    PageImage, Progress, ProgressThrottle, SearchRequest, SectionView, Settings, SettingsChange, Workspace,
+    BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, Hit, IngestReport, LibraryStatus,
+    Outline, PageImage, Progress, ProgressThrottle, SearchRequest, SectionView, Settings, SettingsChange,
+    Workspace,
 };
 use tauri::ipc::Channel;
 use tauri::{Manager, State};
@@ -66,6 +67,11 @@ fn startup_probe() {
 }
 
 static STARTED: OnceLock<std::time::Instant> = OnceLock::new();
+
+#[tauri::command]
+async fn library_status(app: State<'_, Arc<App>>) -> Res<LibraryStatus> {
+    run(&app, |w| Ok(w.status())).await
+}
 
 #[tauri::command]
 async fn ingest(
@@ -190,6 +196,7 @@ fn main() {
         })
         .invoke_handler(tauri::generate_handler![
             library_documents,
+            library_status,
             ingest,
             cancel_ingest,
             remove_document,

@@ -25,6 +25,7 @@ pub fn typescript() -> String {
         crate::Progress,
         crate::IngestReport,
         crate::DocumentSummary,
+        crate::LibraryStatus,
         crate::Settings,
         crate::SettingsChange,
         crate::BackendError,

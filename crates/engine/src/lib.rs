@@ -23,8 +23,9 @@ mod workspace;
 pub use context::ContextMode;
 pub use folio_ai::keys::KeyStatus;
 pub use workspace::{
-    BackendError, DocumentStats, DocumentSummary, LinkMark, Outline, PageImage, ProgressThrottle, Rect,
-    SearchRequest, SectionFilter, SectionView, Settings, SettingsChange, TermMark, Weights, Workspace,
+    BackendError, DocumentStats, DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage,
+    ProgressThrottle, Rect, SearchRequest, SectionFilter, SectionView, Settings, SettingsChange, TermMark,
+    Weights, Workspace,
 };
 
 /// The default library folder: `$XDG_DATA_HOME/folio/library` (`~/.local/share/folio/library`).

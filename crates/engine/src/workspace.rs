@@ -97,6 +97,18 @@ pub struct DocumentStats {
     pub references: usize,
 }
 
+/// The library as a whole: where it is, whether this process may write it, and what was repaired
+/// when it opened.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct LibraryStatus {
+    pub dir: String,
+    pub model: EmbeddingModel,
+    /// False when another Folio process holds the library's write lock: this window reads only.
+    pub writable: bool,
+    /// Documents an interrupted ingest had left half-written, rolled back on open.
+    pub repaired: Vec<String>,
+}
+
 /// A document's outline.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Outline {
@@ -213,6 +225,17 @@ impl Workspace {
 
     fn lib(&self) -> std::sync::RwLockReadGuard<'_, Library> {
         read(&self.library)
+    }
+
+    /// Where the library is, whether it can be written, and what was repaired on open.
+    pub fn status(&self) -> LibraryStatus {
+        let lib = self.lib();
+        LibraryStatus {
+            dir: lib.dir().display().to_string(),
+            model: read_settings(&self.settings).model,
+            writable: lib.is_writable(),
+            repaired: lib.repaired().to_vec(),
+        }
     }
 
     /// The documents with their figures.

@@ -32,13 +32,43 @@ pub struct RepairReport {
     pub rolled_back: Vec<String>,
 }
 
-/// The text embedded for a stored chunk: its context and text, or its heading chain and text.
-fn embedded_text(c: &ChunkRow) -> String {
-    if c.context.is_empty() {
-        format!("{}\n{}", c.parent_chain.join(" › "), c.content)
+/// The text embedded for a chunk: "{context}\n\n{chunk}", or, without a context, its heading chain
+/// and text. Ingest, re-ingest (which keeps vectors by this exact text) and repair all use it.
+fn embedded_text(context: &str, parent_chain: &[String], content: &str) -> String {
+    if context.is_empty() {
+        format!("{}\n{}", parent_chain.join(" › "), content)
     } else {
-        format!("{}\n\n{}", c.context, c.content)
+        format!("{context}\n\n{content}")
     }
+}
+
+/// The embedded text of a stored chunk.
+fn stored_embedded_text(c: &ChunkRow) -> String {
+    embedded_text(&c.context, &c.parent_chain, &c.content)
+}
+
+/// Replaces a document's chunks in the keyword index: the contextualized text beside the heading
+/// chain (uncommitted).
+fn put_keywords(
+    keyword: &mut KeywordIndex,
+    doc_id: i64,
+    rows: &[ChunkRow],
+) -> Result<(), folio_index::IndexError> {
+    let chains: Vec<String> = rows.iter().map(|r| r.parent_chain.join(" › ")).collect();
+    let bodies: Vec<String> = rows.iter().map(ChunkRow::contextualized).collect();
+    let kdocs: Vec<KeywordDoc<'_>> = rows
+        .iter()
+        .zip(&chains)
+        .zip(&bodies)
+        .map(|((r, chain), body)| KeywordDoc {
+            chunk_id: r.id as u64,
+            doc_id: doc_id as u64,
+            chunk_type: &r.chunk_type,
+            text: body,
+            headings: chain,
+        })
+        .collect();
+    keyword.put_document(doc_id as u64, &kdocs)
 }
 
 /// A channel's ranked chunk ids with their scores.
@@ -502,18 +532,11 @@ impl Library {
             }
             e => internal(e),
         })?;
-        // "{context}\n\n{chunk}" is embedded; without a context, the heading chain stands in.
         let texts: Vec<String> = analysis
             .chunks
             .iter()
             .zip(&contexts)
-            .map(|(c, x)| {
-                if x.text.is_empty() {
-                    format!("{}\n{}", c.parent_chain.join(" › "), c.text)
-                } else {
-                    format!("{}\n\n{}", x.text, c.text)
-                }
-            })
+            .map(|(c, x)| embedded_text(&x.text, &c.parent_chain, &c.text))
             .collect();
         let mut vectors: Vec<Option<Vec<f32>>> =
             texts.iter().map(|t| previous.vectors.get(t).cloned()).collect();
@@ -568,29 +591,30 @@ impl Library {
         if let Some(run) = &run {
             self.catalog.record_context_run(run).map_err(|e| internal(e.into()))?;
         }
+        let source = RecordSource {
+            path: &path,
+            mtime,
+            size,
+            format: analysis.document.meta.format.as_str(),
+            title: &analysis.document.meta.title,
+        };
         let records: Vec<VectorRecord> = rows
             .iter()
             .zip(&vectors)
             .map(|(r, v)| {
-                vector_record(r, v, &path, mtime, size, analysis.document.meta.format.as_str(), &analysis)
+                let refs: Vec<&folio_core::crossref::CrossReference> = analysis
+                    .references
+                    .iter()
+                    .filter(|x| x.span.start >= r.span.start && x.span.end <= r.span.end)
+                    .collect();
+                let def =
+                    r.defined_terms.first().and_then(|k| analysis.definitions.iter().find(|d| &d.key == k));
+                let refs_json = serde_json::to_string(&refs).unwrap_or_default();
+                vector_record(r, v, &source, refs_json, def.map(|d| (d.term.as_str(), d.key.as_str())))
             })
             .collect();
         self.vectors.put_document(doc_id, &records).map_err(|e| internal(e.into()))?;
-        let chains: Vec<String> = rows.iter().map(|r| r.parent_chain.join(" › ")).collect();
-        let bodies: Vec<String> = rows.iter().map(ChunkRow::contextualized).collect();
-        let kdocs: Vec<KeywordDoc<'_>> = rows
-            .iter()
-            .zip(&chains)
-            .zip(&bodies)
-            .map(|((r, chain), body)| KeywordDoc {
-                chunk_id: r.id as u64,
-                doc_id: doc_id as u64,
-                chunk_type: &r.chunk_type,
-                text: body,
-                headings: chain,
-            })
-            .collect();
-        self.keyword.put_document(doc_id as u64, &kdocs).map_err(|e| internal(e.into()))?;
+        put_keywords(&mut self.keyword, doc_id, &rows).map_err(|e| internal(e.into()))?;
         if let Some(old) = old_id.filter(|o| *o != doc_id) {
             self.vectors.remove_document(old).map_err(|e| internal(e.into()))?;
             self.keyword.remove_document(old as u64).map_err(|e| internal(e.into()))?;
@@ -649,10 +673,11 @@ impl Library {
         let mut lib = Library::open(dir, embedder, options)?;
         let mut report = RepairReport { rolled_back: lib.repaired.clone(), ..RepairReport::default() };
         let docs = lib.catalog.documents()?;
+        let defs = lib.catalog.definitions(None)?;
         for (i, d) in docs.iter().enumerate() {
             progress(&d.path, i, docs.len());
             let rows = lib.catalog.chunks(Some(d.id))?;
-            let texts: Vec<String> = rows.iter().map(embedded_text).collect();
+            let texts: Vec<String> = rows.iter().map(stored_embedded_text).collect();
             let mut vectors = Vec::with_capacity(texts.len());
             for batch in texts.chunks(lib.options.embed_batch.max(1)) {
                 let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
@@ -660,7 +685,13 @@ impl Library {
             }
             let refs =
                 lib.catalog.references_within(d.id, folio_core::model::Span::new(0, usize::MAX >> 1))?;
-            let defs = lib.catalog.definitions(None)?;
+            let source = RecordSource {
+                path: &d.path,
+                mtime: d.mtime,
+                size: d.size,
+                format: &d.format,
+                title: &d.title,
+            };
             let records: Vec<VectorRecord> = rows
                 .iter()
                 .zip(&vectors)
@@ -673,49 +704,12 @@ impl Library {
                         .defined_terms
                         .first()
                         .and_then(|k| defs.iter().find(|x| x.doc_id == d.id && &x.key == k));
-                    VectorRecord {
-                        chunk_id: r.id,
-                        doc_id: d.id,
-                        source_path: d.path.clone(),
-                        chunk_index: r.chunk_index,
-                        content: r.content.clone(),
-                        contextualized_content: r.contextualized(),
-                        embedding: v.clone(),
-                        mtime: d.mtime,
-                        file_type: d.format.clone(),
-                        file_size_bytes: d.size,
-                        parent_chain: serde_json::to_string(&r.parent_chain).unwrap_or_default(),
-                        section_id: r.section_id.clone(),
-                        heading_level: r.heading_level,
-                        chunk_type: r.chunk_type.clone(),
-                        cross_references: serde_json::to_string(&in_chunk).unwrap_or_default(),
-                        doc_summary: d.title.clone(),
-                        defined_term: def.map(|x| x.term.clone()),
-                        defined_term_normalized: def.map(|x| x.key.clone()),
-                        page_start: r.pages.map(|p| p.start as i64),
-                        page_end: r.pages.map(|p| p.end as i64),
-                        char_start: r.span.start as i64,
-                        char_end: r.span.end as i64,
-                        content_hash: r.content_hash.clone(),
-                    }
+                    let refs_json = serde_json::to_string(&in_chunk).unwrap_or_default();
+                    vector_record(r, v, &source, refs_json, def.map(|x| (x.term.as_str(), x.key.as_str())))
                 })
                 .collect();
             lib.vectors.put_document(d.id, &records)?;
-            let chains: Vec<String> = rows.iter().map(|r| r.parent_chain.join(" › ")).collect();
-            let bodies: Vec<String> = rows.iter().map(ChunkRow::contextualized).collect();
-            let kdocs: Vec<KeywordDoc<'_>> = rows
-                .iter()
-                .zip(&chains)
-                .zip(&bodies)
-                .map(|((r, chain), body)| KeywordDoc {
-                    chunk_id: r.id as u64,
-                    doc_id: d.id as u64,
-                    chunk_type: &r.chunk_type,
-                    text: body,
-                    headings: chain,
-                })
-                .collect();
-            lib.keyword.put_document(d.id as u64, &kdocs)?;
+            put_keywords(&mut lib.keyword, d.id, &rows)?;
             lib.keyword.commit()?;
             report.documents += 1;
             report.chunks += rows.len();
@@ -1088,7 +1082,7 @@ impl Previous {
                 );
             }
             if let Some(v) = stored.get(&c.id) {
-                p.vectors.insert(embedded_text(&c), v.clone());
+                p.vectors.insert(stored_embedded_text(&c), v.clone());
                 p.reused += 1;
             }
         }
@@ -1290,37 +1284,43 @@ fn collect_files(p: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The document a vector record comes from.
+struct RecordSource<'a> {
+    path: &'a str,
+    mtime: i64,
+    size: i64,
+    format: &'a str,
+    title: &'a str,
+}
+
+/// A chunk's LanceDB record, with the JSON of the references written in it and the first term it
+/// defines (term, key).
 fn vector_record(
     r: &ChunkRow,
     v: &[f32],
-    path: &str,
-    mtime: i64,
-    size: i64,
-    format: &str,
-    a: &folio_core::analysis::Analysis,
+    doc: &RecordSource<'_>,
+    cross_references: String,
+    defined: Option<(&str, &str)>,
 ) -> VectorRecord {
-    let refs: Vec<&folio_core::crossref::CrossReference> =
-        a.references.iter().filter(|x| x.span.start >= r.span.start && x.span.end <= r.span.end).collect();
-    let first_def = r.defined_terms.first().and_then(|k| a.definitions.iter().find(|d| &d.key == k));
     VectorRecord {
         chunk_id: r.id,
         doc_id: r.doc_id,
-        source_path: path.to_string(),
+        source_path: doc.path.to_string(),
         chunk_index: r.chunk_index,
         content: r.content.clone(),
         contextualized_content: r.contextualized(),
         embedding: v.to_vec(),
-        mtime,
-        file_type: format.to_string(),
-        file_size_bytes: size,
+        mtime: doc.mtime,
+        file_type: doc.format.to_string(),
+        file_size_bytes: doc.size,
         parent_chain: serde_json::to_string(&r.parent_chain).unwrap_or_default(),
         section_id: r.section_id.clone(),
         heading_level: r.heading_level,
         chunk_type: r.chunk_type.clone(),
-        cross_references: serde_json::to_string(&refs).unwrap_or_default(),
-        doc_summary: a.document.meta.title.clone(),
-        defined_term: first_def.map(|d| d.term.clone()),
-        defined_term_normalized: first_def.map(|d| d.key.clone()),
+        cross_references,
+        doc_summary: doc.title.to_string(),
+        defined_term: defined.map(|(t, _)| t.to_string()),
+        defined_term_normalized: defined.map(|(_, k)| k.to_string()),
         page_start: r.pages.map(|p| p.start as i64),
         page_end: r.pages.map(|p| p.end as i64),
         char_start: r.span.start as i64,

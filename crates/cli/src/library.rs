@@ -155,12 +155,17 @@ pub enum Model {
     Fast,
 }
 
+impl From<Model> for EmbeddingModel {
+    fn from(m: Model) -> EmbeddingModel {
+        match m {
+            Model::Minilm => EmbeddingModel::Minilm,
+            Model::Fast => EmbeddingModel::Fast,
+        }
+    }
+}
+
 fn open(library: Option<&Path>, model: Model, max_tokens: Option<usize>) -> Result<Library, String> {
-    let model = match model {
-        Model::Minilm => EmbeddingModel::Minilm,
-        Model::Fast => EmbeddingModel::Fast,
-    };
-    let (embedder, mut options) = assets::library_setup(model).map_err(|e| e.to_string())?;
+    let (embedder, mut options) = assets::library_setup(model.into()).map_err(|e| e.to_string())?;
     if let Some(m) = max_tokens {
         options.chunker.max_tokens = m.max(8);
     }
@@ -169,11 +174,7 @@ fn open(library: Option<&Path>, model: Model, max_tokens: Option<usize>) -> Resu
 }
 
 fn repair(library: Option<&Path>, model: Model) -> Result<(), String> {
-    let model = match model {
-        Model::Minilm => EmbeddingModel::Minilm,
-        Model::Fast => EmbeddingModel::Fast,
-    };
-    let (embedder, options) = assets::library_setup(model).map_err(|e| e.to_string())?;
+    let (embedder, options) = assets::library_setup(model.into()).map_err(|e| e.to_string())?;
     let dir = library.map(Path::to_path_buf).unwrap_or_else(default_library);
     let report = Library::repair(&dir, embedder, options, &mut |path, i, n| {
         eprint!(

@@ -8,28 +8,12 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{anthropic_answer, Reply, Server};
+use support::{anthropic_answer, files_containing, Reply, Server};
 
 const KEY: &str = "sk-ant-cli-test-b6e1d0c4-NEVER-ON-DISK";
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn grep(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if std::fs::read(&p).unwrap_or_default().windows(needle.len()).any(|w| w == needle) {
-                found.push(p);
-            }
-        }
-    }
-    found
 }
 
 #[test]
@@ -72,7 +56,7 @@ fn the_key_is_nowhere_on_disk_or_in_output() {
     for text in [&out, &out2] {
         assert!(!text.contains(KEY), "the key was printed: {text}");
     }
-    let leaked = grep(home.path(), KEY.as_bytes());
+    let leaked = files_containing(home.path(), KEY.as_bytes());
     assert!(leaked.is_empty(), "the key is on disk: {leaked:?}");
     assert!(
         home.path().join(".local/share/folio/library/catalog.sqlite").is_file(),

@@ -4,8 +4,12 @@
 //! damaged catalog cannot be rebuilt from the indexes, and `folio repair` says so.
 //! Skips when `.assets` lacks potion-base-2M or MiniLM's vocabulary.
 
+#[path = "../../ai/tests/support/mod.rs"]
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use support::files_under;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -23,23 +27,6 @@ fn folio(lib: &Path, args: &[&str]) -> Output {
 
 fn text(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr)
-}
-
-fn files_under(dir: &Path, pred: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if pred(&p) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 fn fresh_library() -> Option<(tempfile::TempDir, PathBuf)> {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use support::{anthropic_answer, chunk_of, Reply, Server};
+use support::{anthropic_answer, chunk_of, files_containing, Reply, Server};
 
 const KEY: &str = "sk-ant-engine-test-7f3a9c1e-DO-NOT-STORE";
 
@@ -53,22 +53,6 @@ fn llm(server: &Server) -> ContextMode {
 fn open(dir: &Path, embedder: Arc<folio_ai::StaticEmbedder>, mode: ContextMode) -> Library {
     let options = LibraryOptions { in_memory_vectors: true, context: mode, ..LibraryOptions::default() };
     Library::open(dir, embedder, options).unwrap()
-}
-
-fn files_containing(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if std::fs::read(&p).unwrap_or_default().windows(needle.len()).any(|w| w == needle) {
-                found.push(p);
-            }
-        }
-    }
-    found
 }
 
 #[test]

@@ -9,8 +9,7 @@ pub fn options() -> ConvertOptions {
         max_file_bytes: 1 << 20,
         max_uncompressed_bytes: 4 << 20,
         max_pages: 50,
-        use_bookmarks: true,
-        pdfium_library: None,
+        ..ConvertOptions::default()
     }
 }
 

@@ -167,6 +167,7 @@ async fn page_image(
 }
 
 fn main() {
+    folio_engine::serve_converter_if_asked();
     let _ = STARTED.set(std::time::Instant::now());
     let app_state = Arc::new(App::default());
     let opening = app_state.clone();

@@ -11,6 +11,17 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+/// Limits on converting one file (each file converts in a worker process of its own).
+#[derive(clap::Args, Debug, Default)]
+pub struct FileLimits {
+    /// Seconds one file may take to convert before it is given up and reported (default 300).
+    #[arg(long, value_name = "SECONDS")]
+    file_time_limit: Option<f64>,
+    /// Memory one file's conversion may use, in MiB, before it is given up and reported (default 4096).
+    #[arg(long, value_name = "MIB")]
+    file_memory_limit: Option<u64>,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum LibraryCommand {
     /// Add files and folders to the library (unchanged files are skipped).
@@ -20,6 +31,8 @@ pub enum LibraryCommand {
         /// Most tokens of chunk text.
         #[arg(long)]
         max_tokens: Option<usize>,
+        #[command(flatten)]
+        limits: FileLimits,
         #[command(flatten)]
         context: crate::context::ContextArgs,
     },
@@ -164,10 +177,21 @@ impl From<Model> for EmbeddingModel {
     }
 }
 
-fn open(library: Option<&Path>, model: Model, max_tokens: Option<usize>) -> Result<Library, String> {
+fn open(
+    library: Option<&Path>,
+    model: Model,
+    max_tokens: Option<usize>,
+    limits: &FileLimits,
+) -> Result<Library, String> {
     let (embedder, mut options) = assets::library_setup(model.into()).map_err(|e| e.to_string())?;
     if let Some(m) = max_tokens {
         options.chunker.max_tokens = m.max(8);
+    }
+    if let Some(s) = limits.file_time_limit.filter(|s| s.is_finite() && *s > 0.0) {
+        options.convert.time_limit = std::time::Duration::from_secs_f64(s);
+    }
+    if let Some(m) = limits.file_memory_limit {
+        options.convert.memory_limit = m.max(16) * 1024 * 1024;
     }
     let dir = library.map(Path::to_path_buf).unwrap_or_else(default_library);
     Library::open(&dir, embedder, options).map_err(|e| format!("{}: {e}", dir.display()))
@@ -206,9 +230,10 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> ExitCode {
-    let max_tokens = match command {
-        LibraryCommand::Ingest { max_tokens, .. } => *max_tokens,
-        _ => None,
+    let no_limits = FileLimits::default();
+    let (max_tokens, limits) = match command {
+        LibraryCommand::Ingest { max_tokens, limits, .. } => (*max_tokens, limits),
+        _ => (None, &no_limits),
     };
     if let LibraryCommand::Repair = command {
         return match repair(library, model) {
@@ -217,7 +242,7 @@ pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> Ex
         };
     }
     let opening = Instant::now();
-    let mut lib = match open(library, model, max_tokens) {
+    let mut lib = match open(library, model, max_tokens, limits) {
         Ok(l) => l,
         Err(e) => return fail(e),
     };

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 /// Why a file could not be converted. User-facing: each says what is wrong with the file.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum ErrorKind {
     #[error("the file is empty")]
     Empty,
@@ -25,6 +25,14 @@ pub enum ErrorKind {
     PdfEngineMissing(String),
     #[error("cannot read the file: {0}")]
     Io(String),
+    #[error("converting took longer than the limit of {seconds} s")]
+    TimedOut { seconds: f64 },
+    #[error("converting needed more memory than the limit of {} MiB", limit / (1024 * 1024))]
+    OutOfMemory { limit: u64 },
+    #[error("the converter failed on this file: {0}")]
+    Crashed(String),
+    #[error("cancelled")]
+    Cancelled,
 }
 
 impl ErrorKind {
@@ -41,17 +49,21 @@ impl ErrorKind {
             ErrorKind::ZipBomb { .. } => "zip_bomb",
             ErrorKind::PdfEngineMissing(_) => "pdf_engine_missing",
             ErrorKind::Io(_) => "io",
+            ErrorKind::TimedOut { .. } => "timed_out",
+            ErrorKind::OutOfMemory { .. } => "out_of_memory",
+            ErrorKind::Crashed(_) => "crashed",
+            ErrorKind::Cancelled => "cancelled",
         }
     }
 
     /// Whether the fault is the file's (a user error) rather than the installation's.
     pub fn is_user_error(&self) -> bool {
-        !matches!(self, ErrorKind::PdfEngineMissing(_) | ErrorKind::Io(_))
+        !matches!(self, ErrorKind::PdfEngineMissing(_) | ErrorKind::Io(_) | ErrorKind::Cancelled)
     }
 }
 
 /// A conversion failure for one file.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{}: {kind}", path.display())]
 pub struct ConvertError {
     pub path: PathBuf,

@@ -19,15 +19,17 @@ pub mod html;
 pub mod markdown;
 pub mod pdf;
 pub mod uslm;
+pub mod worker;
 
 pub use detect::{detect_format, format_from_extension};
 pub use error::{ConvertError, ErrorKind};
+pub use worker::convert_file_guarded;
 
 use folio_core::model::{Document, Format};
 use std::path::{Path, PathBuf};
 
 /// Limits and switches for one conversion.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ConvertOptions {
     /// Files larger than this are refused with [`ErrorKind::TooLarge`].
     pub max_file_bytes: u64,
@@ -40,6 +42,13 @@ pub struct ConvertOptions {
     /// Where `libpdfium.so` lies; `None` looks in `$FOLIO_PDFIUM`, then `.assets/pdfium/`
     /// beside the executable and in the working directory's ancestors.
     pub pdfium_library: Option<PathBuf>,
+    /// How long one file may take to convert ([`convert_file_guarded`]).
+    pub time_limit: std::time::Duration,
+    /// The address space a worker process may use ([`convert_file_guarded`], Unix).
+    pub memory_limit: u64,
+    /// The executable started as a worker process per file; `None` converts on a thread of this
+    /// process. The default is this program, when its `main` called [`worker::serve_if_asked`].
+    pub worker: Option<PathBuf>,
 }
 
 impl Default for ConvertOptions {
@@ -50,6 +59,10 @@ impl Default for ConvertOptions {
             max_pages: 20_000,
             use_bookmarks: true,
             pdfium_library: None,
+            // A 20,000-page PDF converts in about two minutes (~5 ms a page).
+            time_limit: std::time::Duration::from_secs(300),
+            memory_limit: 4 * 1024 * 1024 * 1024,
+            worker: worker::this_executable(),
         }
     }
 }
@@ -64,20 +77,27 @@ pub trait Converter {
 
 /// Reads and converts one file, choosing the converter from the file's bytes (and its extension
 /// where the bytes do not decide, as for text and Markdown).
+/// Runs in the caller's thread, without the limits of [`convert_file_guarded`].
 pub fn convert_file(path: &Path, options: &ConvertOptions) -> Result<Document, ConvertError> {
     let fail = |kind| ConvertError { path: path.to_path_buf(), kind };
-    let meta = std::fs::metadata(path).map_err(|e| fail(ErrorKind::Io(e.to_string())))?;
-    if meta.is_dir() {
-        return Err(fail(ErrorKind::Unsupported("a folder, not a file".into())));
-    }
-    if meta.len() > options.max_file_bytes {
-        return Err(fail(ErrorKind::TooLarge { size: meta.len(), limit: options.max_file_bytes }));
-    }
+    check_file(path, options).map_err(fail)?;
     let bytes = std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e.to_string())))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut doc = convert_bytes(&name, &bytes, options).map_err(fail)?;
     doc.meta.source_path = Some(path.display().to_string());
     Ok(doc)
+}
+
+/// Refuses what needs no reading: a folder, or a file over the size limit.
+fn check_file(path: &Path, options: &ConvertOptions) -> Result<(), ErrorKind> {
+    let meta = std::fs::metadata(path).map_err(|e| ErrorKind::Io(e.to_string()))?;
+    if meta.is_dir() {
+        return Err(ErrorKind::Unsupported("a folder, not a file".into()));
+    }
+    if meta.len() > options.max_file_bytes {
+        return Err(ErrorKind::TooLarge { size: meta.len(), limit: options.max_file_bytes });
+    }
+    Ok(())
 }
 
 /// Converts in-memory bytes; `name` (a file name) gives the extension used to cross-check the bytes.

@@ -213,10 +213,16 @@ fn read_bookmarks(d: &RawDoc, page_count: u32) -> Vec<Bookmark> {
     if !first.is_null() {
         stack.push((first, 0));
     }
-    // Depth-first, pre-order; guard against cyclic outlines.
+    // Depth-first, pre-order. An outline may be cyclic (an item's /Next or /First leading back
+    // to an item already read): pdfium hands out one handle per outline dictionary, so each handle
+    // is read once.
+    let mut seen = std::collections::HashSet::new();
     while let Some((bm, depth)) = stack.pop() {
         if out.len() > 20_000 {
             break;
+        }
+        if !seen.insert(bm as usize) {
+            continue;
         }
         let title = unsafe {
             let len = d.b.FPDFBookmark_GetTitle(bm, std::ptr::null_mut(), 0) as usize;

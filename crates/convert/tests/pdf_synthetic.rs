@@ -30,10 +30,21 @@ fn text(x: f32, y: f32, size: f32, bold: bool, s: &str) -> String {
 
 /// A PDF with one content stream per page and an optional trailer addition (e.g. /Encrypt).
 fn build_pdf(pages: &[String], extra_objects: &[String], trailer_extra: &str) -> Vec<u8> {
+    build_pdf_with_catalog(pages, extra_objects, trailer_extra, "")
+}
+
+/// As [`build_pdf`], with entries added to the catalog (e.g. /Outlines). Objects 1–4 are the
+/// catalog, the page tree and two fonts; pages take two objects each; `extra_objects` follow.
+fn build_pdf_with_catalog(
+    pages: &[String],
+    extra_objects: &[String],
+    trailer_extra: &str,
+    catalog_extra: &str,
+) -> Vec<u8> {
     let mut objects: Vec<String> = Vec::new();
     let n = pages.len();
     let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 5 + 2 * i)).collect();
-    objects.push("<< /Type /Catalog /Pages 2 0 R >>".into());
+    objects.push(format!("<< /Type /Catalog /Pages 2 0 R {catalog_extra} >>"));
     objects.push(format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")));
     objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".into());
     objects.push(
@@ -247,4 +258,29 @@ fn page_limit_and_missing_engine() {
         ..ConvertOptions::default()
     };
     assert!(matches!(PdfConverter.convert("h.pdf", &bytes, &options), Err(ErrorKind::PdfEngineMissing(_))));
+}
+
+#[test]
+fn a_cyclic_outline_is_read_once() {
+    if !engine_present() {
+        return;
+    }
+    // Two bookmarks whose /Next links form a loop (A → B → A), and A is its own first child.
+    let pages = vec![format!(
+        "{}{}",
+        text(72.0, 720.0, 16.0, true, "1 Introduction"),
+        text(72.0, 690.0, 10.0, false, "The rules apply to every member of the association.")
+    )];
+    let extra = [
+        "<< /Type /Outlines /First 8 0 R /Last 9 0 R /Count 2 >>".to_string(),
+        "<< /Title (1 Introduction) /Parent 7 0 R /Next 9 0 R /First 8 0 R /Dest [5 0 R /XYZ 0 792 0] >>"
+            .to_string(),
+        "<< /Title (2 Rules) /Parent 7 0 R /Prev 8 0 R /Next 8 0 R /Dest [5 0 R /XYZ 0 700 0] >>".to_string(),
+    ];
+    let pdf = build_pdf_with_catalog(&pages, &extra, "", "/Outlines 7 0 R");
+    let outline = folio_convert::pdf::read_outline(&pdf, &ConvertOptions::default()).unwrap();
+    let titles: Vec<&str> = outline.iter().map(|e| e.title.as_str()).collect();
+    assert_eq!(titles, ["1 Introduction", "2 Rules"]);
+    let doc = convert_bytes("loop.pdf", &pdf, &ConvertOptions::default()).unwrap();
+    assert!(doc.blocks.len() < 10, "{} blocks from a one-page PDF", doc.blocks.len());
 }

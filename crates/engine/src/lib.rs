@@ -28,6 +28,14 @@ pub use workspace::{
     Weights, Workspace,
 };
 
+/// Call first thing in a shell's `main`: in a process started as a converter worker, converts
+/// one file and exits; otherwise lets this program's ingests convert each file in a worker process
+/// of its own (a crash, a hang or runaway memory costs that file only; see
+/// [`folio_convert::worker`]).
+pub fn serve_converter_if_asked() {
+    folio_convert::worker::serve_if_asked();
+}
+
 /// The default library folder: `$XDG_DATA_HOME/folio/library` (`~/.local/share/folio/library`).
 pub fn default_library_dir() -> std::path::PathBuf {
     data_home().join("folio/library")

@@ -4,7 +4,7 @@ use crate::context::{contextualize, plan, ContextMode};
 use crate::EngineError;
 use folio_ai::context::cost::Estimate;
 use folio_ai::Embedder;
-use folio_convert::{convert_file, ConvertOptions};
+use folio_convert::{convert_file_guarded, ConvertOptions};
 use folio_core::analysis::analyze;
 use folio_core::chunker::ChunkerConfig;
 use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
@@ -466,7 +466,7 @@ impl Library {
         }
         let docs: Vec<_> = files
             .iter()
-            .filter_map(|f| convert_file(f, &self.options.convert).ok())
+            .filter_map(|f| convert_file_guarded(f, &self.options.convert, &AtomicBool::new(false)).ok())
             .map(|d| analyze(d, self.counter.as_ref(), &self.options.chunker))
             .collect();
         Ok(Some(plan(&self.catalog, writer.as_ref(), prices, &docs)?))
@@ -489,8 +489,10 @@ impl Library {
         let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
         let path = abs.display().to_string();
         let mtime = mtime_of(&abs);
-        let doc = convert_file(&abs, &self.options.convert)
-            .map_err(|e| (e.kind.code().to_string(), e.to_string()))?;
+        let doc = convert_file_guarded(&abs, &self.options.convert, cancel).map_err(|e| match e.kind {
+            folio_convert::ErrorKind::Cancelled => ("cancelled".to_string(), "cancelled".to_string()),
+            _ => (e.kind.code().to_string(), e.to_string()),
+        })?;
         let mode = self.options.context.tag();
         let old = self.catalog.document_by_path(&path).map_err(|e| internal(e.into()))?;
         if let Some(old) = &old {

@@ -281,6 +281,8 @@ pub struct Library {
     write_lock: Option<std::fs::File>,
     /// Documents rolled back on open.
     repaired: Vec<String>,
+    /// The catalog's data version when a read-only library last caught up (see `refresh`).
+    seen_version: i64,
     /// The documents and their outlines, kept in memory (rebuilt with the exact index).
     docs: Vec<DocumentRow>,
     outlines: std::collections::HashMap<i64, Vec<SectionRow>>,
@@ -335,9 +337,11 @@ impl Library {
             options,
             write_lock,
             repaired: Vec::new(),
+            seen_version: 0,
             docs: Vec::new(),
             outlines: std::collections::HashMap::new(),
         };
+        lib.seen_version = lib.catalog.data_version()?;
         if lib.is_writable() {
             lib.repaired = lib.reconcile()?;
         }
@@ -353,6 +357,43 @@ impl Library {
     /// Whether this process may write the library (another one holds its write lock otherwise).
     pub fn is_writable(&self) -> bool {
         self.write_lock.is_some()
+    }
+
+    /// Whether a read-only library is behind: the writing process committed since it last caught
+    /// up, or let go of the library. Cheap (one SQLite pragma and a lock probe); always `false` for
+    /// the writer.
+    pub fn is_stale(&self) -> bool {
+        !self.is_writable()
+            && (self.catalog.data_version().is_ok_and(|v| v != self.seen_version) || lock_is_free(&self.dir))
+    }
+
+    /// Catches a read-only library up with the writing process: the document list, outlines and
+    /// exact index from the catalog first, then the keyword index and the vectors (so a document
+    /// the list shows as indexed is whole in the stores read after it). Once the writer has let go,
+    /// takes the write lock (rolling back what a crashed writer left half-written) and becomes
+    /// writable. Returns whether anything changed.
+    pub fn refresh(&mut self) -> Result<bool, EngineError> {
+        if self.is_writable() {
+            return Ok(false);
+        }
+        if let Some(lock) = take_write_lock(&self.dir)? {
+            self.write_lock = Some(lock);
+            self.seen_version = self.catalog.data_version()?;
+            self.keyword.reload()?;
+            self.vectors.reload()?;
+            self.repaired = self.reconcile()?;
+            self.rebuild_exact()?;
+            return Ok(true);
+        }
+        let version = self.catalog.data_version()?;
+        if version == self.seen_version {
+            return Ok(false);
+        }
+        self.seen_version = version;
+        self.rebuild_exact()?;
+        self.keyword.reload()?;
+        self.vectors.reload()?;
+        Ok(true)
     }
 
     fn check_writable(&self) -> Result<(), EngineError> {
@@ -1268,6 +1309,11 @@ fn take_write_lock(dir: &Path) -> Result<Option<std::fs::File>, EngineError> {
         Err(std::fs::TryLockError::WouldBlock) => Ok(None),
         Err(std::fs::TryLockError::Error(e)) => Err(folio_index::IndexError::from(e).into()),
     }
+}
+
+/// Whether no process holds the library's write lock (probed and let go at once).
+fn lock_is_free(dir: &Path) -> bool {
+    std::fs::OpenOptions::new().write(true).open(dir.join("write.lock")).is_ok_and(|f| f.try_lock().is_ok())
 }
 
 fn collect_files(p: &Path, out: &mut Vec<PathBuf>) {

@@ -223,7 +223,16 @@ impl Workspace {
         Ok(ws)
     }
 
+    /// The library, caught up first when it is read-only and the writing process committed
+    /// since (or let go of it, when this one becomes the writer).
     fn lib(&self) -> std::sync::RwLockReadGuard<'_, Library> {
+        if read(&self.library).is_stale() {
+            let mut lib = write(&self.library);
+            if lib.is_stale() {
+                // A failed catch-up leaves the last good view; the next call tries again.
+                let _ = lib.refresh();
+            }
+        }
         read(&self.library)
     }
 

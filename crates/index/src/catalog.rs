@@ -460,6 +460,12 @@ impl Catalog {
         Ok((doc_id, stored))
     }
 
+    /// A number that changes whenever another connection (another process) commits a change
+    /// to the catalog; a reader compares it to know when to catch up.
+    pub fn data_version(&self) -> Result<i64, IndexError> {
+        Ok(self.conn().pragma_query_value(None, "data_version", |r| r.get(0))?)
+    }
+
     /// SQLite's own check of the file (pages, indexes); a damaged catalog is reported with what
     /// SQLite says, and the advice to restore it.
     pub fn check(&self) -> Result<(), IndexError> {

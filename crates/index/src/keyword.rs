@@ -166,6 +166,11 @@ impl KeywordIndex {
         Ok(self.reader.searcher().search(&q, &tantivy::collector::Count)?)
     }
 
+    /// Sees what another process committed since the last look.
+    pub fn reload(&self) -> Result<(), IndexError> {
+        Ok(self.reader.reload()?)
+    }
+
     /// Makes written changes durable and visible.
     pub fn commit(&mut self) -> Result<(), IndexError> {
         if let Some(w) = self.writer.as_mut() {

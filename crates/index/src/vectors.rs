@@ -57,6 +57,10 @@ pub trait VectorStore: Send {
     fn is_empty(&self) -> Result<bool, IndexError> {
         Ok(self.len()? == 0)
     }
+    /// Sees what another process wrote since this store was opened or last reloaded.
+    fn reload(&mut self) -> Result<(), IndexError> {
+        Ok(())
+    }
 }
 
 /// The table name for a model and dimension: `chunks_all_minilm_l6_v2_384`.
@@ -417,6 +421,17 @@ impl VectorStore for LanceVectors {
 
     fn len(&self) -> Result<usize, IndexError> {
         Ok(self.rows)
+    }
+
+    fn reload(&mut self) -> Result<(), IndexError> {
+        self.runtime.block_on(self.table.checkout_latest())?;
+        self.rows = self.runtime.block_on(self.table.count_rows(None))?;
+        if self.rows < ANN_THRESHOLD {
+            self.mirror = Some(self.load_mirror()?);
+        } else {
+            self.mirror = None;
+        }
+        Ok(())
     }
 
     fn document_vectors(&self, doc_id: i64) -> Result<HashMap<i64, Vec<f32>>, IndexError> {

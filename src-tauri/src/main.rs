@@ -10,12 +10,12 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use folio_engine::{
-    BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, Hit, IngestReport, LibraryStatus,
-    Outline, PageImage, Progress, ProgressThrottle, SearchRequest, SectionView, Settings, SettingsChange,
-    Workspace,
+    BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, FailureRow, Hit, IngestReport,
+    LibraryStatus, Outline, PageImage, Progress, ProgressThrottle, SearchRequest, SectionView, Settings,
+    SettingsChange, WatchedFolder, Workspace,
 };
 use tauri::ipc::Channel;
-use tauri::{Manager, State};
+use tauri::{Emitter, Manager, State};
 
 type Res<T> = Result<T, BackendError>;
 type KeyStatus = folio_engine::KeyStatus;
@@ -166,6 +166,26 @@ async fn page_image(
     run(&app, move |w| w.page_image(&doc, page, chunk_id)).await
 }
 
+#[tauri::command]
+async fn watched_folders(app: State<'_, Arc<App>>) -> Res<Vec<WatchedFolder>> {
+    run(&app, |w| w.watched_folders()).await
+}
+
+#[tauri::command]
+async fn watch_folder(app: State<'_, Arc<App>>, path: PathBuf) -> Res<Vec<WatchedFolder>> {
+    run(&app, move |w| w.watch_folder(&path)).await
+}
+
+#[tauri::command]
+async fn unwatch_folder(app: State<'_, Arc<App>>, path: PathBuf) -> Res<Vec<WatchedFolder>> {
+    run(&app, move |w| w.unwatch_folder(&path)).await
+}
+
+#[tauri::command]
+async fn failures(app: State<'_, Arc<App>>) -> Res<Vec<FailureRow>> {
+    run(&app, |w| w.failures()).await
+}
+
 fn main() {
     folio_engine::serve_converter_if_asked();
     let _ = STARTED.set(std::time::Instant::now());
@@ -186,12 +206,22 @@ fn main() {
             let settings = std::env::var_os("FOLIO_SETTINGS")
                 .map(PathBuf::from)
                 .unwrap_or_else(folio_engine::default_settings_path);
+            let handle = app.handle().clone();
             std::thread::spawn(move || {
                 let ws = Workspace::open(&settings).map(Arc::new).map_err(BackendError::from);
                 if let Err(e) = &ws {
                     eprintln!("folio: the library could not be opened: {}", e.message);
                 }
-                let _ = opening.0.set(ws);
+                let _ = opening.0.set(ws.clone());
+                // Watched folders: brought in step with changes made while the app was closed,
+                // then followed; each pass that changed the library is announced to the UI.
+                if let Ok(ws) = ws {
+                    if let Err(e) = ws.start_watching(move |r| {
+                        let _ = handle.emit("library-changed", r);
+                    }) {
+                        eprintln!("folio: watched folders are not followed: {e}");
+                    }
+                }
             });
             Ok(())
         })
@@ -214,6 +244,10 @@ fn main() {
             set_key,
             remove_key,
             page_image,
+            watched_folders,
+            watch_folder,
+            unwatch_folder,
+            failures,
         ])
         .run(tauri::generate_context!())
         .expect("the Folio window could not start");

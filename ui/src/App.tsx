@@ -57,6 +57,9 @@ export function App({ backend, initialView = 'search', debounceMs }: AppProps) {
     [view, show, libraryVersion, libraryChanged],
   );
 
+  // A background pass over watched folders changed the library: every view reloads what it shows.
+  useEffect(() => backend.onLibraryChanged(() => libraryChanged()), [backend, libraryChanged]);
+
   // Files dropped anywhere on the window are added to the library.
   useEffect(
     () =>

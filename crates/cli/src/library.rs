@@ -11,6 +11,24 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+#[derive(Subcommand, Debug)]
+pub enum WatchAction {
+    /// Watch folders (their files are ingested by `folio watch run` and by the desktop app).
+    Add {
+        #[arg(required = true)]
+        folders: Vec<PathBuf>,
+    },
+    /// Stop watching folders (their documents stay).
+    Remove {
+        #[arg(required = true)]
+        folders: Vec<PathBuf>,
+    },
+    /// The watched folders.
+    List,
+    /// Bring the watched folders in step, then follow them until interrupted (Ctrl-C).
+    Run,
+}
+
 /// Limits on converting one file (each file converts in a worker process of its own).
 #[derive(clap::Args, Debug, Default)]
 pub struct FileLimits {
@@ -68,6 +86,13 @@ pub enum LibraryCommand {
     Usage,
     /// Rebuild the vectors and the keyword index from the catalog (after damage; asks no LLM).
     Repair,
+    /// Watched folders: the library follows files added, changed, renamed and deleted in them.
+    Watch {
+        #[command(subcommand)]
+        action: WatchAction,
+    },
+    /// Files that could not be indexed, with why (each is tried again when it changes).
+    Failures,
     /// Run queries from a JSONL file ({"id", "query"} a line); write one JSONL line of ranked hits per query.
     Eval {
         queries: PathBuf,
@@ -336,10 +361,87 @@ pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> Ex
         LibraryCommand::Eval { queries, out: dest, search } => {
             eval(&lib, queries, dest.as_ref(), search, (opening, open_ms))
         }
+        LibraryCommand::Failures => lib.failures().map_err(|e| e.to_string()).map(|failures| {
+            if failures.is_empty() {
+                let _ = writeln!(out, "no failed files");
+            }
+            for f in failures {
+                let _ = writeln!(out, "{}: {} ({})", f.path, f.message, f.code);
+            }
+        }),
+        LibraryCommand::Watch { action } => watch(lib, action, &mut out),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
+    }
+}
+
+fn watch(mut lib: Library, action: &WatchAction, out: &mut impl Write) -> Result<(), String> {
+    match action {
+        WatchAction::Add { folders } => {
+            for f in folders {
+                let (abs, added) = lib.add_watched_folder(f).map_err(|e| e.to_string())?;
+                let _ = writeln!(
+                    out,
+                    "{} {}",
+                    if added { "watching" } else { "already watching" },
+                    abs.display()
+                );
+            }
+            Ok(())
+        }
+        WatchAction::Remove { folders } => {
+            for f in folders {
+                let was = lib.remove_watched_folder(f).map_err(|e| e.to_string())?;
+                let _ = writeln!(
+                    out,
+                    "{} {}",
+                    if was { "stopped watching" } else { "was not watching" },
+                    f.display()
+                );
+            }
+            Ok(())
+        }
+        WatchAction::List => {
+            for f in lib.watched_folders().map_err(|e| e.to_string())? {
+                let _ = writeln!(out, "{}{}", f.display(), if f.is_dir() { "" } else { "  (missing)" });
+            }
+            Ok(())
+        }
+        WatchAction::Run => {
+            let folders = lib.watched_folders().map_err(|e| e.to_string())?;
+            if folders.is_empty() {
+                return Err("no watched folders: add one with `folio watch add FOLDER`".into());
+            }
+            if !lib.is_writable() {
+                return Err(
+                    "another Folio process is writing this library; it keeps the folders in step".into()
+                );
+            }
+            eprintln!(
+                "following {} folder(s): {}; Ctrl-C to stop",
+                folders.len(),
+                folders.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+            );
+            let lib = std::sync::Arc::new(std::sync::RwLock::new(lib));
+            let _watcher = folio_engine::FolderWatcher::start(lib, Default::default(), |r| {
+                let stamp = if r.rescan { "rescan" } else { "change" };
+                for p in &r.indexed {
+                    println!("{stamp}: indexed {p}");
+                }
+                for p in &r.removed {
+                    println!("{stamp}: removed {p}");
+                }
+                for f in &r.failed {
+                    println!("{stamp}: failed {}: {} ({})", f.path, f.message, f.code);
+                }
+            })
+            .map_err(|e| e.to_string())?;
+            loop {
+                std::thread::park();
+            }
+        }
     }
 }
 

@@ -31,6 +31,9 @@ pub fn typescript() -> String {
         crate::BackendError,
         folio_ai::keys::KeyStatus,
         crate::PageImage,
+        crate::WatchedFolder,
+        crate::FailureRow,
+        crate::SyncReport,
     );
     let mut out = String::from(
         "// Generated from the Rust types by folio-engine's `bindings` (cargo test -p folio-engine --test bindings,\n\

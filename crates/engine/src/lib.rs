@@ -18,6 +18,7 @@ pub mod assets;
 pub mod bindings;
 mod context;
 mod library;
+mod watcher;
 mod workspace;
 
 pub use context::ContextMode;
@@ -25,7 +26,7 @@ pub use folio_ai::keys::KeyStatus;
 pub use workspace::{
     BackendError, DocumentStats, DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage,
     ProgressThrottle, Rect, SearchRequest, SectionFilter, SectionView, Settings, SettingsChange, TermMark,
-    Weights, Workspace,
+    WatchedFolder, Weights, Workspace,
 };
 
 /// Call first thing in a shell's `main`: in a process started as a converter worker, converts
@@ -59,10 +60,12 @@ fn data_home() -> std::path::PathBuf {
         .unwrap_or_else(|| std::path::PathBuf::from("."))
 }
 pub use folio_index::catalog::ContextRun;
+pub use folio_index::catalog::FailureRow;
 pub use library::{
-    ingest_shared, Backlinks, Crumb, DefinitionHit, Hit, IngestFailure, IngestReport, Library,
-    LibraryOptions, Progress, RepairReport, SearchOptions, SectionText, Stage,
+    ingest_shared, is_library_file, Backlinks, Crumb, DefinitionHit, Hit, IngestFailure, IngestReport,
+    Library, LibraryOptions, Progress, RepairReport, SearchOptions, SectionText, Stage, SyncPlan,
 };
+pub use watcher::{FolderWatcher, SyncReport};
 
 /// Errors the shells show. User errors (a bad query, an unknown document) apart from internal ones.
 #[derive(Debug, thiserror::Error)]

@@ -11,7 +11,7 @@ use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
 use folio_core::query::parse_query;
 use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
 use folio_index::catalog::{
-    Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, NewDocument, RefRow, SectionRow,
+    Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, FailureRow, NewDocument, RefRow, SectionRow,
 };
 use folio_index::exact::{document_label, number_keys, ExactIndex};
 use folio_index::keyword::{KeywordDoc, KeywordFilter, KeywordIndex};
@@ -21,6 +21,23 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
+
+/// What keeping files and folders in step with the library takes (see [`Library::sync_plan`]).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SyncPlan {
+    /// Files new or changed since they were indexed (or failed).
+    pub ingest: Vec<PathBuf>,
+    /// Documents whose file is gone.
+    pub remove: Vec<String>,
+    /// Recorded failures of files that are gone.
+    pub forget: Vec<String>,
+}
+
+impl SyncPlan {
+    pub fn is_empty(&self) -> bool {
+        self.ingest.is_empty() && self.remove.is_empty() && self.forget.is_empty()
+    }
+}
 
 /// What `Library::repair` did.
 #[derive(Debug, Default, Clone, Serialize)]
@@ -543,6 +560,11 @@ impl Library {
                 let retry = self.options.context.is_llm()
                     && self.catalog.fallback_chunks(old.id).map_err(|e| internal(e.into()))? > 0;
                 if same_mode && !retry {
+                    // Touched or copied over with the same text: remember the new time and size,
+                    // so folder syncs need not read it again.
+                    if let Some((mtime, size)) = file_stamp(&abs).filter(|s| *s != (old.mtime, old.size)) {
+                        self.catalog.set_stamp(old.id, mtime, size).map_err(|e| internal(e.into()))?;
+                    }
                     return Ok(None);
                 }
             }
@@ -552,8 +574,17 @@ impl Library {
         let label = document_label(&path);
         // What the previous version of the document already has, by chunk text: its contexts (when
         // written the same way) and vectors are kept for the chunks whose text did not change.
-        let previous = match &old {
-            Some(old) => Previous::of(self, old.id, &mode).map_err(internal)?,
+        // A file new at this path may be a renamed or copied one: the document with its content
+        // offers the same.
+        let reuse = match &old {
+            Some(old) => Some(old.clone()),
+            None => self
+                .catalog
+                .document_by_hash(&analysis.document.meta.content_hash)
+                .map_err(|e| internal(e.into()))?,
+        };
+        let previous = match &reuse {
+            Some(d) => Previous::of(self, d.id, &mode).map_err(internal)?,
             None => Previous::default(),
         };
         progress(Stage::Contextualizing, 0, analysis.chunks.len());
@@ -759,6 +790,110 @@ impl Library {
         }
         lib.finish_ingest()?;
         Ok(report)
+    }
+
+    fn note_failure(&self, file: &Path, failure: Option<(&str, &str)>) {
+        let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+        let path = abs.display().to_string();
+        let _ = match failure {
+            None => self.catalog.clear_failure(&path),
+            Some((code, message)) => {
+                let (mtime, size) = file_stamp(&abs).unwrap_or((0, 0));
+                self.catalog.put_failure(&FailureRow {
+                    path,
+                    mtime,
+                    size,
+                    code: code.to_string(),
+                    message: message.to_string(),
+                    at: folio_index::catalog::now(),
+                })
+            }
+        };
+    }
+
+    /// Files that could not be indexed, with why; each is tried again once it changes.
+    pub fn failures(&self) -> Result<Vec<FailureRow>, EngineError> {
+        Ok(self.catalog.failures()?)
+    }
+
+    /// The folders this library keeps in step with (see [`crate::FolderWatcher`]).
+    pub fn watched_folders(&self) -> Result<Vec<PathBuf>, EngineError> {
+        Ok(self.catalog.watched_folders()?.into_iter().map(PathBuf::from).collect())
+    }
+
+    /// Adds a folder to keep in step with; returns its canonical path and whether it is new.
+    pub fn add_watched_folder(&mut self, folder: &Path) -> Result<(PathBuf, bool), EngineError> {
+        self.check_writable()?;
+        let abs =
+            folder.canonicalize().map_err(|e| EngineError::NotFound(format!("{}: {e}", folder.display())))?;
+        if !abs.is_dir() {
+            return Err(EngineError::Invalid(format!("{} is not a folder", abs.display())));
+        }
+        if abs.starts_with(&self.dir) || self.dir.canonicalize().is_ok_and(|d| abs.starts_with(d)) {
+            return Err(EngineError::Invalid("the library's own folder cannot be watched".into()));
+        }
+        let added = self.catalog.add_watched_folder(&abs.display().to_string())?;
+        Ok((abs, added))
+    }
+
+    /// Stops keeping a folder in step (its documents stay); returns whether it was watched.
+    pub fn remove_watched_folder(&mut self, folder: &Path) -> Result<bool, EngineError> {
+        self.check_writable()?;
+        let abs = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
+        Ok(self.catalog.remove_watched_folder(&abs.display().to_string())?
+            || self.catalog.remove_watched_folder(&folder.display().to_string())?)
+    }
+
+    /// What keeping `paths` (files or folders, existing or gone) in step takes: files to ingest
+    /// (new, or changed in time or size since they were indexed or failed) and documents to remove
+    /// (their file is gone). Cheap: no file is read.
+    pub fn sync_plan(&self, paths: &[PathBuf]) -> Result<SyncPlan, EngineError> {
+        let docs = self.catalog.documents()?;
+        let failures = self.catalog.failures()?;
+        let mut plan = SyncPlan::default();
+        let library = self.dir.canonicalize().unwrap_or_else(|_| self.dir.clone());
+        for p in paths {
+            let abs = p.canonicalize().unwrap_or_else(|_| p.clone());
+            if abs.starts_with(&library) {
+                continue;
+            }
+            let mut files = Vec::new();
+            if abs.exists() {
+                collect_files(&abs, &mut files);
+            }
+            for f in files.into_iter().filter(|f| is_library_file(f)) {
+                let key = f.display().to_string();
+                let Some((mtime, size)) = file_stamp(&f) else { continue };
+                let stamp_is = |m: i64, s: i64| m == mtime && s == size;
+                let indexed =
+                    docs.iter().any(|d| d.path == key && d.status == "indexed" && stamp_is(d.mtime, d.size));
+                let failed = failures.iter().any(|x| x.path == key && stamp_is(x.mtime, x.size));
+                if !indexed && !failed && !plan.ingest.contains(&f) {
+                    plan.ingest.push(f);
+                }
+            }
+            // Documents at or under the path whose file is gone.
+            for d in &docs {
+                let dp = Path::new(&d.path);
+                if dp.starts_with(&abs) && !dp.exists() && !plan.remove.contains(&d.path) {
+                    plan.remove.push(d.path.clone());
+                }
+            }
+            for x in &failures {
+                if Path::new(&x.path).starts_with(&abs) && !Path::new(&x.path).exists() {
+                    plan.forget.push(x.path.clone());
+                }
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Forgets the failures of files that are gone.
+    pub fn forget_failures(&self, paths: &[String]) -> Result<(), EngineError> {
+        for p in paths {
+            self.catalog.clear_failure(p)?;
+        }
+        Ok(())
     }
 
     /// Documents rolled back when the library opened (a crash had left them half-written).
@@ -1181,6 +1316,16 @@ impl Access<'_> {
             Access::Shared(l) => read(l).dir.clone(),
         }
     }
+
+    /// Records a file's failure (or clears it, with `None`), so folder syncs try it again only
+    /// once it changes. Bookkeeping: a failure to record is not the file's failure.
+    fn note_failure(&self, file: &Path, failure: Option<(&str, &str)>) {
+        let lib = match self {
+            Access::Owned(l) => l,
+            Access::Shared(l) => &*read(l),
+        };
+        lib.note_failure(file, failure);
+    }
 }
 
 /// Reads a shared library; a writer that panicked left nothing half-written in the stores it
@@ -1263,12 +1408,14 @@ fn ingest_with(
         };
         match outcome {
             Ok(Some((chunks, run))) => {
+                access.note_failure(file, None);
                 report.chunks += chunks;
                 report.contexts.extend(run);
                 report.indexed.push(name.clone());
                 progress(ev(Stage::Indexed, 1, 1));
             }
             Ok(None) => {
+                access.note_failure(file, None);
                 report.unchanged.push(name.clone());
                 progress(ev(Stage::Unchanged, 1, 1));
             }
@@ -1278,6 +1425,7 @@ fn ingest_with(
                     progress(ev(Stage::Cancelled, 0, 1));
                     break;
                 }
+                access.note_failure(file, Some((&code, &message)));
                 let error =
                     Some(crate::workspace::BackendError { code: code.clone(), message: message.clone() });
                 report.failed.push(IngestFailure { path: name.clone(), code, message });
@@ -1314,6 +1462,28 @@ fn take_write_lock(dir: &Path) -> Result<Option<std::fs::File>, EngineError> {
 /// Whether no process holds the library's write lock (probed and let go at once).
 fn lock_is_free(dir: &Path) -> bool {
     std::fs::OpenOptions::new().write(true).open(dir.join("write.lock")).is_ok_and(|f| f.try_lock().is_ok())
+}
+
+/// A file's modification time (Unix seconds) and size.
+fn file_stamp(path: &Path) -> Option<(i64, i64)> {
+    let m = std::fs::metadata(path).ok()?;
+    let mtime = m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    Some((mtime, m.len() as i64))
+}
+
+/// Whether a file in a watched folder belongs in the library: a format Folio reads, and not an
+/// editor's or a download's temporary or lock file.
+pub fn is_library_file(path: &Path) -> bool {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else { return false };
+    let lower = name.to_ascii_lowercase();
+    let temporary = name.starts_with('.')
+        || name.starts_with("~$")
+        || name.starts_with('#')
+        || name.ends_with('~')
+        || [".tmp", ".temp", ".part", ".partial", ".crdownload", ".download", ".swp", ".bak", ".lock"]
+            .iter()
+            .any(|e| lower.ends_with(e));
+    !temporary && folio_convert::format_from_extension(&name).is_some() && !path.is_dir()
 }
 
 fn collect_files(p: &Path, out: &mut Vec<PathBuf>) {

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use folio_ai::keys::{ApiKeys, KeyStatus};
 use folio_core::context::TermFinder;
@@ -17,9 +17,24 @@ use serde::{Deserialize, Serialize};
 
 use crate::assets::{library_setup, EmbeddingModel};
 use crate::library::{ingest_shared, read, write};
+use crate::watcher::{FolderWatcher, SyncReport};
 use crate::{
     Backlinks, ContextMode, Crumb, EngineError, Hit, IngestReport, Library, Progress, SearchOptions,
 };
+use folio_index::catalog::FailureRow;
+
+/// Where the reports of the folder watcher's passes go (kept to restart it on another library).
+type SyncSink = Arc<Mutex<Box<dyn FnMut(SyncReport) + Send>>>;
+
+/// A folder the library keeps in step with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct WatchedFolder {
+    pub path: String,
+    /// Whether the folder is there now (an unplugged drive is not).
+    pub exists: bool,
+    /// Documents from files under it.
+    pub documents: usize,
+}
 
 /// An error as the UI receives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -192,9 +207,12 @@ pub struct Rect {
 pub struct Workspace {
     settings_path: PathBuf,
     settings: RwLock<Settings>,
-    library: RwLock<Library>,
-    /// Held for the whole of an ingest: one at a time.
-    ingesting: Mutex<()>,
+    library: Arc<RwLock<Library>>,
+    /// Held for the whole of an ingest (or a watched folder's pass): one at a time.
+    ingesting: Arc<Mutex<()>>,
+    /// Keeps the watched folders in step once `start_watching` ran (writable libraries only).
+    watcher: Mutex<Option<FolderWatcher>>,
+    sync_sink: Mutex<Option<SyncSink>>,
     cancel: AtomicBool,
     keys: ApiKeys,
 }
@@ -215,8 +233,10 @@ impl Workspace {
         let ws = Workspace {
             settings_path: settings_path.to_path_buf(),
             settings: RwLock::new(settings),
-            library: RwLock::new(library),
-            ingesting: Mutex::new(()),
+            library: Arc::new(RwLock::new(library)),
+            ingesting: Arc::new(Mutex::new(())),
+            watcher: Mutex::new(None),
+            sync_sink: Mutex::new(None),
             cancel: AtomicBool::new(false),
             keys: ApiKeys::default(),
         };
@@ -462,8 +482,15 @@ impl Workspace {
             reasons.push("the context provider changed: chunk contexts must be written again");
         }
         if new.library_dir != old.library_dir || new.model != old.model {
-            let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
-            *write(&self.library) = open_library(&new)?;
+            // The watcher follows the folders of the library it started on: stopped first, started
+            // again on the new one.
+            let watcher = self.watcher.lock().unwrap_or_else(|e| e.into_inner()).take();
+            drop(watcher);
+            {
+                let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
+                *write(&self.library) = open_library(&new)?;
+            }
+            self.restart_watcher()?;
         }
         let json = serde_json::to_string_pretty(&new).map_err(|e| EngineError::Invalid(e.to_string()))?;
         if let Some(dir) = self.settings_path.parent() {
@@ -473,6 +500,68 @@ impl Workspace {
         *self.settings.write().unwrap_or_else(|e| e.into_inner()) = new.clone();
         let needs_reindex = !reasons.is_empty() && !self.lib().documents()?.is_empty();
         Ok(SettingsChange { settings: new, needs_reindex, reason: needs_reindex.then(|| reasons.join("; ")) })
+    }
+
+    /// Starts keeping the watched folders in step (first bringing each in step with what changed
+    /// while the app was closed); `report` hears about every pass that changed the library or met a
+    /// failure. Does nothing while another process writes the library.
+    pub fn start_watching(&self, report: impl FnMut(SyncReport) + Send + 'static) -> Result<(), EngineError> {
+        let sink: SyncSink = Arc::new(Mutex::new(Box::new(report)));
+        *self.sync_sink.lock().unwrap_or_else(|e| e.into_inner()) = Some(sink);
+        self.restart_watcher()
+    }
+
+    fn restart_watcher(&self) -> Result<(), EngineError> {
+        let Some(sink) = self.sync_sink.lock().unwrap_or_else(|e| e.into_inner()).clone() else {
+            return Ok(());
+        };
+        let mut slot = self.watcher.lock().unwrap_or_else(|e| e.into_inner());
+        *slot = None;
+        if self.lib().is_writable() {
+            *slot = Some(FolderWatcher::start(self.library.clone(), self.ingesting.clone(), move |r| {
+                (sink.lock().unwrap_or_else(|e| e.into_inner()))(r)
+            })?);
+        }
+        Ok(())
+    }
+
+    /// The watched folders.
+    pub fn watched_folders(&self) -> Result<Vec<WatchedFolder>, EngineError> {
+        let lib = self.lib();
+        let docs = lib.documents()?;
+        Ok(lib
+            .watched_folders()?
+            .into_iter()
+            .map(|f| WatchedFolder {
+                exists: f.is_dir(),
+                documents: docs.iter().filter(|d| Path::new(&d.path).starts_with(&f)).count(),
+                path: f.display().to_string(),
+            })
+            .collect())
+    }
+
+    /// Watches a folder: its files are ingested now (in the background, reported like any pass)
+    /// and followed from then on.
+    pub fn watch_folder(&self, folder: &Path) -> Result<Vec<WatchedFolder>, EngineError> {
+        let (abs, _) = write(&self.library).add_watched_folder(folder)?;
+        if let Some(w) = self.watcher.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            w.watch(abs);
+        }
+        self.watched_folders()
+    }
+
+    /// Stops watching a folder; its documents stay in the library.
+    pub fn unwatch_folder(&self, folder: &Path) -> Result<Vec<WatchedFolder>, EngineError> {
+        write(&self.library).remove_watched_folder(folder)?;
+        if let Some(w) = self.watcher.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            w.unwatch(folder.to_path_buf());
+        }
+        self.watched_folders()
+    }
+
+    /// Files that could not be indexed, with why (each is tried again when it changes).
+    pub fn failures(&self) -> Result<Vec<FailureRow>, EngineError> {
+        self.lib().failures()
     }
 
     /// Where a provider's key comes from (never the key).

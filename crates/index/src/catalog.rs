@@ -13,9 +13,9 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
 /// The current schema version.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     r#"
 CREATE TABLE documents (
     id INTEGER PRIMARY KEY,
@@ -120,6 +120,20 @@ CREATE TABLE context_runs (
     cost REAL NOT NULL
 );
 "#,
+    r#"
+CREATE TABLE watched_folders (
+    path TEXT PRIMARY KEY,
+    added INTEGER NOT NULL
+);
+CREATE TABLE failures (
+    path TEXT PRIMARY KEY,
+    mtime INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    code TEXT NOT NULL,
+    message TEXT NOT NULL,
+    at INTEGER NOT NULL
+);
+"#,
 ];
 
 /// A document's row.
@@ -136,6 +150,19 @@ pub struct DocumentRow {
     pub size: i64,
     pub page_count: Option<i64>,
     pub status: String,
+}
+
+/// A file that could not be indexed, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct FailureRow {
+    pub path: String,
+    /// The file's modification time (Unix seconds) and size when it failed.
+    pub mtime: i64,
+    pub size: i64,
+    pub code: String,
+    pub message: String,
+    /// When it failed (Unix seconds).
+    pub at: i64,
 }
 
 /// A chunk as stored.
@@ -464,6 +491,86 @@ impl Catalog {
     /// to the catalog; a reader compares it to know when to catch up.
     pub fn data_version(&self) -> Result<i64, IndexError> {
         Ok(self.conn().pragma_query_value(None, "data_version", |r| r.get(0))?)
+    }
+
+    /// The folders the library keeps in step with, in the order they were added.
+    pub fn watched_folders(&self) -> Result<Vec<String>, IndexError> {
+        let conn = self.conn();
+        let mut st = conn.prepare("SELECT path FROM watched_folders ORDER BY added, path")?;
+        let rows = st.query_map([], |r| r.get(0))?.collect::<Result<Vec<String>, _>>()?;
+        Ok(rows)
+    }
+
+    /// Adds a watched folder; `false` when it was already watched.
+    pub fn add_watched_folder(&self, path: &str) -> Result<bool, IndexError> {
+        let n = self.conn().execute(
+            "INSERT OR IGNORE INTO watched_folders (path, added) VALUES (?1, ?2)",
+            rusqlite::params![path, now()],
+        )?;
+        Ok(n > 0)
+    }
+
+    /// Stops watching a folder; `false` when it was not watched.
+    pub fn remove_watched_folder(&self, path: &str) -> Result<bool, IndexError> {
+        Ok(self.conn().execute("DELETE FROM watched_folders WHERE path = ?1", [path])? > 0)
+    }
+
+    /// Records why a file failed, with the size and time it had (it is tried again when they change).
+    pub fn put_failure(&self, f: &FailureRow) -> Result<(), IndexError> {
+        self.conn().execute(
+            "INSERT OR REPLACE INTO failures (path, mtime, size, code, message, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            rusqlite::params![f.path, f.mtime, f.size, f.code, f.message, f.at],
+        )?;
+        Ok(())
+    }
+
+    /// Forgets a file's failure (it was indexed, or is gone).
+    pub fn clear_failure(&self, path: &str) -> Result<(), IndexError> {
+        self.conn().execute("DELETE FROM failures WHERE path = ?1", [path])?;
+        Ok(())
+    }
+
+    /// Files that failed, by path.
+    pub fn failures(&self) -> Result<Vec<FailureRow>, IndexError> {
+        let conn = self.conn();
+        let mut st =
+            conn.prepare("SELECT path, mtime, size, code, message, at FROM failures ORDER BY path")?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(FailureRow {
+                    path: r.get(0)?,
+                    mtime: r.get(1)?,
+                    size: r.get(2)?,
+                    code: r.get(3)?,
+                    message: r.get(4)?,
+                    at: r.get(5)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// Records a document's file time and size again (its content did not change).
+    pub fn set_stamp(&self, id: i64, mtime: i64, size: i64) -> Result<(), IndexError> {
+        self.conn().execute(
+            "UPDATE documents SET mtime = ?2, size = ?3 WHERE id = ?1",
+            rusqlite::params![id, mtime, size],
+        )?;
+        Ok(())
+    }
+
+    /// An indexed document with this content, any path (a renamed or copied file).
+    pub fn document_by_hash(&self, content_hash: &str) -> Result<Option<DocumentRow>, IndexError> {
+        Ok(self
+            .conn()
+            .query_row(
+                &format!(
+                    "SELECT {DOC_COLS} FROM documents WHERE content_hash = ?1 AND status = 'indexed' ORDER BY id LIMIT 1"
+                ),
+                [content_hash],
+                doc_row,
+            )
+            .optional()?)
     }
 
     /// SQLite's own check of the file (pages, indexes); a damaged catalog is reported with what
@@ -814,6 +921,11 @@ fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
         page_count: r.get(8)?,
         status: r.get(9)?,
     })
+}
+
+/// Now, in Unix seconds.
+pub fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
 
 fn json_list(s: String) -> Vec<String> {

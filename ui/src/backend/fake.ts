@@ -10,6 +10,7 @@ import type {
   DefinitionHit,
   DocumentRow,
   DocumentSummary,
+  FailureRow,
   Hit,
   IngestReport,
   KeyStatus,
@@ -25,8 +26,10 @@ import type {
   Settings,
   SettingsChange,
   Stage,
+  SyncReport,
   TermMark,
   Timings,
+  WatchedFolder,
 } from './types';
 import { isLlmProvider, type LlmProvider } from './providers';
 import { writeClipboard } from './clipboard';
@@ -465,6 +468,9 @@ export class FakeBackend implements Backend {
   private pages = new Map<string, PageImage>();
   private writable: boolean;
   private repaired: string[];
+  private watched: string[] = [];
+  private failed = new Map<string, FailureRow>();
+  private changeListeners = new Set<(r: SyncReport) => void>();
 
   constructor(options: FakeOptions = {}) {
     this.delayMs = options.delayMs ?? 120;
@@ -793,6 +799,8 @@ export class FakeBackend implements Backend {
         await sleep(this.delayMs);
         emit(file, i, 'failed', 0, 0, { code, message });
         report.failed.push({ path: file, code, message });
+        const at = Math.floor(Date.now() / 1000);
+        this.failed.set(file, { path: file, mtime: at, size: 0, code, message, at });
       };
       if (!SUPPORTED.has(ext)) {
         await fail('converting', 'unsupported_format', `Unsupported file type${ext ? ` ".${ext}"` : ''}: ${name}`);
@@ -838,6 +846,7 @@ export class FakeBackend implements Backend {
       if (isLlmProvider(provider)) report.contexts.push(this.contextRun(doc, provider));
       emit(file, i, 'indexed', total, total);
       report.indexed.push(file);
+      this.failed.delete(file);
     }
     report.seconds = Math.round((Date.now() - began) / 100) / 10;
     return report;
@@ -1074,6 +1083,46 @@ export class FakeBackend implements Backend {
       if (box) highlights.push({ x: 34, y: box.y0, w: W - 68, h: box.y1 - box.y0 });
     }
     return { ...image, highlights };
+  }
+
+  private watchedFolderRows(): WatchedFolder[] {
+    return this.watched.map((path) => ({
+      path,
+      exists: true,
+      documents: this.docs.filter((d) => d.row.path.startsWith(`${path}/`)).length,
+    }));
+  }
+
+  async watchedFolders(): Promise<WatchedFolder[]> {
+    return this.watchedFolderRows();
+  }
+
+  async watchFolder(path: string): Promise<WatchedFolder[]> {
+    if (!this.writable) throw this.readOnly();
+    if (!this.watched.includes(path)) {
+      this.watched.push(path);
+      // Like the engine: the folder's files are added in the background, then announced.
+      void this.run(this.expand([path]), undefined, false).then((r) => {
+        const report: SyncReport = { indexed: r.indexed, removed: [], failed: r.failed, rescan: true, seconds: r.seconds };
+        this.changeListeners.forEach((cb) => cb(report));
+      });
+    }
+    return this.watchedFolderRows();
+  }
+
+  async unwatchFolder(path: string): Promise<WatchedFolder[]> {
+    if (!this.writable) throw this.readOnly();
+    this.watched = this.watched.filter((p) => p !== path);
+    return this.watchedFolderRows();
+  }
+
+  async failures(): Promise<FailureRow[]> {
+    return [...this.failed.values()].sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  onLibraryChanged(cb: (report: SyncReport) => void): () => void {
+    this.changeListeners.add(cb);
+    return () => this.changeListeners.delete(cb);
   }
 
   async copyText(text: string): Promise<void> {

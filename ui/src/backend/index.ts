@@ -5,6 +5,7 @@ import type {
   Backlinks,
   DefinitionHit,
   DocumentSummary,
+  FailureRow,
   Hit,
   IngestReport,
   KeyStatus,
@@ -16,6 +17,8 @@ import type {
   SectionView,
   Settings,
   SettingsChange,
+  SyncReport,
+  WatchedFolder,
 } from './types';
 import { createTauriBackend } from './tauri';
 import { FakeBackend } from './fake';
@@ -63,6 +66,16 @@ export interface Backend {
   removeKey(provider: string): Promise<KeyStatus>;
   pageImage(doc: string, page: number, chunkId: number | null): Promise<PageImage>;
   copyText(text: string): Promise<void>;
+  /** Folders the library keeps in step with (files added, changed, renamed, deleted). */
+  watchedFolders(): Promise<WatchedFolder[]>;
+  /** Watches a folder: its files are added in the background, then followed. */
+  watchFolder(path: string): Promise<WatchedFolder[]>;
+  /** Stops watching a folder; its documents stay. */
+  unwatchFolder(path: string): Promise<WatchedFolder[]>;
+  /** Files that could not be added, with why; each is tried again when it changes. */
+  failures(): Promise<FailureRow[]>;
+  /** Calls `cb` after each background pass over watched folders; returns the function that stops listening. */
+  onLibraryChanged(cb: (report: SyncReport) => void): () => void;
 }
 
 declare global {

@@ -1,6 +1,7 @@
 // The only module that talks to Tauri. Command names and argument names follow the engine's
 // shell contract (snake_case commands, camelCase arguments as Tauri v2 expects from JS).
 import { Channel, invoke } from '@tauri-apps/api/core';
+import { listen } from '@tauri-apps/api/event';
 import { getCurrentWebview } from '@tauri-apps/api/webview';
 import { open } from '@tauri-apps/plugin-dialog';
 import type { Backend, ProgressHandler } from './index';
@@ -8,6 +9,7 @@ import type {
   Backlinks,
   DefinitionHit,
   DocumentSummary,
+  FailureRow,
   Hit,
   IngestReport,
   KeyStatus,
@@ -19,6 +21,8 @@ import type {
   SectionView,
   Settings,
   SettingsChange,
+  SyncReport,
+  WatchedFolder,
 } from './types';
 import { toBackendError } from './errors';
 import { writeClipboard } from './clipboard';
@@ -118,5 +122,25 @@ export function createTauriBackend(): Backend {
     removeKey: (provider) => call<KeyStatus>('remove_key', { provider }),
     pageImage: (doc, page, chunkId) => call<PageImage>('page_image', { doc, page, chunkId }),
     copyText: (text) => writeClipboard(text),
+    watchedFolders: () => call<WatchedFolder[]>('watched_folders'),
+    watchFolder: (path) => call<WatchedFolder[]>('watch_folder', { path }),
+    unwatchFolder: (path) => call<WatchedFolder[]>('unwatch_folder', { path }),
+    failures: () => call<FailureRow[]>('failures'),
+    onLibraryChanged(cb) {
+      let stopped = false;
+      let unlisten: (() => void) | null = null;
+      listen<SyncReport>('library-changed', (event) => cb(event.payload))
+        .then((fn) => {
+          if (stopped) fn();
+          else unlisten = fn;
+        })
+        .catch(() => {
+          /* no events: the views still refresh after the user's own changes */
+        });
+      return () => {
+        stopped = true;
+        unlisten?.();
+      };
+    },
   };
 }

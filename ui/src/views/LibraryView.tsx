@@ -4,6 +4,7 @@ import { toBackendError } from '../backend/errors';
 import type { BackendError, DocumentSummary, IngestReport, LibraryStatus, Stage } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { ContextUsage } from '../components/ContextUsage';
+import { WatchedFolders } from './WatchedFolders';
 import { FileIcon, FolderIcon, UploadIcon } from '../components/Icons';
 import { FINAL_STAGES, useIngest, type IngestRow } from '../state/ingest';
 import { useNav } from '../state/nav';
@@ -158,6 +159,8 @@ export function LibraryView() {
       )}
 
       <ErrorNote error={error} onDismiss={() => setError(null)} />
+
+      <WatchedFolders disabledReason={readOnlyReason} />
 
       {(state.rows.length > 0 || state.running || state.error) && (
         <IngestPanel

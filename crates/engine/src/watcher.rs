@@ -1,0 +1,224 @@
+//! Watched folders: the library follows files added, changed, renamed and deleted in them.
+//!
+//! A [`FolderWatcher`] owns one thread. On start it brings every watched folder in step (changes
+//! made while Folio was closed: new and changed files by time and size, gone files removed), then
+//! follows the OS's file events (inotify, FSEvents, ReadDirectoryChangesW through `notify`).
+//! Events are gathered until the folder has been quiet for [`QUIET`] (at most [`MAX_DELAY`] after
+//! the first), so that a burst (a copy, an editor's save-by-rename) costs one pass. Temporary and
+//! lock files are ignored ([`crate::library::is_library_file`]). Each pass ingests what is new or
+//! changed (searches go on meanwhile, see [`crate::ingest_shared`]), removes documents whose file
+//! is gone, and reports a [`SyncReport`]. A file that failed is tried again when it changes.
+
+use crate::library::{ingest_shared, read, write, IngestFailure, Library};
+use crate::EngineError;
+use notify::{RecursiveMode, Watcher};
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+/// How long a folder must be quiet before a pass.
+pub const QUIET: Duration = Duration::from_millis(300);
+/// The longest a change waits for its pass while events keep coming.
+pub const MAX_DELAY: Duration = Duration::from_millis(1500);
+
+/// What one pass over changed files did.
+#[derive(Debug, Default, Clone, Serialize, schemars::JsonSchema)]
+pub struct SyncReport {
+    /// Files indexed (new or changed).
+    pub indexed: Vec<String>,
+    /// Documents removed because their file is gone.
+    pub removed: Vec<String>,
+    pub failed: Vec<IngestFailure>,
+    /// Whether the pass was the start-up rescan (or the first pass over a newly watched folder).
+    pub rescan: bool,
+    pub seconds: f64,
+}
+
+impl SyncReport {
+    /// Whether the library changed.
+    pub fn changed(&self) -> bool {
+        !self.indexed.is_empty() || !self.removed.is_empty()
+    }
+}
+
+enum Message {
+    Event(notify::Result<notify::Event>),
+    /// Watch a folder (and bring it in step).
+    Watch(PathBuf),
+    Unwatch(PathBuf),
+    Stop,
+}
+
+/// Keeps a library in step with its watched folders until dropped.
+pub struct FolderWatcher {
+    tx: Sender<Message>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl FolderWatcher {
+    /// Starts watching the library's watched folders; first brings each in step. `ingesting` is
+    /// the lock that keeps ingests one at a time (the watcher's passes take it too); `report` hears
+    /// about every pass that changed something or failed.
+    pub fn start(
+        library: Arc<RwLock<Library>>,
+        ingesting: Arc<Mutex<()>>,
+        report: impl FnMut(SyncReport) + Send + 'static,
+    ) -> Result<FolderWatcher, EngineError> {
+        let (tx, rx) = channel();
+        let events = tx.clone();
+        let watcher = notify::recommended_watcher(move |e| {
+            let _ = events.send(Message::Event(e));
+        })
+        .map_err(|e| EngineError::Invalid(format!("cannot watch folders on this system: {e}")))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let run = Run { library, ingesting, watcher, stop: stop.clone() };
+        let thread = std::thread::Builder::new()
+            .name("folio-watch".into())
+            .spawn(move || run.main(rx, report))
+            .map_err(|e| EngineError::Invalid(format!("cannot start the folder watcher: {e}")))?;
+        Ok(FolderWatcher { tx, thread: Some(thread), stop })
+    }
+
+    /// Follows a folder from now on (add it to the library's watched folders first); its files
+    /// are brought in step at once.
+    pub fn watch(&self, folder: PathBuf) {
+        let _ = self.tx.send(Message::Watch(folder));
+    }
+
+    /// Stops following a folder.
+    pub fn unwatch(&self, folder: PathBuf) {
+        let _ = self.tx.send(Message::Unwatch(folder));
+    }
+}
+
+impl Drop for FolderWatcher {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = self.tx.send(Message::Stop);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+struct Run {
+    library: Arc<RwLock<Library>>,
+    ingesting: Arc<Mutex<()>>,
+    watcher: notify::RecommendedWatcher,
+    /// Set when the watcher is dropped: a pass in progress stops between files.
+    stop: Arc<AtomicBool>,
+}
+
+impl Run {
+    fn main(mut self, rx: Receiver<Message>, mut report: impl FnMut(SyncReport)) {
+        let folders = read(&self.library).watched_folders().unwrap_or_default();
+        for f in &folders {
+            // A folder that is gone (an unplugged drive) is followed again once it is re-added.
+            let _ = self.watcher.watch(f, RecursiveMode::Recursive);
+        }
+        self.pass(&folders, true, &mut report);
+        // Changed paths waiting for their pass, when the first and the last of them came.
+        let mut pending: BTreeSet<PathBuf> = BTreeSet::new();
+        let (mut first, mut last) = (Instant::now(), Instant::now());
+        loop {
+            let msg = if pending.is_empty() {
+                rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
+            } else {
+                let wait =
+                    QUIET.saturating_sub(last.elapsed()).min(MAX_DELAY.saturating_sub(first.elapsed()));
+                rx.recv_timeout(wait)
+            };
+            match msg {
+                Ok(Message::Event(Ok(e))) => {
+                    let library = read(&self.library).dir().to_path_buf();
+                    let relevant: Vec<PathBuf> =
+                        e.paths.into_iter().filter(|p| !p.starts_with(&library)).collect();
+                    if !relevant.is_empty() {
+                        if pending.is_empty() {
+                            first = Instant::now();
+                        }
+                        last = Instant::now();
+                        pending.extend(relevant);
+                    }
+                }
+                // The OS dropped events (its queue overflowed): bring every folder in step.
+                Ok(Message::Event(Err(_))) => {
+                    if pending.is_empty() {
+                        first = Instant::now();
+                    }
+                    last = Instant::now();
+                    pending.extend(read(&self.library).watched_folders().unwrap_or_default());
+                }
+                Ok(Message::Watch(folder)) => {
+                    let _ = self.watcher.watch(&folder, RecursiveMode::Recursive);
+                    self.pass(&[folder], true, &mut report);
+                }
+                Ok(Message::Unwatch(folder)) => {
+                    let _ = self.watcher.unwatch(&folder);
+                }
+                Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if !pending.is_empty() && (last.elapsed() >= QUIET || first.elapsed() >= MAX_DELAY) {
+                let paths: Vec<PathBuf> = std::mem::take(&mut pending).into_iter().collect();
+                self.pass(&paths, false, &mut report);
+            }
+        }
+    }
+
+    /// Brings `paths` (changed files, or whole folders) in step: new and changed files are
+    /// ingested first (a renamed file finds its old self by content and keeps its vectors), then
+    /// the documents of gone files are removed.
+    fn pass(&self, paths: &[PathBuf], rescan: bool, report: &mut impl FnMut(SyncReport)) {
+        if paths.is_empty() {
+            return;
+        }
+        let start = Instant::now();
+        let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
+        // Another process writes the library: it keeps the library in step meanwhile.
+        if !read(&self.library).is_writable() {
+            return;
+        }
+        let mut out = SyncReport { rescan, ..SyncReport::default() };
+        let plan = match read(&self.library).sync_plan(paths) {
+            Ok(p) => p,
+            Err(e) => {
+                out.failed.push(IngestFailure {
+                    path: paths[0].display().to_string(),
+                    code: e.code().into(),
+                    message: e.to_string(),
+                });
+                report(out);
+                return;
+            }
+        };
+        if plan.is_empty() {
+            return;
+        }
+        if !plan.ingest.is_empty() {
+            let r = ingest_shared(&self.library, &plan.ingest, &mut |_| {}, &self.stop);
+            out.indexed = r.indexed;
+            out.failed = r.failed;
+        }
+        for path in &plan.remove {
+            match write(&self.library).remove(path) {
+                Ok(_) => out.removed.push(path.clone()),
+                Err(e) => out.failed.push(IngestFailure {
+                    path: path.clone(),
+                    code: e.code().into(),
+                    message: e.to_string(),
+                }),
+            }
+        }
+        let _ = read(&self.library).forget_failures(&plan.forget);
+        out.seconds = start.elapsed().as_secs_f64();
+        if out.changed() || !out.failed.is_empty() {
+            report(out);
+        }
+    }
+}

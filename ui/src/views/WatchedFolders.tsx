@@ -1,0 +1,120 @@
+import { useEffect, useState } from 'react';
+import { useBackend } from '../backend';
+import { toBackendError } from '../backend/errors';
+import type { BackendError, FailureRow, WatchedFolder } from '../backend/types';
+import { ErrorNote } from '../components/ErrorNote';
+import { FolderIcon } from '../components/Icons';
+import { useNav } from '../state/nav';
+import { baseName } from '../util/format';
+
+/**
+ * The folders the library keeps in step with, and the files it could not add. Reloads whenever
+ * the library changed (an ingest, a removal, a background pass over a watched folder).
+ */
+export function WatchedFolders({ disabledReason }: { disabledReason?: string }) {
+  const backend = useBackend();
+  const nav = useNav();
+  const [folders, setFolders] = useState<WatchedFolder[]>([]);
+  const [failures, setFailures] = useState<FailureRow[]>([]);
+  const [error, setError] = useState<BackendError | null>(null);
+  const [showFailures, setShowFailures] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    Promise.all([backend.watchedFolders(), backend.failures()]).then(
+      ([f, x]) => {
+        if (!live) return;
+        setFolders(f);
+        setFailures(x);
+      },
+      (e: unknown) => {
+        if (live) setError(toBackendError(e));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend, nav.libraryVersion]);
+
+  const act = async (run: () => Promise<WatchedFolder[]>) => {
+    try {
+      setFolders(await run());
+    } catch (e) {
+      setError(toBackendError(e));
+    }
+  };
+
+  const watch = async () => {
+    try {
+      const [folder] = await backend.pickFolder();
+      if (folder) await act(() => backend.watchFolder(folder));
+    } catch (e) {
+      setError(toBackendError(e));
+    }
+  };
+
+  return (
+    <section className="watched" aria-label="Watched folders" data-testid="watched-folders">
+      <div className="watched-head">
+        <h2>Watched folders</h2>
+        <button
+          type="button"
+          className="button small"
+          data-testid="watch-folder"
+          disabled={disabledReason !== undefined}
+          title={disabledReason ?? 'Folio adds the files in this folder, and follows them as they are added, changed, renamed or deleted'}
+          onClick={() => void watch()}
+        >
+          <FolderIcon size={14} /> Watch a folder…
+        </button>
+      </div>
+      <ErrorNote error={error} onDismiss={() => setError(null)} />
+      {folders.length === 0 ? (
+        <p className="muted" data-testid="watched-empty">
+          No watched folders. A watched folder&apos;s files are added and kept up to date, even when they change while Folio is closed.
+        </p>
+      ) : (
+        <ul className="watched-list">
+          {folders.map((f) => (
+            <li key={f.path} data-testid="watched-folder" data-path={f.path}>
+              <FolderIcon size={14} />
+              <span className="watched-path" title={f.path}>
+                {f.path}
+              </span>
+              <span className="muted" data-testid="watched-count">
+                {f.exists ? `${f.documents} document${f.documents === 1 ? '' : 's'}` : 'missing (not connected?)'}
+              </span>
+              <button
+                type="button"
+                className="link-button"
+                data-testid="unwatch-folder"
+                disabled={disabledReason !== undefined}
+                title={disabledReason ?? 'Stop following this folder; its documents stay in the library'}
+                onClick={() => void act(() => backend.unwatchFolder(f.path))}
+              >
+                Stop watching
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {failures.length > 0 && (
+        <div className="failures" data-testid="failures">
+          <button type="button" className="link-button" data-testid="failures-toggle" aria-expanded={showFailures} onClick={() => setShowFailures((s) => !s)}>
+            {failures.length} file{failures.length === 1 ? '' : 's'} could not be added {showFailures ? '▾' : '▸'}
+          </button>
+          {showFailures && (
+            <ul className="failure-list">
+              {failures.map((x) => (
+                <li key={x.path} data-testid="failure" data-code={x.code} title={x.path}>
+                  <strong>{baseName(x.path)}</strong> — <span className="error-text">{x.message}</span>
+                  <span className="muted"> (tried again when the file changes)</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

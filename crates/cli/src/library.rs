@@ -278,6 +278,12 @@ pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> Ex
             lib.repaired().join(", ")
         );
     }
+    if let LibraryCommand::Watch { action: WatchAction::Run } = command {
+        return match watch_run(lib) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(e),
+        };
+    }
     let out = std::io::stdout();
     let mut out = out.lock();
     let result: Result<(), String> = match command {
@@ -409,39 +415,41 @@ fn watch(mut lib: Library, action: &WatchAction, out: &mut impl Write) -> Result
             }
             Ok(())
         }
-        WatchAction::Run => {
-            let folders = lib.watched_folders().map_err(|e| e.to_string())?;
-            if folders.is_empty() {
-                return Err("no watched folders: add one with `folio watch add FOLDER`".into());
-            }
-            if !lib.is_writable() {
-                return Err(
-                    "another Folio process is writing this library; it keeps the folders in step".into()
-                );
-            }
-            eprintln!(
-                "following {} folder(s): {}; Ctrl-C to stop",
-                folders.len(),
-                folders.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
-            );
-            let lib = std::sync::Arc::new(std::sync::RwLock::new(lib));
-            let _watcher = folio_engine::FolderWatcher::start(lib, Default::default(), |r| {
-                let stamp = if r.rescan { "rescan" } else { "change" };
-                for p in &r.indexed {
-                    println!("{stamp}: indexed {p}");
-                }
-                for p in &r.removed {
-                    println!("{stamp}: removed {p}");
-                }
-                for f in &r.failed {
-                    println!("{stamp}: failed {}: {} ({})", f.path, f.message, f.code);
-                }
-            })
-            .map_err(|e| e.to_string())?;
-            loop {
-                std::thread::park();
-            }
+        WatchAction::Run => unreachable!("`watch run` is handled before stdout is locked"),
+    }
+}
+
+/// Brings the watched folders in step, then follows them until the process is interrupted.
+/// Reports go to stdout line by line (the lock on stdout is not held meanwhile).
+fn watch_run(lib: Library) -> Result<(), String> {
+    let folders = lib.watched_folders().map_err(|e| e.to_string())?;
+    if folders.is_empty() {
+        return Err("no watched folders: add one with `folio watch add FOLDER`".into());
+    }
+    if !lib.is_writable() {
+        return Err("another Folio process is writing this library; it keeps the folders in step".into());
+    }
+    eprintln!(
+        "following {} folder(s): {}; Ctrl-C to stop",
+        folders.len(),
+        folders.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+    );
+    let lib = std::sync::Arc::new(std::sync::RwLock::new(lib));
+    let _watcher = folio_engine::FolderWatcher::start(lib, Default::default(), |r| {
+        let stamp = if r.rescan { "rescan" } else { "change" };
+        for p in &r.indexed {
+            println!("{stamp}: indexed {p}");
         }
+        for p in &r.removed {
+            println!("{stamp}: removed {p}");
+        }
+        for f in &r.failed {
+            println!("{stamp}: failed {}: {} ({})", f.path, f.message, f.code);
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    loop {
+        std::thread::park();
     }
 }
 

@@ -5,7 +5,8 @@
 //!
 //! - in a **worker process** when the program offers one: its `main` calls [`serve_if_asked`] first
 //!   thing, which turns the process into a worker when it was started as one and otherwise records
-//!   that this executable can be started as one. The worker limits its own address space, converts,
+//!   which executable to start as one: `folio-convert-worker` beside the program when it is there
+//!   (it links only the converters and starts in milliseconds), else the program itself. The worker limits its own address space, converts,
 //!   and writes the document as JSON to its stdout. A hang is killed at the time limit, a crash
 //!   (pdfium is C++) or an allocation past the memory limit ends the worker, not the program;
 //! - otherwise (tests, embedders of the library) on a **thread** of this process: a panic is caught
@@ -45,7 +46,13 @@ pub fn serve_if_asked() {
     if std::env::var_os(WORKER_ENV).is_some() {
         std::process::exit(serve());
     }
-    WORKER_EXE.get_or_init(|| std::env::current_exe().ok());
+    WORKER_EXE.get_or_init(|| {
+        let exe = std::env::current_exe().ok()?;
+        // The dedicated worker beside this program starts faster than the program itself (a
+        // desktop shell links a web view); this program serves when it is absent.
+        let beside = exe.with_file_name(format!("folio-convert-worker{}", std::env::consts::EXE_SUFFIX));
+        Some(if beside.is_file() { beside } else { exe })
+    });
 }
 
 /// The worker executable, when this program offers one (see [`serve_if_asked`]).

@@ -7,8 +7,9 @@
 //   node tests/e2e/app.mjs   (scripts/e2e.sh sets up the display, the driver and the data)
 //
 // Environment: FOLIO_E2E_DRIVER (default http://127.0.0.1:4444), FOLIO_E2E_APP (the binary),
-// FOLIO_E2E_DOCS (two documents, ':'-separated), FOLIO_E2E_BIG_PDF, FOLIO_E2E_ARTIFACTS.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// FOLIO_E2E_DOCS (two documents, ':'-separated), FOLIO_E2E_BIG_PDF, FOLIO_E2E_ARTIFACTS,
+// FOLIO_E2E_WATCH_DIR (an empty folder: watched, then files are added, renamed and deleted in it).
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Keys, Session, sleep } from './webdriver.mjs';
 
@@ -17,6 +18,7 @@ const app = process.env.FOLIO_E2E_APP;
 const docs = (process.env.FOLIO_E2E_DOCS || '').split(':').filter(Boolean);
 const bigPdf = process.env.FOLIO_E2E_BIG_PDF;
 const artifacts = process.env.FOLIO_E2E_ARTIFACTS || 'tests/artifacts/e2e';
+const watchDir = process.env.FOLIO_E2E_WATCH_DIR;
 mkdirSync(artifacts, { recursive: true });
 
 const results = [];
@@ -182,6 +184,42 @@ async function main() {
     await nav(s, 'settings');
     await sleep(500);
     await shot(s, 'settings');
+
+    // A watched folder: the library view follows files added, renamed and deleted in it, with no
+    // action in the window. (The folder is chosen through the app's IPC: WebDriver cannot drive the
+    // native folder dialog.)
+    if (watchDir) {
+      await nav(s, 'library');
+      const rowCount = async () => (await s.findAll('[data-testid="doc-row"]')).length;
+      const before = await rowCount();
+      await s.execAsync(
+        `const done = arguments[arguments.length - 1];
+         window.__TAURI_INTERNALS__.invoke('watch_folder', { path: arguments[0] }).then(done, (e) => done(String(e)));`,
+        [watchDir],
+      );
+      const rule = (w) => `# 1 Watched Rules\n\n1.1 An Authorised Person must keep ${w} records.\n\n# 2 Reports\n\n2.1 Reports are due monthly.\n`;
+      let t = Date.now();
+      writeFileSync(join(watchDir, 'watched-rules.md'), rule('complete'));
+      await s.until(async () => (await rowCount()) === before + 1, { timeoutMs: 20000, what: 'the added file in the library' });
+      const added = Date.now() - t;
+      await s.waitFor('[data-testid="watched-folder"]', { what: 'the watched folder listed' });
+      await shot(s, 'library-watched');
+      t = Date.now();
+      renameSync(join(watchDir, 'watched-rules.md'), join(watchDir, 'renamed-rules.md'));
+      await s.until(
+        async () => {
+          const paths = await s.exec(`return Array.from(document.querySelectorAll('[data-testid="doc-row"] .doc-title')).map(r => r.title)`);
+          return paths.length === before + 1 && paths.some((p) => p.includes('renamed-rules.md'));
+        },
+        { timeoutMs: 20000, what: 'the renamed file in the library' },
+      );
+      const renamed = Date.now() - t;
+      t = Date.now();
+      rmSync(join(watchDir, 'renamed-rules.md'));
+      await s.until(async () => (await rowCount()) === before, { timeoutMs: 20000, what: 'the deleted file gone' });
+      const deleted = Date.now() - t;
+      check('watched folder: add, rename, delete followed', true, `added ${added} ms, renamed ${renamed} ms, deleted ${deleted} ms`);
+    }
 
     // Responsiveness: searches while a big PDF ingests.
     if (bigPdf) {

@@ -247,10 +247,18 @@ impl Workspace {
     /// since (or let go of it, when this one becomes the writer).
     fn lib(&self) -> std::sync::RwLockReadGuard<'_, Library> {
         if read(&self.library).is_stale() {
-            let mut lib = write(&self.library);
-            if lib.is_stale() {
+            let became_writer = {
+                let mut lib = write(&self.library);
+                let was_writer = lib.is_writable();
                 // A failed catch-up leaves the last good view; the next call tries again.
-                let _ = lib.refresh();
+                if lib.is_stale() {
+                    let _ = lib.refresh();
+                }
+                !was_writer && lib.is_writable()
+            };
+            // The other process let go: this one keeps the watched folders in step from now on.
+            if became_writer {
+                let _ = self.restart_watcher();
             }
         }
         read(&self.library)

@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+#[path = "../../convert/tests/common/pdf_file.rs"]
+mod pdf_file;
+use pdf_file::pdf_from_objects;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -54,29 +58,24 @@ fn looping_outline_pdf() -> Vec<u8> {
         "<< /Title (1 Introduction) /Parent 6 0 R /Next 8 0 R /First 7 0 R /Dest [3 0 R /XYZ 0 792 0] >>".to_string(),
         "<< /Title (2 Rules) /Parent 6 0 R /Prev 7 0 R /Next 7 0 R /Dest [3 0 R /XYZ 0 700 0] >>".to_string(),
     ];
-    let mut out = b"%PDF-1.7\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, o) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
-    }
-    let xref = out.len();
-    out.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for o in offsets {
-        out.extend(format!("{o:010} 00000 n \n").as_bytes());
-    }
-    out.extend(
-        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1)
-            .as_bytes(),
-    );
-    out
+    pdf_from_objects(&objects, "")
 }
 
 const GOOD: &str = "# 1 Scope\n\n1.1 These rules apply to every Authorised Person.\n\n# 2 Conduct\n\n2.1 An Authorised Person must act with integrity.\n";
 
-/// About 94 MB of Markdown: seconds to convert, and more memory than a small limit allows.
-fn write_huge_markdown(path: &Path) {
-    std::fs::write(path, "# 1 Scope\n\nThese rules apply to every person.\n\n".repeat(2_000_000)).unwrap();
+/// A folder `docs` in a scratch folder with a good rulebook and about 94 MB of Markdown (seconds
+/// to convert, and more memory than a small limit allows).
+fn folder_with_a_huge_file() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(docs.join("good.md"), GOOD).unwrap();
+    std::fs::write(
+        docs.join("huge.md"),
+        "# 1 Scope\n\nThese rules apply to every person.\n\n".repeat(2_000_000),
+    )
+    .unwrap();
+    (dir, docs)
 }
 
 #[test]
@@ -84,11 +83,7 @@ fn time_limit_sparse_file_and_looping_outline() {
     if !assets_present() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir(&docs).unwrap();
-    std::fs::write(docs.join("good.md"), GOOD).unwrap();
-    write_huge_markdown(&docs.join("huge.md"));
+    let (dir, docs) = folder_with_a_huge_file();
     std::fs::File::create(docs.join("sparse.pdf")).unwrap().set_len(2 << 30).unwrap();
     std::fs::write(docs.join("loop.pdf"), looping_outline_pdf()).unwrap();
     let (report, seconds) = ingest(&dir.path().join("lib"), &docs, &["--file-time-limit", "1"]);
@@ -109,11 +104,7 @@ fn memory_limit_ends_the_worker_not_the_ingest() {
     if !assets_present() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir(&docs).unwrap();
-    std::fs::write(docs.join("good.md"), GOOD).unwrap();
-    write_huge_markdown(&docs.join("huge.md"));
+    let (dir, docs) = folder_with_a_huge_file();
     let started = Instant::now();
     let (report, _) =
         ingest(&dir.path().join("lib"), &docs, &["--file-memory-limit", "400", "--file-time-limit", "120"]);

@@ -9,6 +9,9 @@ use folio_convert::{convert_bytes, ConvertOptions, Converter, ErrorKind};
 
 mod common;
 use common::headings;
+#[path = "common/pdf_file.rs"]
+mod pdf_file;
+use pdf_file::pdf_from_objects;
 
 fn engine_present() -> bool {
     let found = find_pdfium_library(&ConvertOptions::default()).is_some();
@@ -58,25 +61,7 @@ fn build_pdf_with_catalog(
         objects.push(format!("<< /Length {} >>\nstream\n{content}endstream", content.len()));
     }
     objects.extend(extra_objects.iter().cloned());
-    let mut out = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, o) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
-    }
-    let xref = out.len();
-    out.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for o in offsets {
-        out.extend(format!("{o:010} 00000 n \n").as_bytes());
-    }
-    out.extend(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R {trailer_extra} >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .as_bytes(),
-    );
-    out
+    pdf_from_objects(&objects, trailer_extra)
 }
 
 /// Body lines at 10 pt, 12 pt apart, from `y` down; returns the next free y.

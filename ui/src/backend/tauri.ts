@@ -43,6 +43,28 @@ function progressChannel(onProgress?: ProgressHandler): Channel<Progress> {
 
 const DOCUMENT_EXTENSIONS = ['pdf', 'docx', 'html', 'htm', 'xhtml', 'epub', 'md', 'markdown', 'txt', 'xml'];
 
+/**
+ * Holds a Tauri listener that registers asynchronously: the returned function stops it, even when
+ * called before registration finished. A listener that cannot register is left out (the UI works
+ * without it).
+ */
+function subscription(registering: Promise<() => void>): () => void {
+  let stopped = false;
+  let unlisten: (() => void) | null = null;
+  registering
+    .then((fn) => {
+      if (stopped) fn();
+      else unlisten = fn;
+    })
+    .catch(() => {
+      /* unavailable: drag and drop or background updates are missed; the buttons still work */
+    });
+  return () => {
+    stopped = true;
+    unlisten?.();
+  };
+}
+
 function asList(picked: string | string[] | null): string[] {
   if (picked === null) return [];
   return Array.isArray(picked) ? picked : [picked];
@@ -83,10 +105,8 @@ export function createTauriBackend(): Backend {
       }
     },
     onFileDrop(cb, onHover) {
-      let stopped = false;
-      let unlisten: (() => void) | null = null;
-      getCurrentWebview()
-        .onDragDropEvent((event) => {
+      return subscription(
+        getCurrentWebview().onDragDropEvent((event) => {
           const payload = event.payload;
           if (payload.type === 'drop') {
             onHover?.(false);
@@ -96,18 +116,8 @@ export function createTauriBackend(): Backend {
           } else {
             onHover?.(false);
           }
-        })
-        .then((fn) => {
-          if (stopped) fn();
-          else unlisten = fn;
-        })
-        .catch(() => {
-          /* drag and drop unavailable: the buttons still work */
-        });
-      return () => {
-        stopped = true;
-        unlisten?.();
-      };
+        }),
+      );
     },
     search: (request: SearchRequest) => call<Hit[]>('search', { request }),
     outline: (doc) => call<Outline>('outline', { doc }),
@@ -126,21 +136,6 @@ export function createTauriBackend(): Backend {
     watchFolder: (path) => call<WatchedFolder[]>('watch_folder', { path }),
     unwatchFolder: (path) => call<WatchedFolder[]>('unwatch_folder', { path }),
     failures: () => call<FailureRow[]>('failures'),
-    onLibraryChanged(cb) {
-      let stopped = false;
-      let unlisten: (() => void) | null = null;
-      listen<SyncReport>('library-changed', (event) => cb(event.payload))
-        .then((fn) => {
-          if (stopped) fn();
-          else unlisten = fn;
-        })
-        .catch(() => {
-          /* no events: the views still refresh after the user's own changes */
-        });
-      return () => {
-        stopped = true;
-        unlisten?.();
-      };
-    },
+    onLibraryChanged: (cb) => subscription(listen<SyncReport>('library-changed', (event) => cb(event.payload))),
   };
 }

@@ -549,7 +549,8 @@ impl Library {
         let mtime = mtime_of(&abs);
         let doc = convert_file_guarded(&abs, &self.options.convert, cancel).map_err(|e| match e.kind {
             folio_convert::ErrorKind::Cancelled => ("cancelled".to_string(), "cancelled".to_string()),
-            _ => (e.kind.code().to_string(), e.to_string()),
+            // The failure names the file already: the message is the reason alone.
+            _ => (e.kind.code().to_string(), e.kind.to_string()),
         })?;
         let mode = self.options.context.tag();
         let old = self.catalog.document_by_path(&path).map_err(|e| internal(e.into()))?;

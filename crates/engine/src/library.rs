@@ -851,6 +851,7 @@ impl Library {
     pub fn sync_plan(&self, paths: &[PathBuf]) -> Result<SyncPlan, EngineError> {
         let docs = self.catalog.documents()?;
         let failures = self.catalog.failures()?;
+        let roots = self.watched_folders()?;
         let mut plan = SyncPlan::default();
         let library = self.dir.canonicalize().unwrap_or_else(|_| self.dir.clone());
         for p in paths {
@@ -873,10 +874,13 @@ impl Library {
                     plan.ingest.push(f);
                 }
             }
-            // Documents at or under the path whose file is gone.
+            // Documents at or under the path whose file is gone, unless the watched folder holding
+            // them is gone as a whole (an unplugged drive, an unmounted share): their documents
+            // stay until it is back or the user removes them.
             for d in &docs {
                 let dp = Path::new(&d.path);
-                if dp.starts_with(&abs) && !dp.exists() && !plan.remove.contains(&d.path) {
+                let root_gone = roots.iter().any(|r| dp.starts_with(r) && !r.is_dir());
+                if dp.starts_with(&abs) && !dp.exists() && !root_gone && !plan.remove.contains(&d.path) {
                     plan.remove.push(d.path.clone());
                 }
             }

@@ -206,4 +206,11 @@ fn the_library_follows_a_watched_folder() {
         "an unchanged failure is not retried"
     );
     assert!(run.reports.try_iter().next().is_none(), "an unchanged folder needs no pass");
+
+    // The whole folder goes away (an unplugged drive): its documents stay.
+    let away = lib_dir.path().with_extension("away");
+    std::fs::rename(folder.path(), &away).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(names(&run.lib), expected, "a vanished watched folder keeps its documents");
+    std::fs::rename(&away, folder.path()).unwrap();
 }

@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let mut builder = DocumentBuilder::new(Format::Text, "FUZZ", data);
     folio_core::plaintext::parse_into(&text, &mut builder);
-    let analysis = analyze(builder.finish(), &WordCounter, &ChunkerConfig { max_tokens: 8, merge_small: false });
+    let analysis = analyze(builder.finish(), &WordCounter, &ChunkerConfig { max_tokens: 8, merge_small: false, ..ChunkerConfig::default() });
     let doc = &analysis.document.text;
     let mut prev = 0;
     for c in &analysis.chunks {

@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let mut builder = DocumentBuilder::new(Format::Text, "", data);
     folio_core::plaintext::parse_into(&text, &mut builder);
     let doc = builder.finish();
-    let config = ChunkerConfig { max_tokens: MAX_TOKENS, merge_small: true };
+    let config = ChunkerConfig { max_tokens: MAX_TOKENS, ..ChunkerConfig::default() };
     let analysis = analyze(doc, &WordCounter, &config);
     let text = &analysis.document.text;
     let mut prev_end = 0;

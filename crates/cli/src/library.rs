@@ -49,6 +49,12 @@ pub enum LibraryCommand {
         /// Most tokens of chunk text.
         #[arg(long)]
         max_tokens: Option<usize>,
+        /// Keep each section in chunks of its own instead of merging small sibling sections.
+        #[arg(long)]
+        no_merge: bool,
+        /// Merge small sibling sections only up to this many tokens (default: the chunk limit).
+        #[arg(long, value_name = "TOKENS")]
+        merge_limit: Option<usize>,
         #[command(flatten)]
         limits: FileLimits,
         #[command(flatten)]
@@ -205,12 +211,16 @@ impl From<Model> for EmbeddingModel {
 fn open(
     library: Option<&Path>,
     model: Model,
-    max_tokens: Option<usize>,
+    (max_tokens, no_merge, merge_limit): (Option<usize>, bool, Option<usize>),
     limits: &FileLimits,
 ) -> Result<Library, String> {
     let (embedder, mut options) = assets::library_setup(model.into()).map_err(|e| e.to_string())?;
     if let Some(m) = max_tokens {
         options.chunker.max_tokens = m.max(8);
+    }
+    options.chunker.merge_small = !no_merge;
+    if let Some(m) = merge_limit {
+        options.chunker.merge_limit = m;
     }
     if let Some(s) = limits.file_time_limit.filter(|s| s.is_finite() && *s > 0.0) {
         options.convert.time_limit = std::time::Duration::from_secs_f64(s);
@@ -256,9 +266,11 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 
 pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> ExitCode {
     let no_limits = FileLimits::default();
-    let (max_tokens, limits) = match command {
-        LibraryCommand::Ingest { max_tokens, limits, .. } => (*max_tokens, limits),
-        _ => (None, &no_limits),
+    let (chunking, limits) = match command {
+        LibraryCommand::Ingest { max_tokens, no_merge, merge_limit, limits, .. } => {
+            ((*max_tokens, *no_merge, *merge_limit), limits)
+        }
+        _ => ((None, false, None), &no_limits),
     };
     if let LibraryCommand::Repair = command {
         return match repair(library, model) {
@@ -267,7 +279,7 @@ pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> Ex
         };
     }
     let opening = Instant::now();
-    let mut lib = match open(library, model, max_tokens, limits) {
+    let mut lib = match open(library, model, chunking, limits) {
         Ok(l) => l,
         Err(e) => return fail(e),
     };

@@ -12,7 +12,7 @@ use std::path::Path;
 fn fixture(name: &str) -> Analysis {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(name);
     let doc = convert_file(&path, &ConvertOptions::default()).expect("fixture converts");
-    analyze(doc, &WordCounter, &ChunkerConfig { max_tokens: 60, merge_small: true })
+    analyze(doc, &WordCounter, &ChunkerConfig { max_tokens: 60, ..ChunkerConfig::default() })
 }
 
 /// A compact, stable view: blocks, outline, chunks, definitions, references.

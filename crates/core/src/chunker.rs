@@ -24,13 +24,20 @@ pub struct ChunkerConfig {
     pub max_tokens: usize,
     /// Whether small sibling sections may merge.
     pub merge_small: bool,
+    /// Merged sections stop growing at this many tokens (at most `max_tokens`): a section larger
+    /// than this is never merged with others, and merging never goes past it.
+    pub merge_limit: usize,
 }
 
 impl ChunkerConfig {
     /// A limit that leaves `context_reserve` tokens of an embedder's `window` for the context prefix
     /// and 2 for the special tokens.
     pub fn for_window(window: usize, context_reserve: usize) -> ChunkerConfig {
-        ChunkerConfig { max_tokens: window.saturating_sub(context_reserve + 2).max(16), merge_small: true }
+        ChunkerConfig {
+            max_tokens: window.saturating_sub(context_reserve + 2).max(16),
+            merge_small: true,
+            merge_limit: usize::MAX,
+        }
     }
 }
 
@@ -134,7 +141,8 @@ pub fn chunk_document(
     let mut i = 0;
     while i < units.len() {
         let unit = &units[i];
-        if unit.tokens > config.max_tokens || !config.merge_small {
+        let merge_limit = config.merge_limit.min(config.max_tokens);
+        if unit.tokens > merge_limit || !config.merge_small {
             // Pack the unit's pieces into chunks of at most max_tokens.
             for pack in pack_pieces(&unit.pieces, config.max_tokens) {
                 groups.push((unit.section, pack, vec![unit.section]));
@@ -150,7 +158,7 @@ pub fn chunk_document(
         let mut j = i + 1;
         while j < units.len() {
             let next = &units[j];
-            if total + next.tokens > config.max_tokens {
+            if total + next.tokens > merge_limit {
                 break;
             }
             // Stay inside the first unit's section, or inside its parent while all are siblings' subtrees.
@@ -511,7 +519,7 @@ mod tests {
         let long: String = (0..60).map(|i| format!("Sentence number {i} is here. ")).collect();
         let text = format!("1\tScope\n1.1\t{long}\n1.2\tA Person must comply.\n2\tOther\n2.1\tText here.\n");
         let (d, o) = parse(&text);
-        let cfg = ChunkerConfig { max_tokens: 50, merge_small: true };
+        let cfg = ChunkerConfig { max_tokens: 50, ..ChunkerConfig::default() };
         let chunks = chunk_document(&d, &o, &[], &WordCounter, &cfg);
         assert!(chunks.len() > 5);
         for c in &chunks {
@@ -522,6 +530,24 @@ mod tests {
         let last = chunks.last().unwrap();
         assert_eq!(last.section_id, "sec_2");
         assert!(chunks.iter().any(|c| c.chunk_type == ChunkType::Requirement));
+    }
+
+    #[test]
+    fn merging_stops_at_the_merge_limit() {
+        // Six rules of 7 words each ("1.n" + six words), under one heading.
+        let rules: String =
+            (1..=6).map(|i| format!("1.{i}\tA Person must keep record {i} always.\n")).collect();
+        let (d, o) = parse(&format!("1\tScope\n{rules}"));
+        let sizes = |limit: usize| -> Vec<usize> {
+            let cfg = ChunkerConfig { max_tokens: 200, merge_limit: limit, ..ChunkerConfig::default() };
+            chunk_document(&d, &o, &[], &WordCounter, &cfg).iter().map(|c| c.section_ids.len()).collect()
+        };
+        // Without a merge limit everything fits one chunk; at 16 tokens two rules merge at most; at
+        // 0 no section merges.
+        assert_eq!(sizes(usize::MAX), vec![7]);
+        assert!(sizes(16).iter().all(|n| *n <= 2), "{:?}", sizes(16));
+        assert!(sizes(16).len() >= 3);
+        assert_eq!(sizes(0), vec![1; 7]);
     }
 
     #[test]
@@ -546,7 +572,7 @@ mod tests {
                 text.push_str("\n\n");
             }
             let (d, o) = parse(&text);
-            let chunks = chunk_document(&d, &o, &[], &WordCounter, &ChunkerConfig { max_tokens: max, merge_small: true });
+            let chunks = chunk_document(&d, &o, &[], &WordCounter, &ChunkerConfig { max_tokens: max, ..ChunkerConfig::default() });
             let mut covered = vec![false; d.text.len()];
             let mut last_end = 0;
             for c in &chunks {

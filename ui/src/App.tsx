@@ -4,7 +4,7 @@ import { DefinitionsIcon, LibraryIcon, ReaderIcon, SearchIcon, SettingsIcon, Upl
 import { canBack, canForward, current, emptyHistory, historyReducer, type Loc } from './state/history';
 import { IngestProvider, useIngestController } from './state/ingest';
 import { NavContext, type Nav, type View } from './state/nav';
-import { isEditableTarget } from './util/sections';
+import { isEditableTarget } from './state/keyboard';
 import { DefinitionsView } from './views/DefinitionsView';
 import { LibraryView } from './views/LibraryView';
 import { ReaderView } from './views/ReaderView';

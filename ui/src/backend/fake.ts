@@ -34,7 +34,7 @@ import type {
 import { isLlmProvider, type LlmProvider } from './providers';
 import { writeClipboard } from './clipboard';
 import { encodeGrayPng } from './png';
-import { formatPages } from '../util/format';
+import { formatPages } from '../text/format';
 
 // ---------------------------------------------------------------------------------------------
 // Sample documents

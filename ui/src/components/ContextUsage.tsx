@@ -1,6 +1,6 @@
 import { providerName } from '../backend/providers';
 import type { ContextRun } from '../backend/types';
-import { baseName } from '../util/format';
+import { baseName } from '../text/format';
 
 export type ContextTotals = {
   documents: number;

@@ -4,7 +4,7 @@ import { toBackendError } from '../backend/errors';
 import type { BackendError, PageImage, SectionView } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { BackIcon, CloseIcon, ForwardIcon } from '../components/Icons';
-import { formatPages } from '../util/format';
+import { formatPages } from '../text/format';
 
 type Props = {
   view: SectionView;

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import type { DefinitionHit, LinkMark, SectionView, TermMark } from '../backend/types';
 import type { Loc } from '../state/history';
 import type { Headings } from '../state/useHeadings';
-import { sectionLabel } from '../util/sections';
+import { sectionLabel } from '../text/sections';
 import { segmentText } from './segments';
 
 type Props = {

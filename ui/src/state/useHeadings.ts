@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Backend } from '../backend';
-import { sectionLabel } from '../util/sections';
+import { sectionLabel } from '../text/sections';
 
 /**
  * Section headings of other documents, fetched through `outline` on demand, so references and

@@ -8,8 +8,8 @@ import { WatchedFolders } from './WatchedFolders';
 import { FileIcon, FolderIcon, UploadIcon } from '../components/Icons';
 import { FINAL_STAGES, useIngest, type IngestRow } from '../state/ingest';
 import { useNav } from '../state/nav';
-import { baseName, formatBytes } from '../util/format';
-import { splitPathList } from '../util/paths';
+import { baseName, formatBytes } from '../text/format';
+import { splitPathList } from '../text/paths';
 
 export const STAGE_LABELS: Record<Stage, string> = {
   queued: 'queued',

@@ -10,8 +10,8 @@ import { SectionText } from '../reader/SectionText';
 import type { Loc } from '../state/history';
 import { useNav } from '../state/nav';
 import { useHeadings } from '../state/useHeadings';
-import { formatPages } from '../util/format';
-import { sectionLabel } from '../util/sections';
+import { formatPages } from '../text/format';
+import { sectionLabel } from '../text/sections';
 
 export type ReaderViewProps = {
   loc: Loc | null;

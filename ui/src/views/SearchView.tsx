@@ -7,8 +7,8 @@ import { ErrorNote } from '../components/ErrorNote';
 import { CloseIcon, CopyIcon, FilterIcon, SearchIcon } from '../components/Icons';
 import { useNav } from '../state/nav';
 import { useSearch, type SearchFilters, type SectionScope } from '../state/useSearch';
-import { formatPages } from '../util/format';
-import { sectionLabel } from '../util/sections';
+import { formatPages } from '../text/format';
+import { sectionLabel } from '../text/sections';
 
 export type SearchViewProps = {
   /** Changes whenever the search box should take focus (`/`, Ctrl+K). */

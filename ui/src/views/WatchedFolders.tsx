@@ -5,7 +5,7 @@ import type { BackendError, FailureRow, WatchedFolder } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { FolderIcon } from '../components/Icons';
 import { useNav } from '../state/nav';
-import { baseName } from '../util/format';
+import { baseName } from '../text/format';
 
 /**
  * The folders the library keeps in step with, and the files it could not add. Reloads whenever

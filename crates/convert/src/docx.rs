@@ -6,10 +6,13 @@
 //! "Überschrift 2"), following `w:basedOn`; a paragraph's own `w:outlineLvl` wins. List numbering
 //! (`numbering.xml`) is computed as Word prints it, for list items and auto-numbered headings alike.
 //! Tables become one block each, rows one per line and cells separated by tabs. Every archive member
-//! is read under the inflation limit (see [`crate::common::Archive`]).
+//! is read under the inflation limit (see [`crate::archive::Archive`]).
 
-use crate::common::{clean_label, format_number, guard, push_blocks, Archive, RawBlock};
+use crate::archive::Archive;
+use crate::blocks::{clean_label, push_blocks, RawBlock};
+use crate::error::guard;
 use crate::html::first_top_heading;
+use crate::list_number::format_number;
 use crate::text::{decode_text, file_stem};
 use crate::{ConvertOptions, Converter, ErrorKind};
 use folio_core::model::{collapse_whitespace, BlockKind, Document, DocumentBuilder, Format};
@@ -156,7 +159,7 @@ fn resolve_target(dir: &str, target: &str) -> String {
     } else {
         format!("{dir}/{target}")
     };
-    crate::common::normalize_archive_path(&joined)
+    crate::archive::normalize_archive_path(&joined)
 }
 
 fn core_title(xml: &str) -> Option<String> {

@@ -3,7 +3,9 @@
 //! the NCX are skipped. Heading levels are renormalised over the whole book, so every chapter's `h1`
 //! is level 1.
 
-use crate::common::{guard, push_blocks, Archive, RawBlock};
+use crate::archive::Archive;
+use crate::blocks::{push_blocks, RawBlock};
+use crate::error::guard;
 use crate::html::{extract, first_top_heading};
 use crate::text::{decode_text, file_stem};
 use crate::{ConvertOptions, Converter, ErrorKind};
@@ -224,7 +226,7 @@ fn resolve_href(base: &str, href: &str) -> String {
     } else {
         format!("{base}{href}")
     };
-    crate::common::normalize_archive_path(&joined)
+    crate::archive::normalize_archive_path(&joined)
 }
 
 fn percent_decode(s: &str) -> String {

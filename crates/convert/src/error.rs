@@ -69,3 +69,10 @@ pub struct ConvertError {
     pub path: PathBuf,
     pub kind: ErrorKind,
 }
+
+/// Runs a converter body, turning a panic in a parsing library into a typed error: no input may
+/// take the process down.
+pub(crate) fn guard<T>(f: impl FnOnce() -> Result<T, ErrorKind>) -> Result<T, ErrorKind> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err(ErrorKind::Corrupt("the file's structure could not be parsed".into())))
+}

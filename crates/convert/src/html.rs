@@ -3,7 +3,8 @@
 //!
 //! The walk over the parsed tree lives in [`extract`], which the EPUB converter shares.
 
-use crate::common::{guard, push_blocks, RawBlock};
+use crate::blocks::{push_blocks, RawBlock};
+use crate::error::guard;
 use crate::text::{decode_text, file_stem};
 use crate::{ConvertOptions, Converter, ErrorKind};
 use folio_core::model::{BlockKind, Document, DocumentBuilder, Format};
@@ -381,7 +382,7 @@ impl Walker {
         }
         let n = list.next;
         list.next += 1;
-        format!("{}.", crate::common::format_number(n, &list.style))
+        format!("{}.", crate::list_number::format_number(n, &list.style))
     }
 
     fn table(&mut self, table: ElementRef<'_>) {

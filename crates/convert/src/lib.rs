@@ -10,12 +10,14 @@
 //! println!("{} blocks", doc.blocks.len());
 //! ```
 
-mod common;
+mod archive;
+mod blocks;
 pub mod detect;
 pub mod docx;
 pub mod epub;
 pub mod error;
 pub mod html;
+mod list_number;
 pub mod markdown;
 pub mod pdf;
 pub mod uslm;

@@ -2,7 +2,8 @@
 //! and depth, code blocks, block quotes and tables; YAML/TOML front matter is ignored and raw HTML
 //! blocks go through the HTML extractor.
 
-use crate::common::{guard, push_blocks, RawBlock};
+use crate::blocks::{push_blocks, RawBlock};
+use crate::error::guard;
 use crate::html::{extract, first_top_heading};
 use crate::text::{decode_text, file_stem};
 use crate::{ConvertOptions, Converter, ErrorKind};

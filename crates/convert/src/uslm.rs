@@ -18,7 +18,8 @@
 //! Malformed XML is reported as [`ErrorKind::Corrupt`]; XML that is not USLM as
 //! [`ErrorKind::Unsupported`].
 
-use crate::common::{guard, push_blocks, RawBlock};
+use crate::blocks::{push_blocks, RawBlock};
+use crate::error::guard;
 use crate::text::{decode_text, file_stem};
 use crate::{ConvertOptions, Converter, ErrorKind};
 use folio_core::model::{collapse_whitespace, BlockKind, Document, DocumentBuilder, Format};

@@ -58,6 +58,8 @@ def main():
     ap.add_argument("--weights", default=None)
     ap.add_argument("--depth", default="50")
     ap.add_argument("--limit-questions", type=int, default=0)
+    ap.add_argument("--half", choices=["even", "odd"], default=None,
+                    help="only the even- or odd-numbered questions: tune on one half, report the other")
     ap.add_argument("--out", default=None, help="keep the raw folio eval output here")
     ap.add_argument("--model", default=None, help="embedding model (minilm or fast)")
     ap.add_argument("--score-only", default=None, help="score an existing folio eval output")
@@ -70,6 +72,8 @@ def main():
         subprocess.run(base + ["ingest", os.path.join(DATA, "documents")], check=True)
     with open(os.path.join(DATA, "questions_dev.json")) as f:
         questions = json.load(f)
+    if a.half:
+        questions = questions[(0 if a.half == "even" else 1)::2]
     if a.limit_questions:
         questions = questions[: a.limit_questions]
     docmap, passages = load_passages()

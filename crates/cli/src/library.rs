@@ -52,7 +52,7 @@ pub enum LibraryCommand {
         /// Keep each section in chunks of its own instead of merging small sibling sections.
         #[arg(long)]
         no_merge: bool,
-        /// Merge small sibling sections only up to this many tokens (default: the chunk limit).
+        /// Merge small sibling sections only up to this many tokens (default: 64).
         #[arg(long, value_name = "TOKENS")]
         merge_limit: Option<usize>,
         #[command(flatten)]

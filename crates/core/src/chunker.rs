@@ -17,6 +17,12 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
+/// How far small sibling sections merge by default, in tokens. Measured on ObliQA (40 rulebooks,
+/// 2,788 questions, BM25 alone, even half): merging up to the chunk limit (154) 0.684 Recall@10,
+/// 128 → 0.716, 64 → 0.733, 32 → 0.734, no merging → 0.735; 64 keeps the recall of unmerged
+/// sections with 12 % fewer chunks (13,130 against 14,901), and one-line rules keep a neighbour.
+pub const DEFAULT_MERGE_LIMIT: usize = 64;
+
 /// Chunker settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChunkerConfig {
@@ -36,7 +42,7 @@ impl ChunkerConfig {
         ChunkerConfig {
             max_tokens: window.saturating_sub(context_reserve + 2).max(16),
             merge_small: true,
-            merge_limit: usize::MAX,
+            merge_limit: DEFAULT_MERGE_LIMIT,
         }
     }
 }

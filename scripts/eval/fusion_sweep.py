@@ -6,7 +6,8 @@ dense.jsonl`, the same for keyword and exact), then
 
     scripts/eval/fusion_sweep.py dense.jsonl keyword.jsonl exact.jsonl
 
-fuses them here with weighted RRF (k = 60, ranks from 1, as folio does) for a grid of weights and
+(SWEEP_DENSE, SWEEP_EXACT and SWEEP_DEPTH, comma-separated, replace the grid's dense weights,
+exact weights and dense depths) fuses them here with weighted RRF (k = 60, ranks from 1, as folio does) for a grid of weights and
 channel depths and prints Recall@10 / MAP@10 for each, scored as scripts/eval/obliqa.py does.
 """
 import itertools
@@ -47,10 +48,10 @@ def main():
     docmap, passages = obliqa.load_passages()
     ids = sorted(chans[1])
     grid = []
-    for wd in [0, 0.25, 0.5, 0.75, 1.0]:
+    for wd in [float(x) for x in os.environ.get("SWEEP_DENSE", "0,0.25,0.5,0.75,1").split(",")]:
         for wk in [1.0]:
-            for we in [0, 1, 2]:
-                for dd in [20, 50, 100]:
+            for we in [float(x) for x in os.environ.get("SWEEP_EXACT", "0,1,2").split(",")]:
+                for dd in [int(x) for x in os.environ.get("SWEEP_DEPTH", "20,50,100").split(",")]:
                     grid.append(((wd, wk, we), (dd, 100, 50)))
     for weights, depths in grid:
         results = [{"id": i, "hits": fuse([c.get(i, []) for c in chans], weights, depths)} for i in ids]

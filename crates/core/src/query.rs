@@ -106,9 +106,10 @@ pub fn parse_query(text: &str) -> Query {
     let (term, term_text) = match term_re().captures(text) {
         Some(c) => {
             let t = c.name("a").or(c.name("b")).or(c.name("c")).map(|m| m.as_str().trim().to_string());
-            match t {
-                Some(t) if !t.is_empty() && t.split_whitespace().count() <= 8 => {
-                    (Some(normalise_term(&t)), Some(t))
+            // A "term" of punctuation alone ("What does '`' mean?") normalises to nothing: no term.
+            match t.map(|t| (normalise_term(&t), t)) {
+                Some((key, t)) if !key.is_empty() && t.split_whitespace().count() <= 8 => {
+                    (Some(key), Some(t))
                 }
                 _ => (None, None),
             }
@@ -195,5 +196,8 @@ mod tests {
             assert_eq!(parse_query(q).term.as_deref(), Some(want), "{q}");
         }
         assert_eq!(parse_query("must a firm keep records").term, None);
+        // Found by the query fuzz target: a quoted term of punctuation alone.
+        assert_eq!(parse_query("What does '`'mean?").term, None);
+        assert_eq!(parse_query("define ---").term, None);
     }
 }

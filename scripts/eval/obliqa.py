@@ -56,7 +56,7 @@ def main():
     ap.add_argument("--ingest", action="store_true")
     ap.add_argument("--channels", default="dense,keyword,exact")
     ap.add_argument("--weights", default=None)
-    ap.add_argument("--depth", default="50")
+    ap.add_argument("--depth", default="100")
     ap.add_argument("--limit-questions", type=int, default=0)
     ap.add_argument("--half", choices=["even", "odd"], default=None,
                     help="only the even- or odd-numbered questions: tune on one half, report the other")

@@ -114,7 +114,7 @@ pub struct SearchArgs {
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
     /// Candidates per channel before fusion.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = folio_engine::DEFAULT_DEPTH)]
     pub depth: usize,
     /// Channel weights as dense,keyword,exact (e.g. 1,1,2).
     #[arg(long)]

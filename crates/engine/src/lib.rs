@@ -64,6 +64,7 @@ pub use folio_index::catalog::FailureRow;
 pub use library::{
     ingest_shared, is_library_file, Backlinks, Crumb, DefinitionHit, Hit, IngestFailure, IngestReport,
     Library, LibraryOptions, Progress, RepairReport, SearchOptions, SectionText, Stage, SyncPlan,
+    DEFAULT_DEPTH,
 };
 pub use watcher::{FolderWatcher, SyncReport};
 

@@ -174,11 +174,16 @@ pub struct IngestReport {
     pub contexts: Vec<ContextRun>,
 }
 
+/// Candidates each channel returns before fusion, by default. ObliQA dev (MiniLM, default weights,
+/// 2,788 questions): depth 50 → Recall@10 0.744, MAP@10 0.589; 100 → 0.748 / 0.592, at the same
+/// query time (p50 55 ms in a debug build).
+pub const DEFAULT_DEPTH: usize = 100;
+
 /// Search settings.
 #[derive(Debug, Clone)]
 pub struct SearchOptions {
     pub limit: usize,
-    /// Candidates each channel returns before fusion.
+    /// Candidates each channel returns before fusion (default [`DEFAULT_DEPTH`]).
     pub depth: usize,
     pub fusion: FusionConfig,
     /// Channels to run (all by default).
@@ -196,7 +201,7 @@ impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
             limit: 10,
-            depth: 50,
+            depth: DEFAULT_DEPTH,
             fusion: FusionConfig::default(),
             channels: Channel::ALL.to_vec(),
             documents: Vec::new(),

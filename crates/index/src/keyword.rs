@@ -189,10 +189,10 @@ impl KeywordIndex {
         Ok(())
     }
 
-    /// The terms of a query under a field's analyzer. Query words of the body field also pass
-    /// an English stop-word filter: the index keeps "the" and "of" (phrases and snippets need
-    /// them), but as query terms they only add noise.
-    /// The query's terms for a field with their word positions, in order (repeats kept).
+    /// The terms of a query under a field's analyzer, with their word positions, in order (repeats
+    /// kept). Query words of the body field also pass an English stop-word filter: the index keeps
+    /// "the" and "of" (phrases and snippets need them), but as query terms they only add noise; the
+    /// words after them keep their positions.
     fn positioned_terms(&self, field: Field, text: &str) -> Result<Vec<(usize, Term)>, IndexError> {
         let mut analyzer = match self.index.tokenizers().get(QUERY_BODY_TOKENIZER) {
             Some(a) if field == self.f_body => a,
@@ -206,39 +206,6 @@ impl KeywordIndex {
         Ok(out)
     }
 
-    /// The query's distinct terms for a field.
-    fn terms(&self, field: Field, text: &str) -> Result<Vec<Term>, IndexError> {
-        let mut out: Vec<Term> = Vec::new();
-        for (_, t) in self.positioned_terms(field, text)? {
-            if !out.contains(&t) {
-                out.push(t);
-            }
-        }
-        Ok(out)
-    }
-
-    /// Neighbouring query words as phrases, each pair once, keeping the gap the query had between
-    /// them (stop words removed from the query still occupy their positions in the text).
-    fn pairs(&self, text: &str) -> Result<Vec<PhraseQuery>, IndexError> {
-        let words = self.positioned_terms(self.f_body, text)?;
-        let mut seen: Vec<(Term, Term, usize)> = Vec::new();
-        let mut out = Vec::new();
-        for w in words.windows(2) {
-            let ((p0, t0), (p1, t1)) = (&w[0], &w[1]);
-            let gap = p1.saturating_sub(*p0);
-            if gap == 0 || gap > PAIR_GAP || t0 == t1 {
-                continue;
-            }
-            let key = (t0.clone(), t1.clone(), gap);
-            if seen.contains(&key) {
-                continue;
-            }
-            seen.push(key);
-            out.push(PhraseQuery::new_with_offset(vec![(0, t0.clone()), (gap, t1.clone())]));
-        }
-        Ok(out)
-    }
-
     /// BM25 search: chunk ids with scores, best first.
     pub fn search(
         &self,
@@ -246,15 +213,16 @@ impl KeywordIndex {
         limit: usize,
         filter: &KeywordFilter,
     ) -> Result<Vec<(u64, f32)>, IndexError> {
+        let words = self.positioned_terms(self.f_body, query)?;
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for t in self.terms(self.f_body, query)? {
+        for t in distinct(&words) {
             should.push((Occur::Should, Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs))));
         }
-        for t in self.terms(self.f_ids, query)? {
+        for t in distinct(&self.positioned_terms(self.f_ids, query)?) {
             let q: Box<dyn Query> = Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs));
             should.push((Occur::Should, Box::new(BoostQuery::new(q, ID_BOOST))));
         }
-        for p in self.pairs(query)? {
+        for p in pairs(&words) {
             should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(p), PAIR_BOOST))));
         }
         if should.is_empty() {
@@ -315,6 +283,34 @@ impl KeywordIndex {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// The distinct terms of a query, in order.
+fn distinct(words: &[(usize, Term)]) -> Vec<Term> {
+    let mut out: Vec<Term> = Vec::new();
+    for (_, t) in words {
+        if !out.contains(t) {
+            out.push(t.clone());
+        }
+    }
+    out
+}
+
+/// Neighbouring query words as phrases, each pair once, keeping the gap the query had between them
+/// (stop words removed from the query still occupy their positions in the text).
+fn pairs(words: &[(usize, Term)]) -> Vec<PhraseQuery> {
+    let mut seen: Vec<(&Term, &Term, usize)> = Vec::new();
+    let mut out = Vec::new();
+    for w in words.windows(2) {
+        let ((p0, t0), (p1, t1)) = (&w[0], &w[1]);
+        let gap = p1.saturating_sub(*p0);
+        if gap == 0 || gap > PAIR_GAP || t0 == t1 || seen.contains(&(t0, t1, gap)) {
+            continue;
+        }
+        seen.push((t0, t1, gap));
+        out.push(PhraseQuery::new_with_offset(vec![(0, t0.clone()), (gap, t1.clone())]));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -384,8 +380,9 @@ mod tests {
         assert!(hits[0].1 > hits[1].1 * 1.05, "{hits:?}");
         // A pair is only tried within PAIR_GAP positions, and a repeated word never pairs with
         // itself.
-        let pairs = k.pairs("conduct of business business").unwrap();
-        assert_eq!(pairs.len(), 1, "{pairs:?}");
-        assert!(k.pairs("conduct of the such as business").unwrap().is_empty());
+        let pairs_of = |q: &str| pairs(&k.positioned_terms(k.f_body, q).unwrap());
+        let found = pairs_of("conduct of business business");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(pairs_of("conduct of the such as business").is_empty());
     }
 }

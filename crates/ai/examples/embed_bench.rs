@@ -1,4 +1,5 @@
-//! MiniLM throughput: embeds N chunk-sized texts (~150 word pieces each) and times 100 queries.
+//! MiniLM throughput: embeds N chunk-sized texts (~150 word pieces each) and times the first 200
+//! ObliQA dev questions as queries (100 generated ones when the data is absent).
 //!
 //! ```text
 //! cargo run --release -p folio-ai --example embed_bench -- [N=256] [ASSETS=.assets/minilm]
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 use folio_ai::{Embedder, MiniLm, WordPieceTokenizer};
 
 const CORPUS: &str = "/work/shared/data/obliqa/documents/GEN_VER08.181223.txt";
+const QUESTIONS: &str = "/work/shared/data/obliqa/questions_dev.json";
 const TARGET_PIECES: usize = 150;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -52,21 +54,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pieces as f64 / took.as_secs_f64()
     );
 
-    let queries = [
-        "how long must records be kept",
-        "what is an authorised person",
-        "penalty for late filing of the annual return",
-        "who may apply for a financial services permission",
-        "definition of a recognised body",
-    ];
-    let mut times: Vec<Duration> = Vec::with_capacity(100);
-    for i in 0..100 {
-        let q = format!("{} {}", queries[i % queries.len()], i);
+    let (queries, qsource) = queries();
+    let mut times: Vec<Duration> = Vec::with_capacity(queries.len());
+    for q in &queries {
         let t = Instant::now();
-        let v = model.embed_query(&q)?;
+        let v = model.embed_query(q)?;
         times.push(t.elapsed());
         assert_eq!(v.len(), model.dim());
     }
+    let qpieces: usize = queries.iter().map(|q| model.tokenizer().count(q)).sum();
+    println!(
+        "{} queries from {qsource}, {:.1} word pieces each on average",
+        queries.len(),
+        qpieces as f64 / queries.len() as f64
+    );
     times.sort();
     let pct = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
     println!(
@@ -77,6 +78,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pct(1.0)
     );
     Ok(())
+}
+
+/// The first 200 ObliQA dev questions when present (what `scripts/eval/latency.py` asks), else
+/// short generated questions.
+fn queries() -> (Vec<String>, String) {
+    if let Ok(raw) = std::fs::read_to_string(QUESTIONS) {
+        if let Ok(serde_json::Value::Array(items)) = serde_json::from_str::<serde_json::Value>(&raw) {
+            let qs: Vec<String> = items
+                .iter()
+                .filter_map(|q| q.get("Question").and_then(|v| v.as_str()).map(str::to_string))
+                .take(200)
+                .collect();
+            if !qs.is_empty() {
+                return (qs, QUESTIONS.to_string());
+            }
+        }
+    }
+    let stems = [
+        "how long must records be kept",
+        "what is an authorised person",
+        "penalty for late filing of the annual return",
+        "who may apply for a financial services permission",
+        "definition of a recognised body",
+    ];
+    ((0..100).map(|i| format!("{} {}", stems[i % stems.len()], i)).collect(), "generated questions".into())
 }
 
 /// `n` texts of about [`TARGET_PIECES`] word pieces.

@@ -90,7 +90,7 @@ pub enum LibraryCommand {
     Remove { doc: String },
     /// What LLM contextualizing has used: tokens and cost per document and in total.
     Usage,
-    /// Rebuild the vectors and the keyword index from the catalog (after damage; asks no LLM).
+    /// Rebuild the vectors and the keyword index from the catalog, or a damaged catalog from the chunk records (asks no LLM).
     Repair,
     /// Watched folders: the library follows files added, changed, renamed and deleted in them.
     Watch {
@@ -245,17 +245,39 @@ fn repair(library: Option<&Path>, model: Model) -> Result<(), String> {
     })
     .map_err(|e| format!("{}: {e}", dir.display()))?;
     eprintln!();
-    println!(
-        "repaired {}: {} documents, {} chunks re-indexed from the catalog{}",
-        dir.display(),
-        report.documents,
-        report.chunks,
-        if report.rolled_back.is_empty() {
-            String::new()
-        } else {
-            format!("; rolled back half-written: {}", report.rolled_back.join(", "))
+    let rolled_back = if report.rolled_back.is_empty() {
+        String::new()
+    } else {
+        format!("; rolled back half-written: {}", report.rolled_back.join(", "))
+    };
+    match &report.catalog {
+        None => println!(
+            "repaired {}: {} documents, {} chunks re-indexed from the catalog{rolled_back}",
+            dir.display(),
+            report.documents,
+            report.chunks,
+        ),
+        Some(c) => {
+            println!(
+                "repaired {}: the damaged catalog was rebuilt from the chunk records: {} documents, {} chunks ({} with their source file's outline, {} from the records alone){rolled_back}",
+                dir.display(),
+                report.documents,
+                report.chunks,
+                c.from_source,
+                c.from_records.len(),
+            );
+            for path in &c.from_records {
+                println!("  from the records alone (file gone or changed): {path}");
+            }
+            if !c.salvaged.is_empty() {
+                println!("  kept from the damaged catalog: {}", c.salvaged.join(", "));
+            }
+            if !c.lost.is_empty() {
+                println!("  unreadable in the damaged catalog: {}", c.lost.join(", "));
+            }
+            println!("  the damaged catalog was kept as {}", c.damaged_copy.display());
         }
-    );
+    }
     Ok(())
 }
 

@@ -48,6 +48,20 @@ impl Section {
     }
 }
 
+/// A heading as [`Outline::from_headings`] takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecoveredHeading {
+    /// The heading as printed ("2.1 Principles").
+    pub heading: String,
+    /// Its depth, 1 for the top.
+    pub level: u8,
+    /// Its section id, when known.
+    pub id: Option<String>,
+    /// The text the section covers.
+    pub span: Span,
+    pub pages: Option<PageRange>,
+}
+
 /// A document's section tree, in document order (preorder).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outline {
@@ -146,6 +160,82 @@ impl Outline {
         sections[0].pages = doc.blocks.iter().fold(None, |acc, b| PageRange::cover_opt(acc, b.pages));
         assign_ids(&mut sections);
         Outline { sections, block_section }
+    }
+
+    /// An outline rebuilt without the document's blocks, from its headings in document order
+    /// (what a library's chunk records keep when the catalog is lost): parents from the levels,
+    /// numbers split off the headings as [`Outline::build`] does, and ids as it gives them except
+    /// where a heading brings its own. Sections hold no blocks.
+    ///
+    /// ```
+    /// use folio_core::model::Span;
+    /// use folio_core::outline::{Outline, RecoveredHeading};
+    /// let h = |heading: &str, level, id: Option<&str>, span| RecoveredHeading {
+    ///     heading: heading.into(), level, id: id.map(String::from), span, pages: None,
+    /// };
+    /// let o = Outline::from_headings("GEN", Span::new(0, 90), &[
+    ///     h("2 Core Principles", 1, None, Span::new(0, 90)),
+    ///     h("2.1 Principles", 2, Some("sec_2_1"), Span::new(20, 90)),
+    /// ]);
+    /// assert_eq!(o.sections[1].number.as_deref(), Some("2"));
+    /// assert_eq!(o.sections[2].parent, Some(1));
+    /// assert_eq!(o.parent_chain(2, "GEN"), vec!["GEN", "2 Core Principles", "2.1 Principles"]);
+    /// ```
+    pub fn from_headings(title: &str, span: Span, headings: &[RecoveredHeading]) -> Outline {
+        let mut sections = vec![Section {
+            id: "doc".to_string(),
+            number: None,
+            title: title.to_string(),
+            heading: title.to_string(),
+            level: 0,
+            parent: None,
+            children: Vec::new(),
+            heading_block: None,
+            blocks: 0..0,
+            own_blocks: 0..0,
+            span,
+            pages: None,
+        }];
+        let mut stack: Vec<usize> = vec![0];
+        for h in headings {
+            let level = h.level.max(1);
+            while stack.len() > 1 && stack.last().is_some_and(|&top| sections[top].level >= level) {
+                stack.pop();
+            }
+            let parent = *stack.last().unwrap_or(&0);
+            let (number, title) = split_number(&h.heading, None);
+            let idx = sections.len();
+            sections[parent].children.push(idx);
+            sections.push(Section {
+                id: String::new(),
+                number,
+                title,
+                heading: h.heading.clone(),
+                level,
+                parent: Some(parent),
+                children: Vec::new(),
+                heading_block: None,
+                blocks: 0..0,
+                own_blocks: 0..0,
+                span: h.span,
+                pages: h.pages,
+            });
+            stack.push(idx);
+        }
+        sections[0].pages = sections.iter().skip(1).fold(None, |acc, s| PageRange::cover_opt(acc, s.pages));
+        assign_ids(&mut sections);
+        // Ids the records carry win; a generated id they also use moves aside.
+        let given: std::collections::HashSet<&str> =
+            headings.iter().filter_map(|h| h.id.as_deref()).collect();
+        for (i, h) in headings.iter().enumerate() {
+            let s = &mut sections[i + 1];
+            match &h.id {
+                Some(id) => s.id = id.clone(),
+                None if given.contains(s.id.as_str()) => s.id = format!("{}__recovered{}", s.id, i + 1),
+                None => {}
+            }
+        }
+        Outline { sections, block_section: Vec::new() }
     }
 
     /// Heading texts from the document title down to the section.

@@ -18,6 +18,7 @@ pub mod assets;
 pub mod bindings;
 mod context;
 mod library;
+mod recovery;
 mod watcher;
 mod workspace;
 
@@ -62,9 +63,9 @@ fn data_home() -> std::path::PathBuf {
 pub use folio_index::catalog::ContextRun;
 pub use folio_index::catalog::FailureRow;
 pub use library::{
-    ingest_shared, is_library_file, Backlinks, Crumb, DefinitionHit, Hit, IngestFailure, IngestReport,
-    Library, LibraryOptions, Progress, RepairReport, SearchOptions, SectionText, Stage, SyncPlan,
-    DEFAULT_DEPTH,
+    ingest_shared, is_library_file, Backlinks, CatalogRebuild, Crumb, DefinitionHit, Hit, IngestFailure,
+    IngestReport, Library, LibraryOptions, Progress, RepairReport, SearchOptions, SectionText, Stage,
+    SyncPlan, DEFAULT_DEPTH,
 };
 pub use watcher::{FolderWatcher, SyncReport};
 

@@ -47,6 +47,24 @@ pub struct RepairReport {
     pub chunks: usize,
     /// Half-written documents rolled back.
     pub rolled_back: Vec<String>,
+    /// Set when the catalog itself was damaged and rebuilt from the chunk records.
+    pub catalog: Option<CatalogRebuild>,
+}
+
+/// How a damaged catalog was rebuilt (see [`Library::repair`]).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CatalogRebuild {
+    /// Where the damaged catalog was moved (kept for the user; nothing reads it again).
+    pub damaged_copy: PathBuf,
+    /// Documents whose source file analysed again to the recorded chunks: whole outline,
+    /// definitions and references.
+    pub from_source: usize,
+    /// Documents rebuilt from their chunk records alone (the file is gone or changed since).
+    pub from_records: Vec<String>,
+    /// Tables of the damaged catalog copied over whole (context cache, watched folders, …).
+    pub salvaged: Vec<String>,
+    /// Tables of the damaged catalog that could not be read.
+    pub lost: Vec<String>,
 }
 
 /// The text embedded for a chunk: "{context}\n\n{chunk}", or, without a context, its heading chain
@@ -321,6 +339,20 @@ fn mtime_of(path: &Path) -> i64 {
 impl Library {
     /// Opens (or creates) the library in `dir`. The lookup tables are rebuilt from storage.
     pub fn open(
+        dir: &Path,
+        embedder: Arc<dyn Embedder>,
+        options: LibraryOptions,
+    ) -> Result<Library, EngineError> {
+        Self::open_stores(dir, embedder, options).map_err(|e| match e {
+            EngineError::Storage(e) if e.is_damage() => EngineError::Damaged(format!(
+                "the library's catalog (catalog.sqlite) in {} is damaged ({e}); run `folio repair` to rebuild it from the chunk records",
+                dir.display()
+            )),
+            e => e,
+        })
+    }
+
+    fn open_stores(
         dir: &Path,
         embedder: Arc<dyn Embedder>,
         options: LibraryOptions,
@@ -723,9 +755,10 @@ impl Library {
         Ok(repaired)
     }
 
-    /// Rebuilds the derived indexes — the vectors and the keyword index — from the catalog (the
-    /// chunk records with their stored contexts; no file is read and no LLM asked), after throwing
-    /// away whatever is left of them. For a library whose index files were damaged.
+    /// Repairs a damaged library. With a sound catalog, the derived indexes — the vectors and
+    /// the keyword index — are thrown away and rebuilt from it (the chunk records with their stored
+    /// contexts; no file is read and no LLM asked). With a damaged catalog, the catalog is moved
+    /// aside and rebuilt from the chunk records in the vector store (see [`CatalogRebuild`]).
     pub fn repair(
         dir: &Path,
         embedder: Arc<dyn Embedder>,
@@ -739,11 +772,20 @@ impl Library {
                 dir.display()
             ))
         })?;
-        // The catalog is the source of truth: it must be readable.
-        let catalog = Catalog::open(&dir.join("catalog.sqlite"))?;
-        catalog.check()?;
-        drop(catalog);
+        // A rebuild of the catalog that was cut short left the records aside: it runs again.
+        let catalog_damage = if dir.join(RECORDS_ASIDE).exists() {
+            Some(folio_index::IndexError::Corrupt("an earlier repair did not finish".into()))
+        } else {
+            match Catalog::open(&dir.join("catalog.sqlite")).and_then(|c| c.check()) {
+                Ok(()) => None,
+                Err(e) if e.is_damage() => Some(e),
+                Err(e) => return Err(e.into()),
+            }
+        };
         drop(probe);
+        if let Some(damage) = catalog_damage {
+            return Self::rebuild_catalog(dir, embedder, options, progress, damage);
+        }
         for derived in ["keyword", "vectors"] {
             let p = dir.join(derived);
             if p.exists() {
@@ -795,6 +837,121 @@ impl Library {
             report.chunks += rows.len();
         }
         lib.finish_ingest()?;
+        Ok(report)
+    }
+
+    /// Rebuilds a damaged catalog from the chunk records of the vector store: the damaged file is
+    /// moved aside (and what still reads of it — the context cache, watched folders, failures,
+    /// document labels and context modes — copied over), the records are moved aside while the
+    /// documents are written again one by one, each with its recorded vectors and contexts, then
+    /// the exact index and cross-document references are rebuilt.
+    fn rebuild_catalog(
+        dir: &Path,
+        embedder: Arc<dyn Embedder>,
+        options: LibraryOptions,
+        progress: &mut dyn FnMut(&str, usize, usize),
+        damage: folio_index::IndexError,
+    ) -> Result<RepairReport, EngineError> {
+        use crate::recovery::{
+            analysis_from_records, analysis_from_source, contexts_of, documents_of, Origin,
+        };
+        let io = |e: std::io::Error| EngineError::from(folio_index::IndexError::from(e));
+        let aside = dir.join(RECORDS_ASIDE);
+        if !aside.exists() {
+            let vectors = dir.join("vectors");
+            if !vectors.exists() || options.in_memory_vectors {
+                return Err(EngineError::Damaged(format!(
+                    "the library's catalog in {} is damaged ({damage}) and there are no chunk records to rebuild it from: ingest the documents again into a new library",
+                    dir.display()
+                )));
+            }
+            std::fs::rename(&vectors, &aside).map_err(io)?;
+        }
+        let records = LanceVectors::open(&aside, embedder.id(), embedder.dim())
+            .and_then(|v| v.records())
+            .map_err(|e| {
+                EngineError::Damaged(format!(
+                    "the library's catalog in {} is damaged ({damage}) and its vector store cannot be read either ({e}): ingest the documents again into a new library",
+                    dir.display()
+                ))
+            })?;
+        // The damaged catalog (with its journal) moves aside; the keyword index is derived.
+        let stamp = folio_index::catalog::now();
+        let damaged_copy = dir.join(format!("catalog.damaged-{stamp}.sqlite"));
+        for suffix in ["", "-wal", "-shm"] {
+            let from = dir.join(format!("catalog.sqlite{suffix}"));
+            if from.exists() {
+                std::fs::rename(&from, dir.join(format!("catalog.damaged-{stamp}.sqlite{suffix}")))
+                    .map_err(io)?;
+            }
+        }
+        if dir.join("keyword").exists() {
+            std::fs::remove_dir_all(dir.join("keyword")).map_err(io)?;
+        }
+        let mut lib = Library::open(dir, embedder, options)?;
+        let salvage = lib.catalog.salvage_from(&damaged_copy);
+        let mut rebuilt = CatalogRebuild {
+            damaged_copy: damaged_copy.clone(),
+            salvaged: salvage.copied.clone(),
+            lost: salvage.lost.clone(),
+            ..CatalogRebuild::default()
+        };
+        let docs = documents_of(records);
+        let mut report = RepairReport::default();
+        for (i, records) in docs.iter().enumerate() {
+            let path = records[0].source_path.clone();
+            progress(&path, i, docs.len());
+            let (analysis, origin) = match analysis_from_source(
+                records,
+                &lib.options.convert,
+                lib.counter.as_ref(),
+                &lib.options.chunker,
+            ) {
+                Some(a) => (a, Origin::Source),
+                None => (analysis_from_records(records, lib.counter.as_ref()), Origin::Records),
+            };
+            let known = salvage.documents.get(&path);
+            let label = known.map(|d| d.label.clone()).unwrap_or_else(|| document_label(&path));
+            let mode = match known {
+                Some(d) => d.context_mode.clone(),
+                None if records.iter().all(|r| r.contextualized_content == r.content) => "none".into(),
+                None if origin == Origin::Source
+                    && folio_core::context::structural_contexts(&analysis, &label)
+                        .iter()
+                        .zip(records)
+                        .all(|(c, r)| *c == crate::recovery::context_of(r)) =>
+                {
+                    "structural".into()
+                }
+                None => "recovered".into(),
+            };
+            let contexts = contexts_of(records, &mode);
+            let prepared = Prepared {
+                path: path.clone(),
+                mtime: records[0].mtime,
+                size: records[0].file_size_bytes,
+                label,
+                mode,
+                analysis,
+                contexts,
+                run: None,
+                vectors: records.iter().map(|r| r.embedding.clone()).collect(),
+                reused: records.len(),
+            };
+            let (chunks, _) = lib.commit_file(prepared).map_err(|(code, message)| {
+                EngineError::Damaged(format!("rebuilding {path} failed ({code}): {message}"))
+            })?;
+            match origin {
+                Origin::Source => rebuilt.from_source += 1,
+                Origin::Records => rebuilt.from_records.push(path),
+            }
+            report.documents += 1;
+            report.chunks += chunks;
+        }
+        lib.finish_ingest()?;
+        drop(lib);
+        std::fs::remove_dir_all(&aside).map_err(io)?;
+        report.catalog = Some(rebuilt);
         Ok(report)
     }
 
@@ -1455,6 +1612,10 @@ fn ingest_with(
 }
 
 /// Takes the library's write lock, or `None` when another process holds it.
+/// Where a catalog rebuild keeps the vector store's records until every document is written
+/// again (see [`Library::repair`]).
+const RECORDS_ASIDE: &str = "vectors.repairing";
+
 fn take_write_lock(dir: &Path) -> Result<Option<std::fs::File>, EngineError> {
     let file = std::fs::OpenOptions::new()
         .create(true)

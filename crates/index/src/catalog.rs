@@ -242,6 +242,29 @@ pub struct RefRow {
     pub target_doc_section: Option<String>,
 }
 
+/// The tables [`Catalog::salvage_from`] copies from a damaged catalog: what the chunk records in
+/// the vector store do not hold.
+const SALVAGED_TABLES: [&str; 4] = ["context_cache", "context_runs", "watched_folders", "failures"];
+
+/// What [`Catalog::salvage_from`] could read of a damaged catalog.
+#[derive(Debug, Clone, Default)]
+pub struct Salvage {
+    /// Indexed documents by path.
+    pub documents: std::collections::HashMap<String, SalvagedDocument>,
+    /// Tables copied whole.
+    pub copied: Vec<String>,
+    /// Tables that could not be read (nothing of them was copied).
+    pub lost: Vec<String>,
+}
+
+/// A document's row as far as a damaged catalog still tells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SalvagedDocument {
+    pub label: String,
+    pub title: String,
+    pub context_mode: String,
+}
+
 /// A chunk's context and where it came from (see [`ChunkRow::context_source`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChunkContext {
@@ -581,9 +604,70 @@ impl Catalog {
             Ok(())
         } else {
             Err(IndexError::Corrupt(format!(
-                "the library's catalog (catalog.sqlite) is damaged ({result}); it holds the documents, outlines, chunks and contexts and cannot be rebuilt from the indexes: restore it from a backup, or ingest the documents again into a new library"
+                "the library's catalog (catalog.sqlite) is damaged ({result}); run `folio repair` to rebuild it from the chunk records"
             )))
         }
+    }
+
+    /// Copies what still reads from a damaged catalog file into this new one — the context cache,
+    /// the record of context runs, watched folders and failures, each table whole or not at all —
+    /// and returns what it could read of the documents (label, title, context mode by path). The
+    /// damaged file is opened read-only and left as it is.
+    pub fn salvage_from(&self, damaged: &Path) -> Salvage {
+        let mut out = Salvage::default();
+        let old = match Connection::open_with_flags(damaged, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY) {
+            Ok(c) => c,
+            Err(_) => {
+                out.lost = SALVAGED_TABLES.iter().map(|t| t.to_string()).collect();
+                return out;
+            }
+        };
+        let documents = (|| -> rusqlite::Result<Vec<(String, SalvagedDocument)>> {
+            let mut st = old
+                .prepare("SELECT path, label, title, context_mode FROM documents WHERE status = 'indexed'")?;
+            let rows = st.query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    SalvagedDocument { label: r.get(1)?, title: r.get(2)?, context_mode: r.get(3)? },
+                ))
+            })?;
+            rows.collect()
+        })();
+        match documents {
+            Ok(d) => out.documents = d.into_iter().collect(),
+            Err(_) => out.lost.push("documents".into()),
+        }
+        drop(old);
+        let conn = self.conn();
+        let attached = conn.execute("ATTACH DATABASE ?1 AS damaged", [damaged.to_string_lossy()]).is_ok();
+        for table in SALVAGED_TABLES {
+            let copied = attached
+                && (|| -> rusqlite::Result<()> {
+                    let cols: Vec<String> = conn
+                        .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))?
+                        .query_map([], |r| r.get(0))?
+                        .collect::<rusqlite::Result<_>>()?;
+                    let cols = cols.join(", ");
+                    let tx = conn.unchecked_transaction()?;
+                    tx.execute(
+                        &format!(
+                            "INSERT OR IGNORE INTO main.{table} ({cols}) SELECT {cols} FROM damaged.{table}"
+                        ),
+                        [],
+                    )?;
+                    tx.commit()
+                })()
+                .is_ok();
+            if copied {
+                out.copied.push(table.to_string());
+            } else {
+                out.lost.push(table.to_string());
+            }
+        }
+        if attached {
+            let _ = conn.execute("DETACH DATABASE damaged", []);
+        }
+        out
     }
 
     /// Marks a document written to every store: from now on it is visible to search.

@@ -35,6 +35,19 @@ pub enum IndexError {
     Invalid(String),
 }
 
+impl IndexError {
+    /// Whether the error means a store's files are damaged (rather than, say, busy or unreadable):
+    /// what `folio repair` is for.
+    pub fn is_damage(&self) -> bool {
+        use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+        match self {
+            IndexError::Corrupt(_) => true,
+            IndexError::Sqlite(e) => matches!(e.sqlite_error_code(), Some(DatabaseCorrupt | NotADatabase)),
+            _ => false,
+        }
+    }
+}
+
 impl From<tantivy::directory::error::OpenDirectoryError> for IndexError {
     fn from(e: tantivy::directory::error::OpenDirectoryError) -> Self {
         IndexError::Corrupt(e.to_string())

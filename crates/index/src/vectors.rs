@@ -54,6 +54,9 @@ pub trait VectorStore: Send {
     fn len(&self) -> Result<usize, IndexError>;
     /// A document's vectors by chunk id (to keep those of unchanged chunks on re-ingest).
     fn document_vectors(&self, doc_id: i64) -> Result<HashMap<i64, Vec<f32>>, IndexError>;
+    /// Every record, with its vector, in no particular order: what a damaged catalog is rebuilt
+    /// from.
+    fn records(&self) -> Result<Vec<VectorRecord>, IndexError>;
     fn is_empty(&self) -> Result<bool, IndexError> {
         Ok(self.len()? == 0)
     }
@@ -72,9 +75,19 @@ pub fn table_name(model: &str, dim: usize) -> String {
 
 /// Exact search in RAM: the twin of [`LanceVectors`] for tests, and the mirror through which
 /// [`LanceVectors`] answers exactly while the table is below [`ANN_THRESHOLD`] rows.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct MemoryVectors {
     by_doc: HashMap<i64, DocVectors>,
+    /// The twin keeps each record's metadata (without its vector, which is in `by_doc`) as LanceDB
+    /// does; the mirror, which only answers searches, does not.
+    metadata: Option<HashMap<i64, Vec<VectorRecord>>>,
+}
+
+impl Default for MemoryVectors {
+    /// The twin of [`LanceVectors`]: records keep their metadata.
+    fn default() -> Self {
+        MemoryVectors { by_doc: HashMap::new(), metadata: Some(HashMap::new()) }
+    }
 }
 
 /// A document's vectors, row-major, with their norms.
@@ -107,6 +120,11 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 impl MemoryVectors {
+    /// Vectors alone, for searching (LanceDB holds the metadata).
+    fn mirror() -> Self {
+        MemoryVectors { by_doc: HashMap::new(), metadata: None }
+    }
+
     fn insert(&mut self, doc_id: i64, id: i64, v: &[f32]) {
         self.by_doc.entry(doc_id).or_default().push(id, v);
     }
@@ -119,10 +137,19 @@ impl VectorStore for MemoryVectors {
             d.push(r.chunk_id, &r.embedding);
         }
         self.by_doc.insert(doc_id, d);
+        if let Some(m) = &mut self.metadata {
+            m.insert(
+                doc_id,
+                records.iter().map(|r| VectorRecord { embedding: Vec::new(), ..r.clone() }).collect(),
+            );
+        }
         Ok(())
     }
     fn remove_document(&mut self, doc_id: i64) -> Result<(), IndexError> {
         self.by_doc.remove(&doc_id);
+        if let Some(m) = &mut self.metadata {
+            m.remove(&doc_id);
+        }
         Ok(())
     }
     fn search(&self, query: &[f32], limit: usize, docs: &[i64]) -> Result<Vec<(i64, f32)>, IndexError> {
@@ -156,6 +183,21 @@ impl VectorStore for MemoryVectors {
         let Some(d) = self.by_doc.get(&doc_id) else { return Ok(HashMap::new()) };
         let dim = if d.ids.is_empty() { 0 } else { d.flat.len() / d.ids.len() };
         Ok(d.ids.iter().enumerate().map(|(k, id)| (*id, d.flat[k * dim..(k + 1) * dim].to_vec())).collect())
+    }
+
+    fn records(&self) -> Result<Vec<VectorRecord>, IndexError> {
+        let Some(metadata) = &self.metadata else {
+            return Err(IndexError::Invalid("a search mirror keeps no record metadata".into()));
+        };
+        let mut out = Vec::new();
+        for (doc, rows) in metadata {
+            let mut vectors = self.document_vectors(*doc)?;
+            out.extend(rows.iter().map(|r| VectorRecord {
+                embedding: vectors.remove(&r.chunk_id).unwrap_or_default(),
+                ..r.clone()
+            }));
+        }
+        Ok(out)
     }
 }
 
@@ -305,7 +347,7 @@ impl LanceVectors {
             }
             q.execute().await?.try_collect::<Vec<_>>().await
         })?;
-        let mut mem = MemoryVectors::default();
+        let mut mem = MemoryVectors::mirror();
         for b in &batches {
             let ids = b.column_by_name("id").and_then(|c| c.as_any().downcast_ref::<Int64Array>());
             let docs = b.column_by_name("doc_id").and_then(|c| c.as_any().downcast_ref::<Int64Array>());
@@ -451,6 +493,79 @@ impl VectorStore for LanceVectors {
             None => self.load_rows(Some(doc_id))?.document_vectors(doc_id),
         }
     }
+
+    fn records(&self) -> Result<Vec<VectorRecord>, IndexError> {
+        let batches: Vec<RecordBatch> = self
+            .runtime
+            .block_on(async { self.table.query().execute().await?.try_collect::<Vec<_>>().await })?;
+        let mut out = Vec::with_capacity(self.rows);
+        for b in &batches {
+            out.extend(records_of(b, self.dim)?);
+        }
+        Ok(out)
+    }
+}
+
+/// The records of a batch read back with every column (the inverse of [`batch`]).
+fn records_of(b: &RecordBatch, dim: usize) -> Result<Vec<VectorRecord>, IndexError> {
+    let missing = |n: &str| IndexError::Invalid(format!("the vector table lacks a readable {n} column"));
+    let strs = |n: &str| {
+        b.column_by_name(n).and_then(|c| c.as_any().downcast_ref::<StringArray>()).ok_or_else(|| missing(n))
+    };
+    let ints = |n: &str| {
+        b.column_by_name(n).and_then(|c| c.as_any().downcast_ref::<Int64Array>()).ok_or_else(|| missing(n))
+    };
+    let emb = b
+        .column_by_name("embedding")
+        .and_then(|c| c.as_any().downcast_ref::<FixedSizeListArray>())
+        .ok_or_else(|| missing("embedding"))?;
+    let values = emb
+        .values()
+        .as_any()
+        .downcast_ref::<Float32Array>()
+        .ok_or_else(|| IndexError::Invalid("embeddings are not float32".into()))?
+        .values();
+    let (id, doc, path, index) = (ints("id")?, ints("doc_id")?, strs("source_path")?, ints("chunk_index")?);
+    let (content, ctx, mtime, ftype) =
+        (strs("content")?, strs("contextualized_content")?, ints("mtime")?, strs("file_type")?);
+    let (size, chain, section, level) =
+        (ints("file_size_bytes")?, strs("parent_chain")?, strs("section_id")?, ints("heading_level")?);
+    let (ctype, refs, summary, term) =
+        (strs("chunk_type")?, strs("cross_references")?, strs("doc_summary")?, strs("defined_term")?);
+    let (key, p0, p1) = (strs("defined_term_normalized")?, ints("page_start")?, ints("page_end")?);
+    let (c0, c1, hash) = (ints("char_start")?, ints("char_end")?, strs("content_hash")?);
+    let opt_s = |a: &StringArray, k: usize| (!a.is_null(k)).then(|| a.value(k).to_string());
+    let opt_i = |a: &Int64Array, k: usize| (!a.is_null(k)).then(|| a.value(k));
+    Ok((0..b.num_rows())
+        .map(|k| {
+            let off = emb.value_offset(k) as usize;
+            VectorRecord {
+                chunk_id: id.value(k),
+                doc_id: doc.value(k),
+                source_path: path.value(k).to_string(),
+                chunk_index: index.value(k),
+                content: content.value(k).to_string(),
+                contextualized_content: ctx.value(k).to_string(),
+                embedding: values[off..off + dim].to_vec(),
+                mtime: mtime.value(k),
+                file_type: ftype.value(k).to_string(),
+                file_size_bytes: size.value(k),
+                parent_chain: chain.value(k).to_string(),
+                section_id: section.value(k).to_string(),
+                heading_level: level.value(k),
+                chunk_type: ctype.value(k).to_string(),
+                cross_references: refs.value(k).to_string(),
+                doc_summary: summary.value(k).to_string(),
+                defined_term: opt_s(term, k),
+                defined_term_normalized: opt_s(key, k),
+                page_start: opt_i(p0, k),
+                page_end: opt_i(p1, k),
+                char_start: c0.value(k),
+                char_end: c1.value(k),
+                content_hash: hash.value(k).to_string(),
+            }
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -498,11 +613,22 @@ mod tests {
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3]);
         store.put_document(1, &[record(4, 1, vec![0.0, 0.0, 1.0])]).unwrap();
         assert_eq!(store.len().unwrap(), 2, "re-putting a document replaces its records");
+        let mut all = store.records().unwrap();
+        all.sort_by_key(|r| r.chunk_id);
+        let mut three = record(3, 2, vec![0.7, 0.7, 0.0]);
+        three.defined_term = Some("Client".into());
+        three.page_end = Some(2);
+        store.put_document(2, std::slice::from_ref(&three)).unwrap();
+        let mut back = store.records().unwrap();
+        back.sort_by_key(|r| r.chunk_id);
+        assert_eq!(back, vec![three, record(4, 1, vec![0.0, 0.0, 1.0])], "records read back whole");
+        assert_eq!(all.len(), 2);
         store.remove_document(2).unwrap();
         assert_eq!(
             store.search(&[0.0, 0.0, 1.0], 5, &[]).unwrap().iter().map(|h| h.0).collect::<Vec<_>>(),
             vec![4]
         );
+        assert_eq!(store.records().unwrap().len(), 1);
     }
 
     #[test]

@@ -65,7 +65,7 @@ pub use folio_index::catalog::FailureRow;
 pub use library::{
     ingest_shared, is_library_file, Backlinks, CatalogRebuild, Crumb, DefinitionHit, Hit, IngestFailure,
     IngestReport, Library, LibraryOptions, Progress, RepairReport, SearchOptions, SectionText, Stage,
-    SyncPlan, DEFAULT_DEPTH,
+    SyncPlan, DEFAULT_CHUNK_TOKENS, DEFAULT_DEPTH,
 };
 pub use watcher::{FolderWatcher, SyncReport};
 

@@ -16,9 +16,13 @@ fn root() -> PathBuf {
 }
 
 fn folio(lib: &Path, args: &[&str]) -> Output {
+    folio_with(lib, "fast", args)
+}
+
+fn folio_with(lib: &Path, model: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_folio"))
         .env("FOLIO_ASSETS_DIR", root().join(".assets"))
-        .args(["--model", "fast", "--library"])
+        .args(["--model", model, "--library"])
         .arg(lib)
         .args(args)
         .output()
@@ -158,6 +162,16 @@ fn corrupt_catalog_page() {
         "a clear message: {t}"
     );
     println!("corrupt SQLite page → {}", t.lines().last().unwrap_or(""));
+
+    // A repair with another model than the library's finds no records of its own: it says so and
+    // leaves the store as it was.
+    if root().join(".assets/minilm/model.safetensors").is_file() {
+        let o = folio_with(&lib, "minilm", &["repair"]);
+        let t = text(&o);
+        assert!(!o.status.success() && t.contains("no records for all-MiniLM-L6-v2"), "{t}");
+        assert!(t.contains("potion"), "names the model it holds: {t}");
+        assert!(lib.join("vectors").is_dir() && !lib.join("vectors.repairing").exists());
+    }
 
     // Repaired from the chunk records: every answer as before, no file re-embedded.
     let o = folio(&lib, &["repair"]);

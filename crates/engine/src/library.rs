@@ -880,6 +880,24 @@ impl Library {
             }
             std::fs::rename(&vectors, &aside).map_err(io)?;
         }
+        // Records of another model's table cannot be used (nor would their vectors fit): the
+        // store goes back untouched and the user is told which model to repair with.
+        let table = folio_index::vectors::table_name(embedder.id(), embedder.dim());
+        if !aside.join(format!("{table}.lance")).is_dir() {
+            let present: Vec<String> = std::fs::read_dir(&aside)
+                .map(|d| {
+                    d.filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".lance").map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            std::fs::rename(&aside, dir.join("vectors")).map_err(io)?;
+            return Err(EngineError::Damaged(format!(
+                "the library's catalog in {} is damaged ({damage}), and its vector store holds no records for {} (it holds: {}); run `folio repair` with the model the library was built with (`--model`)",
+                dir.display(),
+                embedder.id(),
+                if present.is_empty() { "nothing".to_string() } else { present.join(", ") }
+            )));
+        }
         let records = LanceVectors::open(&aside, embedder.id(), embedder.dim())
             .and_then(|v| v.records())
             .map_err(|e| {

@@ -248,8 +248,6 @@ mod tests {
 
     /// Records as an ingest writes them, from a real analysis.
     fn records_of(a: &Analysis, path: &str) -> Vec<VectorRecord> {
-        let outline = &a.outline;
-        let _ = outline;
         a.chunks
             .iter()
             .map(|c| {

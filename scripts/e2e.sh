@@ -76,4 +76,5 @@ export FOLIO_E2E_DOCS="$DATA/obliqa/documents/GEN_VER08.181223.txt:$DATA/obliqa/
 export FOLIO_E2E_ARTIFACTS=$FOLIO_ROOT/tests/artifacts/e2e
 mkdir -p "$SCRATCH/watched"
 export FOLIO_E2E_WATCH_DIR=$SCRATCH/watched
+export FOLIO_E2E_LIBRARY=$SCRATCH/library
 node tests/e2e/app.mjs

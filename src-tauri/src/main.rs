@@ -6,13 +6,13 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Duration;
 
 use folio_engine::{
     BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, FailureRow, Hit, IngestReport,
-    LibraryStatus, Outline, PageImage, Progress, ProgressThrottle, SearchRequest, SectionView, Settings,
-    SettingsChange, WatchedFolder, Workspace,
+    LibraryStatus, Outline, PageImage, Progress, ProgressThrottle, RepairReport, SearchRequest, SectionView,
+    Settings, SettingsChange, WatchedFolder, Workspace,
 };
 use tauri::ipc::Channel;
 use tauri::{Emitter, Manager, State};
@@ -20,9 +20,53 @@ use tauri::{Emitter, Manager, State};
 type Res<T> = Result<T, BackendError>;
 type KeyStatus = folio_engine::KeyStatus;
 
-/// The workspace, opened on a background thread at start so the window shows at once.
+/// The workspace, opened on a background thread at start so the window shows at once; and, when
+/// that open failed on a damaged library, the one opened again after `repair_library`.
 #[derive(Default)]
-struct App(OnceLock<Result<Arc<Workspace>, BackendError>>);
+struct App {
+    opened: OnceLock<Result<Arc<Workspace>, BackendError>>,
+    repaired: RwLock<Option<Arc<Workspace>>>,
+    settings: OnceLock<PathBuf>,
+    handle: OnceLock<tauri::AppHandle>,
+}
+
+impl App {
+    /// The open workspace (waiting for the first open), or why there is none.
+    fn workspace(&self) -> Result<Arc<Workspace>, BackendError> {
+        if let Some(ws) = self.repaired.read().unwrap_or_else(|e| e.into_inner()).clone() {
+            return Ok(ws);
+        }
+        self.opened.wait().clone()
+    }
+
+    /// Keeps the watched folders followed, announcing each pass that changed the library.
+    fn watch(&self, ws: &Workspace) {
+        let Some(handle) = self.handle.get().cloned() else { return };
+        if let Err(e) = ws.start_watching(move |r| {
+            let _ = handle.emit("library-changed", r);
+        }) {
+            eprintln!("folio: watched folders are not followed: {e}");
+        }
+    }
+
+    /// Repairs the library that could not be opened, then opens it.
+    fn repair(&self, mut progress: impl FnMut(Progress)) -> Result<RepairReport, BackendError> {
+        if self.workspace().is_ok() {
+            return Err(BackendError {
+                code: "invalid".into(),
+                message: "the library is open and needs no repair".into(),
+            });
+        }
+        let settings = self.settings.get().cloned().unwrap_or_else(folio_engine::default_settings_path);
+        let report = Workspace::repair(&settings, &mut |path, done, total| {
+            progress(Progress::repairing(path, done, total))
+        })?;
+        let ws = Arc::new(Workspace::open(&settings)?);
+        self.watch(&ws);
+        *self.repaired.write().unwrap_or_else(|e| e.into_inner()) = Some(ws);
+        Ok(report)
+    }
+}
 
 /// Runs `f` on a blocking thread once the workspace is open.
 async fn run<T: Send + 'static>(
@@ -30,9 +74,9 @@ async fn run<T: Send + 'static>(
     f: impl FnOnce(&Workspace) -> Result<T, EngineError> + Send + 'static,
 ) -> Res<T> {
     let app = app.inner().clone();
-    tauri::async_runtime::spawn_blocking(move || match app.0.wait() {
-        Ok(ws) => f(ws).map_err(BackendError::from),
-        Err(e) => Err(e.clone()),
+    tauri::async_runtime::spawn_blocking(move || match app.workspace() {
+        Ok(ws) => f(&ws).map_err(BackendError::from),
+        Err(e) => Err(e),
     })
     .await
     .map_err(|e| BackendError { code: "internal".into(), message: format!("the engine stopped: {e}") })?
@@ -49,6 +93,16 @@ fn progress(channel: Channel<Progress>) -> impl FnMut(Progress) {
 #[tauri::command]
 async fn library_documents(app: State<'_, Arc<App>>) -> Res<Vec<DocumentSummary>> {
     run(&app, |w| w.documents()).await.inspect(|_| startup_probe())
+}
+
+/// Repairs a library that could not be opened because a store is damaged, with progress, and
+/// opens it.
+#[tauri::command]
+async fn repair_library(app: State<'_, Arc<App>>, on_progress: Channel<Progress>) -> Res<RepairReport> {
+    let app = app.inner().clone();
+    tauri::async_runtime::spawn_blocking(move || app.repair(progress(on_progress)))
+        .await
+        .map_err(|e| BackendError { code: "internal".into(), message: format!("the engine stopped: {e}") })?
 }
 
 /// When the UI first has the library (the window is up and interactive): with
@@ -206,21 +260,18 @@ fn main() {
             let settings = std::env::var_os("FOLIO_SETTINGS")
                 .map(PathBuf::from)
                 .unwrap_or_else(folio_engine::default_settings_path);
-            let handle = app.handle().clone();
+            let _ = opening.handle.set(app.handle().clone());
+            let _ = opening.settings.set(settings.clone());
             std::thread::spawn(move || {
                 let ws = Workspace::open(&settings).map(Arc::new).map_err(BackendError::from);
                 if let Err(e) = &ws {
                     eprintln!("folio: the library could not be opened: {}", e.message);
                 }
-                let _ = opening.0.set(ws.clone());
+                let _ = opening.opened.set(ws.clone());
                 // Watched folders: brought in step with changes made while the app was closed,
                 // then followed; each pass that changed the library is announced to the UI.
                 if let Ok(ws) = ws {
-                    if let Err(e) = ws.start_watching(move |r| {
-                        let _ = handle.emit("library-changed", r);
-                    }) {
-                        eprintln!("folio: watched folders are not followed: {e}");
-                    }
+                    opening.watch(&ws);
                 }
             });
             Ok(())
@@ -248,6 +299,7 @@ fn main() {
             watch_folder,
             unwatch_folder,
             failures,
+            repair_library,
         ])
         .run(tauri::generate_context!())
         .expect("the Folio window could not start");

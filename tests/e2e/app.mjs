@@ -8,8 +8,10 @@
 //
 // Environment: FOLIO_E2E_DRIVER (default http://127.0.0.1:4444), FOLIO_E2E_APP (the binary),
 // FOLIO_E2E_DOCS (two documents, ':'-separated), FOLIO_E2E_BIG_PDF, FOLIO_E2E_ARTIFACTS,
-// FOLIO_E2E_WATCH_DIR (an empty folder: watched, then files are added, renamed and deleted in it).
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// FOLIO_E2E_WATCH_DIR (an empty folder: watched, then files are added, renamed and deleted in it),
+// FOLIO_E2E_LIBRARY (the library folder: after the first session its catalog is damaged, and a
+// second start of the app must offer the repair, run it and show the library again).
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Keys, Session, sleep } from './webdriver.mjs';
 
@@ -264,10 +266,54 @@ async function main() {
   }
 }
 
-main().then(
-  () => console.log(`e2e: ${results.length} checks passed`),
-  (e) => {
-    console.error(`e2e failed: ${e.message}`);
-    process.exit(1);
-  },
-);
+/**
+ * A damaged catalog (a page overwritten, as a disk fault would): the app opens to an error that
+ * offers *Repair library*; the repair rebuilds the catalog from the chunk records and the library
+ * is back with every document.
+ */
+async function repairPhase() {
+  const lib = process.env.FOLIO_E2E_LIBRARY;
+  if (!lib) return;
+  const db = join(lib, 'catalog.sqlite');
+  const bytes = readFileSync(db);
+  if (bytes.length < 3 * 4096) throw new Error(`the catalog is only ${bytes.length} bytes`);
+  bytes.fill(0xa5, 4096 + 100, 2 * 4096);
+  writeFileSync(db, bytes);
+  rmSync(`${db}-wal`, { force: true });
+  rmSync(`${db}-shm`, { force: true });
+  const s = await Session.start(driver, { 'tauri:options': { application: app } });
+  try {
+    await s.waitFor('[data-testid="nav-library"]', { timeoutMs: 30000, what: 'the window' });
+    await nav(s, 'library');
+    const [note] = await s.waitFor('[data-testid="error"][data-code="damaged"]', { timeoutMs: 30000, what: 'the damaged-library note' });
+    check('a damaged catalog is reported in the app', /damaged/.test(await note.text()), (await note.text()).slice(0, 100));
+    await shot(s, 'library-damaged');
+    const t = Date.now();
+    await (await s.find('[data-testid="repair-library"]')).click();
+    const [done] = await s.waitFor('[data-testid="repair-done"]', { timeoutMs: 180000, what: 'the repair' });
+    const ms = Date.now() - t;
+    const said = await done.text();
+    await shot(s, 'library-repaired');
+    await (await s.find('[data-testid="repair-done"] button')).click();
+    await s.waitFor('[data-testid="nav-library"]', { timeoutMs: 30000, what: 'the window after the reload' });
+    await nav(s, 'library');
+    const rows = await s.waitFor('[data-testid="doc-row"]', { count: docs.length, timeoutMs: 30000, what: 'the documents after the repair' });
+    check('the app repairs a damaged catalog', rows.length >= docs.length, `${said.replace(/\s*Open the library$/, '')} (${ms} ms); ${rows.length} documents listed`);
+  } catch (e) {
+    await shot(s, 'failure-repair').catch(() => {});
+    throw e;
+  } finally {
+    writeFileSync(join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
+    await s.end().catch(() => {});
+  }
+}
+
+main()
+  .then(repairPhase)
+  .then(
+    () => console.log(`e2e: ${results.length} checks passed`),
+    (e) => {
+      console.error(`e2e failed: ${e.message}`);
+      process.exit(1);
+    },
+  );

@@ -34,6 +34,7 @@ pub fn typescript() -> String {
         crate::WatchedFolder,
         crate::FailureRow,
         crate::SyncReport,
+        crate::RepairReport,
     );
     let mut out = String::from(
         "// Generated from the Rust types by folio-engine's `bindings` (cargo test -p folio-engine --test bindings,\n\

@@ -40,7 +40,7 @@ impl SyncPlan {
 }
 
 /// What `Library::repair` did.
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone, Serialize, schemars::JsonSchema)]
 pub struct RepairReport {
     /// Documents rebuilt in the vectors and the keyword index.
     pub documents: usize,
@@ -52,7 +52,7 @@ pub struct RepairReport {
 }
 
 /// How a damaged catalog was rebuilt (see [`Library::repair`]).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct CatalogRebuild {
     /// Where the damaged catalog was moved (kept for the user; nothing reads it again).
     pub damaged_copy: PathBuf,
@@ -182,6 +182,22 @@ pub struct Progress {
     pub total: usize,
     /// Why the file failed (with `Stage::Failed`).
     pub error: Option<crate::workspace::BackendError>,
+}
+
+impl Progress {
+    /// A repair's progress: document `index` of `count` being written again (see
+    /// [`Library::repair`]).
+    pub fn repairing(path: &str, index: usize, count: usize) -> Progress {
+        Progress {
+            file: path.to_string(),
+            file_index: index,
+            files: count,
+            stage: Stage::Indexing,
+            done: 0,
+            total: 1,
+            error: None,
+        }
+    }
 }
 
 /// One failed file.
@@ -358,7 +374,7 @@ impl Library {
     ) -> Result<Library, EngineError> {
         Self::open_stores(dir, embedder, options).map_err(|e| match e {
             EngineError::Storage(e) if e.is_damage() => EngineError::Damaged(format!(
-                "the library's catalog (catalog.sqlite) in {} is damaged ({e}); run `folio repair` to rebuild it from the chunk records",
+                "the library's catalog (catalog.sqlite) in {} is damaged ({e}); Repair library (or `folio repair`) rebuilds it from the chunk records",
                 dir.display()
             )),
             e => e,
@@ -375,7 +391,7 @@ impl Library {
         let catalog = Catalog::open(&dir.join("catalog.sqlite"))?;
         let damaged = |store: &str, e: folio_index::IndexError| {
             EngineError::Damaged(format!(
-                "the library's {store} in {} is damaged ({e}); run `folio repair` to rebuild it from the catalog",
+                "the library's {store} in {} is damaged ({e}); Repair library (or `folio repair`) rebuilds it from the catalog",
                 dir.display()
             ))
         };

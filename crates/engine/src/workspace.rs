@@ -220,11 +220,7 @@ pub struct Workspace {
 impl Workspace {
     /// Opens the library the settings at `settings_path` name (defaults when the file is absent).
     pub fn open(settings_path: &Path) -> Result<Workspace, EngineError> {
-        let settings: Settings = std::fs::read_to_string(settings_path)
-            .ok()
-            .and_then(|s| serde_json::from_str(&s).ok())
-            .unwrap_or_default();
-        Self::with_settings(settings_path, settings)
+        Self::with_settings(settings_path, saved_settings(settings_path))
     }
 
     /// Opens with given settings (tests), saving them at `settings_path`.
@@ -262,6 +258,17 @@ impl Workspace {
             }
         }
         read(&self.library)
+    }
+
+    /// Repairs the library the settings at `settings_path` name, when it could not be opened
+    /// because a store is damaged (see [`Library::repair`]); open it again afterwards.
+    pub fn repair(
+        settings_path: &Path,
+        progress: &mut dyn FnMut(&str, usize, usize),
+    ) -> Result<crate::RepairReport, EngineError> {
+        let s = saved_settings(settings_path);
+        let (embedder, options) = library_setup(s.model)?;
+        Library::repair(Path::new(&s.library_dir), embedder, options, progress)
     }
 
     /// Where the library is, whether it can be written, and what was repaired on open.
@@ -601,6 +608,11 @@ impl Workspace {
 
 fn read_settings(s: &RwLock<Settings>) -> std::sync::RwLockReadGuard<'_, Settings> {
     s.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The settings saved at a path (defaults when the file is absent or unreadable).
+fn saved_settings(path: &Path) -> Settings {
+    std::fs::read_to_string(path).ok().and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default()
 }
 
 fn open_library(s: &Settings) -> Result<Library, EngineError> {

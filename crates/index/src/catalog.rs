@@ -604,7 +604,7 @@ impl Catalog {
             Ok(())
         } else {
             Err(IndexError::Corrupt(format!(
-                "the library's catalog (catalog.sqlite) is damaged ({result}); run `folio repair` to rebuild it from the chunk records"
+                "the library's catalog (catalog.sqlite) is damaged ({result}); Repair library (or `folio repair`) rebuilds it from the chunk records"
             )))
         }
     }

@@ -3,6 +3,7 @@
 
 export type BackendError = { code: string; message: string };
 export type Backlinks = { outgoing: RefRow[]; incoming: RefRow[] };
+export type CatalogRebuild = { damaged_copy: string; from_source: number; from_records: string[]; salvaged: string[]; lost: string[] };
 export type ChannelRank = { rank: number; score: number };
 export type ContextRun = { path: string; provider: string; model: string; requests: number; input_tokens: number; output_tokens: number; cache_write_tokens: number; cache_read_tokens: number; hits: number; misses: number; fallbacks: number; excerpted: number; cost: number };
 export type Crumb = { section_id: string; heading: string };
@@ -25,6 +26,7 @@ export type PageRange = { start: number; end: number };
 export type Progress = { file: string; file_index: number; files: number; stage: Stage; done: number; total: number; error: BackendError | null };
 export type Rect = { x: number; y: number; w: number; h: number };
 export type RefRow = { doc_id: number; text: string; label: string; from_section: string; target_section: string | null; document: string | null; container: string | null; span: Span; target_doc_id: number | null; target_doc_section: string | null };
+export type RepairReport = { documents: number; chunks: number; rolled_back: string[]; catalog: CatalogRebuild | null };
 export type SearchRequest = { query: string; limit: number; documents: string[]; chunk_types: string[]; section: SectionFilter | null };
 export type SectionFilter = { doc: string; section_id: string };
 export type SectionRow = { doc_id: number; ord: number; section_id: string; number: string | null; title: string; heading: string; level: number; parent_ord: number | null; pages: PageRange | null; span: Span };

@@ -19,6 +19,7 @@ import type {
   Outline,
   PageImage,
   Progress,
+  RepairReport,
   RefRow,
   SearchRequest,
   SectionRow,
@@ -449,6 +450,8 @@ export type FakeOptions = {
   writable?: boolean;
   /** Files an interrupted ingest left half-written, rolled back on open (default none). */
   repaired?: string[];
+  /** The library's catalog is damaged: it does not open until `repairLibrary` (default false). */
+  damaged?: boolean;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -468,6 +471,7 @@ export class FakeBackend implements Backend {
   private pages = new Map<string, PageImage>();
   private writable: boolean;
   private repaired: string[];
+  private damaged: boolean;
   private watched: string[] = [];
   private failed = new Map<string, FailureRow>();
   private changeListeners = new Set<(r: SyncReport) => void>();
@@ -476,6 +480,7 @@ export class FakeBackend implements Backend {
     this.delayMs = options.delayMs ?? 120;
     this.writable = options.writable ?? true;
     this.repaired = [...(options.repaired ?? [])];
+    this.damaged = options.damaged ?? false;
     if (!options.empty) {
       this.addDoc(GEN);
       this.addDoc(GLO);
@@ -600,11 +605,23 @@ export class FakeBackend implements Backend {
 
   // --- Backend ------------------------------------------------------------------------------
 
+  /** As the engine answers while a store is damaged. */
+  private sound(): void {
+    if (this.damaged) {
+      throw {
+        code: 'damaged',
+        message: `the library's catalog (catalog.sqlite) in ${this.settings.library_dir} is damaged (catalog: database disk image is malformed); Repair library (or \`folio repair\`) rebuilds it from the chunk records`,
+      };
+    }
+  }
+
   async libraryStatus(): Promise<LibraryStatus> {
+    this.sound();
     return { dir: this.settings.library_dir, model: this.settings.model, writable: this.writable, repaired: [...this.repaired] };
   }
 
   async libraryDocuments(): Promise<DocumentSummary[]> {
+    this.sound();
     return this.docs.map((d) => ({
       document: { ...d.row },
       stats: {
@@ -618,6 +635,7 @@ export class FakeBackend implements Backend {
   }
 
   async search(req: SearchRequest): Promise<Hit[]> {
+    this.sound();
     const terms = queryTerms(req.query);
     if (terms.length === 0) return [];
     const docs = req.documents.length ? req.documents.map((x) => this.find(x)) : this.docs;
@@ -1118,6 +1136,28 @@ export class FakeBackend implements Backend {
 
   async failures(): Promise<FailureRow[]> {
     return [...this.failed.values()].sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  async repairLibrary(onProgress?: ProgressHandler): Promise<RepairReport> {
+    if (!this.damaged) throw { code: 'invalid', message: 'the library is open and needs no repair' };
+    for (const [i, d] of this.docs.entries()) {
+      await sleep(this.delayMs);
+      onProgress?.({ file: d.row.path, file_index: i, files: this.docs.length, stage: 'indexing', done: 0, total: 1, error: null });
+    }
+    this.damaged = false;
+    const chunks = this.docs.reduce((n, d) => n + d.bodies.filter((b) => b.trim()).length, 0);
+    return {
+      documents: this.docs.length,
+      chunks,
+      rolled_back: [],
+      catalog: {
+        damaged_copy: `${this.settings.library_dir}/catalog.damaged-1796300000.sqlite`,
+        from_source: this.docs.length,
+        from_records: [],
+        salvaged: ['context_cache', 'context_runs', 'watched_folders', 'failures'],
+        lost: ['documents'],
+      },
+    };
   }
 
   onLibraryChanged(cb: (report: SyncReport) => void): () => void {

@@ -13,6 +13,7 @@ import type {
   Outline,
   PageImage,
   Progress,
+  RepairReport,
   SearchRequest,
   SectionView,
   Settings,
@@ -76,6 +77,12 @@ export interface Backend {
   failures(): Promise<FailureRow[]>;
   /** Calls `cb` after each background pass over watched folders; returns the function that stops listening. */
   onLibraryChanged(cb: (report: SyncReport) => void): () => void;
+  /**
+   * Repairs a library that could not be opened because a store is damaged (errors with code
+   * `damaged`): rebuilds the indexes from the catalog, or the catalog from the chunk records, then
+   * opens it. Nothing is embedded again when the catalog is rebuilt; no LLM is asked.
+   */
+  repairLibrary(onProgress?: ProgressHandler): Promise<RepairReport>;
 }
 
 declare global {

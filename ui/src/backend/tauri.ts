@@ -17,6 +17,7 @@ import type {
   Outline,
   PageImage,
   Progress,
+  RepairReport,
   SearchRequest,
   SectionView,
   Settings,
@@ -136,6 +137,7 @@ export function createTauriBackend(): Backend {
     watchFolder: (path) => call<WatchedFolder[]>('watch_folder', { path }),
     unwatchFolder: (path) => call<WatchedFolder[]>('unwatch_folder', { path }),
     failures: () => call<FailureRow[]>('failures'),
+    repairLibrary: (onProgress) => call<RepairReport>('repair_library', { onProgress: progressChannel(onProgress) }),
     onLibraryChanged: (cb) => subscription(listen<SyncReport>('library-changed', (event) => cb(event.payload))),
   };
 }

@@ -209,6 +209,21 @@ fn corrupt_catalog_page() {
     assert!(o.status.success() && text(&o).contains("handling course"), "{}", text(&o));
     let o = folio(&lib, &["outline", "sample.md"]);
     assert!(o.status.success() && text(&o).contains("1.2 Scope"), "{}", text(&o));
+
+    // A rebuild cut short after it set the records aside (as a kill would leave it) runs again
+    // from there.
+    fold();
+    damage(&db);
+    std::fs::rename(lib.join("vectors"), lib.join("vectors.repairing")).unwrap();
+    let o = folio(&lib, &["repair"]);
+    assert!(o.status.success() && text(&o).contains("rebuilt from the chunk records"), "{}", text(&o));
+    assert!(!lib.join("vectors.repairing").exists() && lib.join("vectors").is_dir());
+    let o = folio(&lib, &["search", "Mooring Fee payable"]);
+    assert!(
+        o.status.success() && text(&o).contains("Harbour Master"),
+        "after the resumed repair: {}",
+        text(&o)
+    );
 }
 
 /// An answer without the ids a rebuild renumbers (documents, chunks).

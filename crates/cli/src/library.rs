@@ -252,10 +252,11 @@ fn repair(library: Option<&Path>, model: Model) -> Result<(), String> {
     };
     match &report.catalog {
         None => println!(
-            "repaired {}: {} documents, {} chunks re-indexed from the catalog{rolled_back}",
+            "repaired {}: {} documents, {} chunks re-indexed from the catalog ({} embedded again){rolled_back}",
             dir.display(),
             report.documents,
             report.chunks,
+            report.embedded,
         ),
         Some(c) => {
             println!(

@@ -49,10 +49,29 @@ fn fresh_library() -> Option<(tempfile::TempDir, PathBuf)> {
     Some((tmp, lib))
 }
 
-fn repaired_and_searchable(lib: &Path) {
+/// `folio repair` succeeds, embedding again what `embedded` says (`"0"`: nothing; `"all"`: every
+/// chunk), and search answers.
+fn repaired_and_searchable(lib: &Path, embedded: &str) {
     let o = folio(lib, &["repair"]);
-    assert!(o.status.success(), "repair: {}", text(&o));
-    assert!(text(&o).contains("re-indexed from the catalog"), "{}", text(&o));
+    let t = text(&o);
+    assert!(o.status.success(), "repair: {t}");
+    assert!(t.contains("re-indexed from the catalog"), "{t}");
+    let line = t.lines().find(|l| l.starts_with("repaired")).unwrap_or_default();
+    // "… D documents, C chunks re-indexed from the catalog (E embedded again)"
+    let number_before = |marker: &str| -> usize {
+        let head = line.split(marker).next().unwrap_or_default();
+        head.rsplit([' ', '('])
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{marker}? {line}"))
+    };
+    let (chunks, again) = (number_before(" chunks re-indexed"), number_before(" embedded again"));
+    assert!(chunks > 0, "{line}");
+    match embedded {
+        "0" => assert_eq!(again, 0, "nothing embedded again: {line}"),
+        _ => assert_eq!(again, chunks, "every chunk embedded again: {line}"),
+    }
+    println!("repair → {line}");
     let o = folio(lib, &["search", "lockers"]);
     assert!(o.status.success() && text(&o).contains("locker"), "after repair: {}", text(&o));
 }
@@ -72,7 +91,8 @@ fn truncated_keyword_segment() {
     assert!(!o.status.success(), "a damaged keyword index is not used silently: {t}");
     assert!(t.contains("damaged") || t.contains("corrupt") || t.contains("keyword"), "a clear message: {t}");
     println!("truncated tantivy segment → {}", t.lines().last().unwrap_or(""));
-    repaired_and_searchable(&lib);
+    // The vectors are sound: nothing is embedded again.
+    repaired_and_searchable(&lib, "0");
 }
 
 #[test]
@@ -90,7 +110,7 @@ fn deleted_lance_fragment() {
     assert!(!o.status.success(), "a damaged vector store is not used silently: {t}");
     assert!(t.contains("vector store") && t.contains("folio repair"), "a clear message: {t}");
     println!("deleted LanceDB fragment → {}", t.lines().last().unwrap_or(""));
-    repaired_and_searchable(&lib);
+    repaired_and_searchable(&lib, "all");
 }
 
 /// Answers of a library that a rebuilt catalog must give again.

@@ -45,6 +45,9 @@ pub struct RepairReport {
     /// Documents rebuilt in the vectors and the keyword index.
     pub documents: usize,
     pub chunks: usize,
+    /// Chunks embedded again (their vectors were missing or unreadable); a damaged keyword index
+    /// or catalog costs none.
+    pub embedded: usize,
     /// Half-written documents rolled back.
     pub rolled_back: Vec<String>,
     /// Set when the catalog itself was damaged and rebuilt from the chunk records.
@@ -815,9 +818,16 @@ impl Library {
         if let Some(damage) = catalog_damage {
             return Self::rebuild_catalog(dir, embedder, options, progress, damage);
         }
-        for derived in ["keyword", "vectors"] {
+        // The keyword index is always rebuilt (it takes seconds). The vector store stays when it
+        // still opens, and so does each document's vectors when it has one for every chunk: a
+        // damaged keyword index costs no embedding.
+        let vectors_dir = dir.join("vectors");
+        let vectors_sound = !options.in_memory_vectors
+            && vectors_dir.exists()
+            && LanceVectors::open(&vectors_dir, embedder.id(), embedder.dim()).is_ok();
+        for (derived, rebuild) in [("keyword", true), ("vectors", !vectors_sound)] {
             let p = dir.join(derived);
-            if p.exists() {
+            if rebuild && p.exists() {
                 std::fs::remove_dir_all(&p).map_err(folio_index::IndexError::from)?;
             }
         }
@@ -828,12 +838,21 @@ impl Library {
         for (i, d) in docs.iter().enumerate() {
             progress(&d.path, i, docs.len());
             let rows = lib.catalog.chunks(Some(d.id))?;
+            report.documents += 1;
+            report.chunks += rows.len();
+            let stored = lib.vectors.document_vectors(d.id)?;
+            if stored.len() == rows.len() && rows.iter().all(|r| stored.contains_key(&r.id)) {
+                put_keywords(&mut lib.keyword, d.id, &rows)?;
+                lib.keyword.commit()?;
+                continue;
+            }
             let texts: Vec<String> = rows.iter().map(stored_embedded_text).collect();
             let mut vectors = Vec::with_capacity(texts.len());
             for batch in texts.chunks(lib.options.embed_batch.max(1)) {
                 let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
                 vectors.extend(lib.embedder.embed_documents(&refs)?);
             }
+            report.embedded += rows.len();
             let refs =
                 lib.catalog.references_within(d.id, folio_core::model::Span::new(0, usize::MAX >> 1))?;
             let source = RecordSource {
@@ -862,8 +881,6 @@ impl Library {
             lib.vectors.put_document(d.id, &records)?;
             put_keywords(&mut lib.keyword, d.id, &rows)?;
             lib.keyword.commit()?;
-            report.documents += 1;
-            report.chunks += rows.len();
         }
         lib.finish_ingest()?;
         Ok(report)

@@ -1149,6 +1149,7 @@ export class FakeBackend implements Backend {
     return {
       documents: this.docs.length,
       chunks,
+      embedded: 0,
       rolled_back: [],
       catalog: {
         damaged_copy: `${this.settings.library_dir}/catalog.damaged-1796300000.sqlite`,

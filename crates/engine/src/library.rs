@@ -818,20 +818,25 @@ impl Library {
         if let Some(damage) = catalog_damage {
             return Self::rebuild_catalog(dir, embedder, options, progress, damage);
         }
-        // The keyword index is always rebuilt (it takes seconds). The vector store stays when it
-        // still opens, and so does each document's vectors when it has one for every chunk: a
-        // damaged keyword index costs no embedding.
-        let vectors_dir = dir.join("vectors");
-        let vectors_sound = !options.in_memory_vectors
-            && vectors_dir.exists()
-            && LanceVectors::open(&vectors_dir, embedder.id(), embedder.dim()).is_ok();
-        for (derived, rebuild) in [("keyword", true), ("vectors", !vectors_sound)] {
+        // The keyword index is always rebuilt (it takes seconds). The vector store stays when the
+        // library opens with it, and so does each document's vectors when it has one for every
+        // chunk: a damaged keyword index costs no embedding. With the catalog sound and the keyword
+        // index new, a library that reports damage on open has a damaged vector store.
+        let remove = |derived: &str| {
             let p = dir.join(derived);
-            if rebuild && p.exists() {
+            if p.exists() {
                 std::fs::remove_dir_all(&p).map_err(folio_index::IndexError::from)?;
             }
-        }
-        let mut lib = Library::open(dir, embedder, options)?;
+            Ok::<_, EngineError>(())
+        };
+        remove("keyword")?;
+        let mut lib = match Library::open(dir, embedder.clone(), options.clone()) {
+            Err(EngineError::Damaged(_)) => {
+                remove("vectors")?;
+                Library::open(dir, embedder, options)?
+            }
+            opened => opened?,
+        };
         let mut report = RepairReport { rolled_back: lib.repaired.clone(), ..RepairReport::default() };
         let docs = lib.catalog.documents()?;
         let defs = lib.catalog.definitions(None)?;
@@ -841,49 +846,52 @@ impl Library {
             report.documents += 1;
             report.chunks += rows.len();
             let stored = lib.vectors.document_vectors(d.id)?;
-            if stored.len() == rows.len() && rows.iter().all(|r| stored.contains_key(&r.id)) {
-                put_keywords(&mut lib.keyword, d.id, &rows)?;
-                lib.keyword.commit()?;
-                continue;
+            if stored.len() != rows.len() || !rows.iter().all(|r| stored.contains_key(&r.id)) {
+                lib.embed_again(d, &rows, &defs)?;
+                report.embedded += rows.len();
             }
-            let texts: Vec<String> = rows.iter().map(stored_embedded_text).collect();
-            let mut vectors = Vec::with_capacity(texts.len());
-            for batch in texts.chunks(lib.options.embed_batch.max(1)) {
-                let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
-                vectors.extend(lib.embedder.embed_documents(&refs)?);
-            }
-            report.embedded += rows.len();
-            let refs =
-                lib.catalog.references_within(d.id, folio_core::model::Span::new(0, usize::MAX >> 1))?;
-            let source = RecordSource {
-                path: &d.path,
-                mtime: d.mtime,
-                size: d.size,
-                format: &d.format,
-                title: &d.title,
-            };
-            let records: Vec<VectorRecord> = rows
-                .iter()
-                .zip(&vectors)
-                .map(|(r, v)| {
-                    let in_chunk: Vec<&RefRow> = refs
-                        .iter()
-                        .filter(|x| x.span.start >= r.span.start && x.span.end <= r.span.end)
-                        .collect();
-                    let def = r
-                        .defined_terms
-                        .first()
-                        .and_then(|k| defs.iter().find(|x| x.doc_id == d.id && &x.key == k));
-                    let refs_json = serde_json::to_string(&in_chunk).unwrap_or_default();
-                    vector_record(r, v, &source, refs_json, def.map(|x| (x.term.as_str(), x.key.as_str())))
-                })
-                .collect();
-            lib.vectors.put_document(d.id, &records)?;
             put_keywords(&mut lib.keyword, d.id, &rows)?;
             lib.keyword.commit()?;
         }
         lib.finish_ingest()?;
         Ok(report)
+    }
+
+    /// Embeds a document's stored chunks again (with their stored contexts) and replaces its
+    /// vector records.
+    fn embed_again(
+        &mut self,
+        d: &DocumentRow,
+        rows: &[ChunkRow],
+        defs: &[DefinitionRow],
+    ) -> Result<(), EngineError> {
+        let texts: Vec<String> = rows.iter().map(stored_embedded_text).collect();
+        let mut vectors = Vec::with_capacity(texts.len());
+        for batch in texts.chunks(self.options.embed_batch.max(1)) {
+            let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+            vectors.extend(self.embedder.embed_documents(&refs)?);
+        }
+        let refs = self.catalog.references_within(d.id, folio_core::model::Span::new(0, usize::MAX >> 1))?;
+        let source =
+            RecordSource { path: &d.path, mtime: d.mtime, size: d.size, format: &d.format, title: &d.title };
+        let records: Vec<VectorRecord> = rows
+            .iter()
+            .zip(&vectors)
+            .map(|(r, v)| {
+                let in_chunk: Vec<&RefRow> = refs
+                    .iter()
+                    .filter(|x| x.span.start >= r.span.start && x.span.end <= r.span.end)
+                    .collect();
+                let def = r
+                    .defined_terms
+                    .first()
+                    .and_then(|k| defs.iter().find(|x| x.doc_id == d.id && &x.key == k));
+                let refs_json = serde_json::to_string(&in_chunk).unwrap_or_default();
+                vector_record(r, v, &source, refs_json, def.map(|x| (x.term.as_str(), x.key.as_str())))
+            })
+            .collect();
+        self.vectors.put_document(d.id, &records)?;
+        Ok(())
     }
 
     /// Rebuilds a damaged catalog from the chunk records of the vector store: the damaged file is
@@ -899,7 +907,8 @@ impl Library {
         damage: folio_index::IndexError,
     ) -> Result<RepairReport, EngineError> {
         use crate::recovery::{
-            analysis_from_records, analysis_from_source, contexts_of, documents_of, Origin,
+            analysis_from_records, analysis_from_source, documents_of, recorded_contexts, with_sources,
+            Origin,
         };
         let io = |e: std::io::Error| EngineError::from(folio_index::IndexError::from(e));
         let aside = dir.join(RECORDS_ASIDE);
@@ -953,13 +962,10 @@ impl Library {
             std::fs::remove_dir_all(dir.join("keyword")).map_err(io)?;
         }
         let mut lib = Library::open(dir, embedder, options)?;
-        let salvage = lib.catalog.salvage_from(&damaged_copy);
-        let mut rebuilt = CatalogRebuild {
-            damaged_copy: damaged_copy.clone(),
-            salvaged: salvage.copied.clone(),
-            lost: salvage.lost.clone(),
-            ..CatalogRebuild::default()
-        };
+        let folio_index::catalog::Salvage { documents: known_documents, copied, lost } =
+            lib.catalog.salvage_from(&damaged_copy);
+        let mut rebuilt =
+            CatalogRebuild { damaged_copy, salvaged: copied, lost, ..CatalogRebuild::default() };
         let docs = documents_of(records);
         let mut report = RepairReport::default();
         for (i, records) in docs.iter().enumerate() {
@@ -974,22 +980,20 @@ impl Library {
                 Some(a) => (a, Origin::Source),
                 None => (analysis_from_records(records, lib.counter.as_ref()), Origin::Records),
             };
-            let known = salvage.documents.get(&path);
+            let known = known_documents.get(&path);
             let label = known.map(|d| d.label.clone()).unwrap_or_else(|| document_label(&path));
+            let texts = recorded_contexts(records);
             let mode = match known {
                 Some(d) => d.context_mode.clone(),
-                None if records.iter().all(|r| r.contextualized_content == r.content) => "none".into(),
+                None if texts.iter().all(String::is_empty) => "none".into(),
                 None if origin == Origin::Source
-                    && folio_core::context::structural_contexts(&analysis, &label)
-                        .iter()
-                        .zip(records)
-                        .all(|(c, r)| *c == crate::recovery::context_of(r)) =>
+                    && folio_core::context::structural_contexts(&analysis, &label) == texts =>
                 {
                     "structural".into()
                 }
                 None => "recovered".into(),
             };
-            let contexts = contexts_of(records, &mode);
+            let contexts = with_sources(texts, &mode);
             let prepared = Prepared {
                 path: path.clone(),
                 mtime: records[0].mtime,
@@ -1675,11 +1679,11 @@ fn ingest_with(
     report
 }
 
-/// Takes the library's write lock, or `None` when another process holds it.
 /// Where a catalog rebuild keeps the vector store's records until every document is written
 /// again (see [`Library::repair`]).
 const RECORDS_ASIDE: &str = "vectors.repairing";
 
+/// Takes the library's write lock, or `None` when another process holds it.
 fn take_write_lock(dir: &Path) -> Result<Option<std::fs::File>, EngineError> {
     let file = std::fs::OpenOptions::new()
         .create(true)

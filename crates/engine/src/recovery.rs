@@ -14,17 +14,23 @@ use folio_core::outline::{Outline, RecoveredHeading};
 use folio_core::tokens::TokenCounter;
 use folio_index::catalog::ChunkContext;
 use folio_index::vectors::VectorRecord;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-/// The context written before a chunk's text in its record (`"{context}\n\n{chunk}"`), or "".
-pub(crate) fn context_of(r: &VectorRecord) -> String {
-    r.contextualized_content
-        .strip_suffix(r.content.as_str())
-        .and_then(|c| c.strip_suffix("\n\n"))
-        .unwrap_or_default()
-        .to_string()
+/// The contexts written before the chunks' texts in their records (`"{context}\n\n{chunk}"`), ""
+/// where there is none.
+pub(crate) fn recorded_contexts(records: &[VectorRecord]) -> Vec<String> {
+    records
+        .iter()
+        .map(|r| {
+            r.contextualized_content
+                .strip_suffix(r.content.as_str())
+                .and_then(|c| c.strip_suffix("\n\n"))
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
 }
 
 /// The records grouped by document, each in chunk order. Should two documents claim one path
@@ -87,13 +93,6 @@ pub(crate) fn analysis_from_source(
 pub(crate) fn analysis_from_records(records: &[VectorRecord], counter: &dyn TokenCounter) -> Analysis {
     let title = records.first().map(|r| r.doc_summary.clone()).unwrap_or_default();
     let text = text_of(records);
-    let span = |r: &VectorRecord| {
-        Span::new(r.char_start.max(0) as usize, r.char_end.max(r.char_start).max(0) as usize)
-    };
-    let pages = |r: &VectorRecord| match (r.page_start, r.page_end) {
-        (Some(s), e) => Some(PageRange { start: s as u32, end: e.unwrap_or(s) as u32 }),
-        _ => None,
-    };
     let chains: Vec<Vec<String>> =
         records.iter().map(|r| serde_json::from_str(&r.parent_chain).unwrap_or_default()).collect();
     let outline =
@@ -161,6 +160,16 @@ pub(crate) fn analysis_from_records(records: &[VectorRecord], counter: &dyn Toke
     }
 }
 
+/// A record's char span.
+fn span(r: &VectorRecord) -> Span {
+    Span::new(r.char_start.max(0) as usize, r.char_end.max(r.char_start).max(0) as usize)
+}
+
+/// A record's pages.
+fn pages(r: &VectorRecord) -> Option<PageRange> {
+    r.page_start.map(|s| PageRange { start: s as u32, end: r.page_end.unwrap_or(s) as u32 })
+}
+
 /// The document text as far as the chunks cover it, each at its offset; the gaps (blank lines
 /// between blocks) become newlines.
 fn text_of(records: &[VectorRecord]) -> String {
@@ -186,20 +195,18 @@ fn text_of(records: &[VectorRecord]) -> String {
 fn headings(records: &[VectorRecord], chains: &[Vec<String>]) -> Vec<RecoveredHeading> {
     let mut out: Vec<RecoveredHeading> = Vec::new();
     let mut open: Vec<(String, usize)> = Vec::new(); // (heading, index in out) by depth
-    let mut known: HashMap<String, usize> = HashMap::new(); // section id → index in out
+    let mut known: HashSet<String> = HashSet::new(); // section ids given out
     for (r, chain) in records.iter().zip(chains) {
         let steps = chain.get(1..).unwrap_or_default();
-        let start = r.char_start.max(0) as usize;
-        let end = r.char_end.max(r.char_start).max(0) as usize;
-        let pages = r.page_start.map(|s| PageRange { start: s as u32, end: r.page_end.unwrap_or(s) as u32 });
+        let Span { start, end } = span(r);
+        let chunk_pages = pages(r);
         let same = open.iter().zip(steps).take_while(|((h, _), s)| h == *s).count();
         open.truncate(same);
         for (depth, step) in steps.iter().enumerate().skip(same) {
             let innermost = depth + 1 == steps.len();
-            let id =
-                innermost.then(|| r.section_id.clone()).filter(|id| id != "doc" && !known.contains_key(id));
+            let id = innermost.then(|| r.section_id.clone()).filter(|id| id != "doc" && !known.contains(id));
             if let Some(id) = &id {
-                known.insert(id.clone(), out.len());
+                known.insert(id.clone());
             }
             open.push((step.clone(), out.len()));
             out.push(RecoveredHeading {
@@ -207,25 +214,24 @@ fn headings(records: &[VectorRecord], chains: &[Vec<String>]) -> Vec<RecoveredHe
                 level: (depth + 1).min(u8::MAX as usize) as u8,
                 id,
                 span: Span::new(start, end),
-                pages,
+                pages: chunk_pages,
             });
         }
         for (_, i) in &open {
             let h = &mut out[*i];
             h.span = Span::new(h.span.start.min(start), h.span.end.max(end));
-            h.pages = PageRange::cover_opt(h.pages, pages);
+            h.pages = PageRange::cover_opt(h.pages, chunk_pages);
         }
     }
     out
 }
 
-/// A document's chunk contexts from its records; where they came from is known from the
-/// document's context mode when the damaged catalog still told it.
-pub(crate) fn contexts_of(records: &[VectorRecord], mode: &str) -> Vec<ChunkContext> {
-    records
-        .iter()
-        .map(|r| {
-            let text = context_of(r);
+/// Chunk contexts with where they came from, known from the document's context mode when the
+/// damaged catalog still told it.
+pub(crate) fn with_sources(texts: Vec<String>, mode: &str) -> Vec<ChunkContext> {
+    texts
+        .into_iter()
+        .map(|text| {
             let source = if text.is_empty() {
                 "none"
             } else if mode == "structural" {
@@ -315,7 +321,7 @@ mod tests {
         assert_eq!(back.references.len(), a.references.len());
         assert!(!back.references.is_empty());
         assert_eq!(
-            contexts_of(&records, "structural")[0],
+            with_sources(recorded_contexts(&records), "structural")[0],
             ChunkContext { text: "From GEN.".into(), source: "structural".into() }
         );
     }

@@ -261,7 +261,6 @@ pub struct Salvage {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SalvagedDocument {
     pub label: String,
-    pub title: String,
     pub context_mode: String,
 }
 
@@ -611,7 +610,7 @@ impl Catalog {
 
     /// Copies what still reads from a damaged catalog file into this new one — the context cache,
     /// the record of context runs, watched folders and failures, each table whole or not at all —
-    /// and returns what it could read of the documents (label, title, context mode by path). The
+    /// and returns what it could read of the documents (label and context mode by path). The
     /// damaged file is opened read-only and left as it is.
     pub fn salvage_from(&self, damaged: &Path) -> Salvage {
         let mut out = Salvage::default();
@@ -623,13 +622,10 @@ impl Catalog {
             }
         };
         let documents = (|| -> rusqlite::Result<Vec<(String, SalvagedDocument)>> {
-            let mut st = old
-                .prepare("SELECT path, label, title, context_mode FROM documents WHERE status = 'indexed'")?;
+            let mut st =
+                old.prepare("SELECT path, label, context_mode FROM documents WHERE status = 'indexed'")?;
             let rows = st.query_map([], |r| {
-                Ok((
-                    r.get(0)?,
-                    SalvagedDocument { label: r.get(1)?, title: r.get(2)?, context_mode: r.get(3)? },
-                ))
+                Ok((r.get(0)?, SalvagedDocument { label: r.get(1)?, context_mode: r.get(2)? }))
             })?;
             rows.collect()
         })();

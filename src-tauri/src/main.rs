@@ -68,18 +68,27 @@ impl App {
     }
 }
 
+/// Runs `f` with the app on a blocking thread, so the window never waits on the engine.
+async fn off_thread<T: Send + 'static>(
+    app: &State<'_, Arc<App>>,
+    f: impl FnOnce(&App) -> Res<T> + Send + 'static,
+) -> Res<T> {
+    let app = app.inner().clone();
+    tauri::async_runtime::spawn_blocking(move || f(&app))
+        .await
+        .map_err(|e| BackendError { code: "internal".into(), message: format!("the engine stopped: {e}") })?
+}
+
 /// Runs `f` on a blocking thread once the workspace is open.
 async fn run<T: Send + 'static>(
     app: &State<'_, Arc<App>>,
     f: impl FnOnce(&Workspace) -> Result<T, EngineError> + Send + 'static,
 ) -> Res<T> {
-    let app = app.inner().clone();
-    tauri::async_runtime::spawn_blocking(move || match app.workspace() {
-        Ok(ws) => f(&ws).map_err(BackendError::from),
-        Err(e) => Err(e),
+    off_thread(app, move |a| {
+        let ws = a.workspace()?;
+        f(&ws).map_err(BackendError::from)
     })
     .await
-    .map_err(|e| BackendError { code: "internal".into(), message: format!("the engine stopped: {e}") })?
 }
 
 /// Progress to a channel, at most ten events a second per file and stage.
@@ -99,10 +108,7 @@ async fn library_documents(app: State<'_, Arc<App>>) -> Res<Vec<DocumentSummary>
 /// opens it.
 #[tauri::command]
 async fn repair_library(app: State<'_, Arc<App>>, on_progress: Channel<Progress>) -> Res<RepairReport> {
-    let app = app.inner().clone();
-    tauri::async_runtime::spawn_blocking(move || app.repair(progress(on_progress)))
-        .await
-        .map_err(|e| BackendError { code: "internal".into(), message: format!("the engine stopped: {e}") })?
+    off_thread(&app, move |a| a.repair(progress(on_progress))).await
 }
 
 /// When the UI first has the library (the window is up and interactive): with

@@ -65,11 +65,27 @@ async function timedSearch(s, query) {
   );
 }
 
-async function main() {
-  if (!app || docs.length < 2) throw new Error('FOLIO_E2E_APP and two FOLIO_E2E_DOCS are required');
+/**
+ * Starts the app, waits for its window and runs `body` with the session; on a failure saves the
+ * screenshot `failureShot`. The results so far are written out and the app closed either way.
+ */
+async function withApp(failureShot, body) {
   const s = await Session.start(driver, { 'tauri:options': { application: app } });
   try {
     await s.waitFor('[data-testid="nav-library"]', { timeoutMs: 30000, what: 'the window' });
+    await body(s);
+  } catch (e) {
+    await shot(s, failureShot).catch(() => {});
+    throw e;
+  } finally {
+    writeFileSync(join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
+    await s.end().catch(() => {});
+  }
+}
+
+async function main() {
+  if (!app || docs.length < 2) throw new Error('FOLIO_E2E_APP and two FOLIO_E2E_DOCS are required');
+  await withApp('failure', async (s) => {
     check('window opens', true);
 
     // Library: two real documents.
@@ -257,13 +273,7 @@ async function main() {
       );
       writeFileSync(join(artifacts, 'search-during-ingest.json'), JSON.stringify(times));
     }
-  } catch (e) {
-    await shot(s, 'failure').catch(() => {});
-    throw e;
-  } finally {
-    writeFileSync(join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
-    await s.end().catch(() => {});
-  }
+  });
 }
 
 /**
@@ -281,9 +291,7 @@ async function repairPhase() {
   writeFileSync(db, bytes);
   rmSync(`${db}-wal`, { force: true });
   rmSync(`${db}-shm`, { force: true });
-  const s = await Session.start(driver, { 'tauri:options': { application: app } });
-  try {
-    await s.waitFor('[data-testid="nav-library"]', { timeoutMs: 30000, what: 'the window' });
+  await withApp('failure-repair', async (s) => {
     await nav(s, 'library');
     const [note] = await s.waitFor('[data-testid="error"][data-code="damaged"]', { timeoutMs: 30000, what: 'the damaged-library note' });
     check('a damaged catalog is reported in the app', /damaged/.test(await note.text()), (await note.text()).slice(0, 100));
@@ -299,13 +307,7 @@ async function repairPhase() {
     await nav(s, 'library');
     const rows = await s.waitFor('[data-testid="doc-row"]', { count: docs.length, timeoutMs: 30000, what: 'the documents after the repair' });
     check('the app repairs a damaged catalog', rows.length >= docs.length, `${said.replace(/\s*Open the library$/, '')} (${ms} ms); ${rows.length} documents listed`);
-  } catch (e) {
-    await shot(s, 'failure-repair').catch(() => {});
-    throw e;
-  } finally {
-    writeFileSync(join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
-    await s.end().catch(() => {});
-  }
+  });
 }
 
 main()

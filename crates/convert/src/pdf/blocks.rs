@@ -1,0 +1,265 @@
+//! Lines into blocks: paragraphs (hyphenated line ends joined), list items, code, and the lines
+//! a declared outline names, each a block of its own.
+
+use super::chars::FontInfo;
+use super::furniture::Body;
+use super::layout::Line;
+use folio_core::model::PageRange;
+use regex::Regex;
+use std::sync::OnceLock;
+
+#[derive(Debug, Clone)]
+pub(super) struct Blk {
+    /// Indices into the line list.
+    pub lines: Vec<usize>,
+    pub text: String,
+    pub kind: BlkKind,
+    pub pages: PageRange,
+    /// Heading facts.
+    pub number: Option<String>,
+    /// Numbering-derived level, when the label decides it.
+    pub num_level: Option<u8>,
+    pub level: Option<u8>,
+    pub declared: Option<u8>,
+    pub gap_before: f32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum BlkKind {
+    Para,
+    List { marker: String, depth: u8 },
+    Code,
+    Heading,
+}
+
+pub(super) fn list_marker(text: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"^(?:[•◦▪▫●○■□‣⁃∙·*–—-]|\(?[0-9]{1,3}[.)]|\((?:[a-zA-Z]|[ivxlc]{2,5})\)|[a-z][.)])\s+\S")
+            .expect("valid list regex")
+    });
+    let t = text.trim_start();
+    if re.is_match(t) {
+        let m = t.split_whitespace().next().unwrap_or("").to_string();
+        return Some(m);
+    }
+    None
+}
+
+pub(super) fn ends_sentence(s: &str) -> bool {
+    let t = s.trim_end().trim_end_matches(['"', '\'', '”', '’', ')']);
+    t.ends_with(['.', '!', '?', ':', ';'])
+}
+
+/// What block and heading decisions look at: the lines, the body style and the fonts.
+pub(super) struct Ctx<'a> {
+    pub lines: &'a [Line],
+    pub body: Body,
+    pub fonts: &'a [FontInfo],
+}
+
+impl Ctx<'_> {
+    pub fn is_bold(&self, l: &Line) -> bool {
+        let f = self.fonts.get(l.font as usize);
+        let body_bold = self.fonts.get(self.body.font as usize).is_some_and(|f| f.bold_name);
+        (l.weight >= self.body.weight + 150 && l.weight >= 450)
+            || (f.is_some_and(|f| f.bold_name) && !body_bold)
+    }
+    /// Monospaced text at most body size, not bold: code.
+    pub fn is_fixed(&self, l: &Line) -> bool {
+        l.fixed_frac >= 0.9
+            && !self.fonts.get(self.body.font as usize).is_some_and(|f| f.fixed)
+            && l.size <= self.body.size * 1.05
+            && !self.is_bold(l)
+    }
+    /// A font family different from the body's and no italic or monospace variant of text.
+    pub fn distinct_font(&self, l: &Line) -> bool {
+        if l.font == self.body.font {
+            return false;
+        }
+        match (self.fonts.get(l.font as usize), self.fonts.get(self.body.font as usize)) {
+            (Some(f), Some(b)) => f.name != b.name && !f.italic && !f.fixed,
+            _ => false,
+        }
+    }
+    pub fn size_class(&self, l: &Line) -> f32 {
+        l.size / self.body.size
+    }
+    /// Whether a line's style sets it off from body text as a heading.
+    pub fn styled(&self, l: &Line) -> bool {
+        let r = self.size_class(l);
+        r >= 1.12 || (r >= 0.95 && self.is_bold(l))
+    }
+    /// Style key used to cluster heading styles.
+    pub fn style_key(&self, l: &Line) -> (u16, bool, u16) {
+        ((l.size * 2.0).round() as u16, self.is_bold(l), l.font)
+    }
+}
+
+/// Groups lines into blocks.
+pub(super) fn group_blocks(ctx: &Ctx, order: &[usize]) -> Vec<Blk> {
+    let lines = ctx.lines;
+    let body = ctx.body;
+    let mut blocks: Vec<Blk> = Vec::new();
+    let mut prev: Option<usize> = None;
+    for &i in order {
+        let l = &lines[i];
+        let gap_before = match prev {
+            Some(p) if lines[p].page == l.page && lines[p].col == l.col && lines[p].y > l.y => {
+                lines[p].y - l.y
+            }
+            _ => f32::INFINITY,
+        };
+        let marker = list_marker(&l.text);
+        let mut start_new = true;
+        if let (Some(p), Some(cur)) = (prev, blocks.last()) {
+            let a = &lines[p];
+            start_new = breaks_between(ctx, a, l, &cur.kind, marker.is_some(), gap_before);
+        }
+        if l.declared.is_some() || l.synthetic {
+            start_new = true;
+        }
+        if let Some(p) = prev {
+            if lines[p].declared.is_some() || lines[p].synthetic {
+                // A declared heading may continue onto a second line of the same style.
+                let a = &lines[p];
+                let cont = !l.synthetic
+                    && l.declared.is_none()
+                    && a.page == l.page
+                    && (a.size - l.size).abs() < 0.3
+                    && ctx.is_bold(a) == ctx.is_bold(l)
+                    && ((ctx.styled(a) && ctx.styled(l))
+                        || (ctx.distinct_font(a) && ctx.distinct_font(l) && !ctx.styled(a)))
+                    && gap_before < 1.8 * l.size
+                    && blocks.last().is_some_and(|b| b.text.len() + l.text.len() < 250)
+                    && declared_continues(blocks.last(), l);
+                start_new = !cont;
+            }
+        }
+        if start_new {
+            let kind = if ctx.is_fixed(l) {
+                BlkKind::Code
+            } else if let Some(m) = marker {
+                let depth = (((l.x0 - l.col_x0).max(0.0)) / (2.5 * body.size)).floor().min(3.0) as u8;
+                BlkKind::List { marker: m, depth }
+            } else {
+                BlkKind::Para
+            };
+            blocks.push(Blk {
+                lines: vec![i],
+                text: l.text.trim().to_string(),
+                kind,
+                pages: PageRange::single(l.page + 1),
+                number: None,
+                num_level: None,
+                level: None,
+                declared: l.declared,
+                gap_before,
+            });
+        } else if let Some(cur) = blocks.last_mut() {
+            cur.lines.push(i);
+            join_line(&mut cur.text, &l.text, cur.kind == BlkKind::Code);
+            cur.pages = cur.pages.cover(PageRange::single(l.page + 1));
+        }
+        prev = Some(i);
+    }
+    blocks
+}
+
+fn declared_continues(block: Option<&Blk>, l: &Line) -> bool {
+    // Continue only when the block has no closing punctuation and the next line is short.
+    block.is_some_and(|b| !ends_sentence(&b.text)) && l.text.chars().count() < 120
+}
+
+pub(super) fn join_line(text: &mut String, next: &str, keep_lines: bool) {
+    let next = next.trim();
+    if keep_lines {
+        text.push('\n');
+        text.push_str(next);
+        return;
+    }
+    let ends_hyphen = {
+        let mut it = text.chars().rev();
+        matches!((it.next(), it.next()), (Some('-' | '\u{2010}'), Some(c)) if c.is_alphabetic())
+    };
+    if ends_hyphen {
+        if next.chars().next().is_some_and(|c| c.is_lowercase()) {
+            text.pop();
+        }
+        text.push_str(next);
+    } else {
+        text.push(' ');
+        text.push_str(next);
+    }
+}
+
+fn breaks_between(ctx: &Ctx, a: &Line, b: &Line, kind: &BlkKind, b_marker: bool, gap: f32) -> bool {
+    let body = ctx.body;
+    if b_marker {
+        return true;
+    }
+    let size_change = (a.size - b.size).abs() > 0.08 * a.size.max(b.size);
+    let bold_change = ctx.is_bold(a) != ctx.is_bold(b);
+    let fixed_change = ctx.is_fixed(a) != ctx.is_fixed(b);
+    if fixed_change {
+        return true;
+    }
+    if *kind == BlkKind::Code {
+        return gap > 2.5 * body.spacing;
+    }
+    if size_change || (bold_change && (ctx.styled(a) || ctx.styled(b))) {
+        return true;
+    }
+    if !ctx.styled(a) && !ctx.styled(b) && ctx.distinct_font(a) != ctx.distinct_font(b) {
+        return true;
+    }
+    let same_flow = a.page == b.page && a.col == b.col;
+    let scale = (a.size / body.size).max(0.5);
+    if same_flow {
+        if gap.is_infinite() || gap <= 0.0 {
+            return true;
+        }
+        if gap > body.spacing * scale * 1.32 {
+            return true;
+        }
+        // The short last line of a paragraph.
+        let short = a.x1 < a.col_x1 - 4.0 * a.size;
+        if short && ends_sentence(&a.text) {
+            return true;
+        }
+        // First-line indent (not a hanging list continuation).
+        let indented = b.x0 > a.x0 + 0.9 * b.size;
+        if indented && !matches!(kind, BlkKind::List { .. }) && ends_sentence(&a.text) {
+            return true;
+        }
+        false
+    } else {
+        // Across a column or page break: continue a sentence left open.
+        let open = !ends_sentence(&a.text);
+        let cont_start = b.text.chars().next().is_some_and(|c| c.is_lowercase());
+        !(open || cont_start) || ctx.styled(a) || ctx.styled(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hyphenation() {
+        let mut t = String::from("the docu-");
+        join_line(&mut t, "ment is here", false);
+        assert_eq!(t, "the document is here");
+        let mut t = String::from("FAA-");
+        join_line(&mut t, "Approved", false);
+        assert_eq!(t, "FAA-Approved");
+    }
+
+    #[test]
+    fn list_markers() {
+        assert_eq!(list_marker("• The terms must"), Some("•".into()));
+        assert_eq!(list_marker("1. Allow existing titles"), Some("1.".into()));
+        assert_eq!(list_marker("(a) In general"), Some("(a)".into()));
+        assert_eq!(list_marker("1.1 Scope"), None);
+    }
+}

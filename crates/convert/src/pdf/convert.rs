@@ -1,0 +1,169 @@
+//! The conversion of one document: stage one page by page, stage two document-wide, then the
+//! blocks into the document model.
+
+use super::binding::Doc;
+use super::blocks::{group_blocks, BlkKind, Ctx};
+use super::bookmarks::{apply_bookmarks, Bookmark};
+use super::chars::{page_fragments, StyleStats};
+use super::furniture::{body_style, measure_spacing, remove_page_furniture};
+use super::headings::{decide_headings, merge_chapter_labels, restrict_to_declared};
+use super::layout::{page_lines, Line, PageInfo};
+use super::toc::{apply_toc, detect_toc};
+use crate::{ConvertOptions, ErrorKind};
+use folio_core::model::{BlockKind, Document, DocumentBuilder, Format};
+use std::collections::HashMap;
+
+fn sensible_title(t: &str) -> bool {
+    let t = t.trim();
+    let lower = t.to_ascii_lowercase();
+    t.chars().filter(|c| c.is_alphabetic()).count() >= 3
+        && t.chars().count() <= 300
+        && !["untitled", "microsoft word", "document", "title", "slide 1"].iter().any(|b| lower == *b)
+        && !lower.starts_with("microsoft word - ")
+        && ![".doc", ".docx", ".pdf", ".tex", ".dvi", ".indd", ".qxd"].iter().any(|e| lower.ends_with(e))
+}
+
+pub(super) fn convert_document(
+    doc: Doc<'_>,
+    name: &str,
+    bytes: &[u8],
+    options: &ConvertOptions,
+) -> Result<Document, ErrorKind> {
+    let page_count =
+        doc.page_count().ok_or_else(|| ErrorKind::Corrupt("the page tree is unreadable".into()))?;
+    if page_count > options.max_pages {
+        return Err(ErrorKind::TooManyPages { pages: page_count, limit: options.max_pages });
+    }
+    if page_count == 0 {
+        return Err(ErrorKind::Empty);
+    }
+
+    // Stage one.
+    let mut stats = StyleStats::default();
+    let mut lines: Vec<Line> = Vec::new();
+    let mut pages: Vec<PageInfo> = Vec::with_capacity(page_count as usize);
+    // Structure-tree headings, read only when the first pages show the PDF is tagged with them.
+    let mut tagged = false;
+    let mut tags: HashMap<i32, u8> = HashMap::new();
+    for p in 0..page_count {
+        let Some(page) = doc.page(p) else {
+            pages.push(PageInfo { width: 612.0, height: 792.0 });
+            continue;
+        };
+        let (width, height) = page.size();
+        let info = PageInfo { width, height };
+        pages.push(info);
+        if !page.has_text() {
+            continue;
+        }
+        if p < 8 || tagged {
+            tags = page.heading_mcids();
+            tagged |= !tags.is_empty();
+        }
+        let frags = page_fragments(&page, &mut stats, &tags);
+        drop(page);
+        lines.extend(page_lines(frags, p, info));
+    }
+    let title_meta = doc.meta_text("Title");
+    let bookmarks = if options.use_bookmarks { doc.bookmarks() } else { Vec::new() };
+    drop(doc);
+
+    if lines.iter().all(|l| l.text.trim().is_empty()) {
+        return Err(ErrorKind::Unsupported("a PDF without a text layer (scanned images?)".into()));
+    }
+
+    // Stage two.
+    let mut body = body_style(&stats);
+    body.spacing = measure_spacing(&lines, &body);
+    remove_page_furniture(&mut lines, &pages);
+    let toc = detect_toc(&mut lines, pages.len());
+
+    let mut order: Vec<usize> = (0..lines.len()).filter(|&i| !lines[i].skip).collect();
+    let usable_bookmarks: Vec<Bookmark> =
+        bookmarks.into_iter().filter(|b| b.page.is_some() && !b.title.is_empty()).collect();
+    let mut declared_mode = false;
+    if options.use_bookmarks {
+        if usable_bookmarks.len() >= 2 {
+            apply_bookmarks(&mut lines, &mut order, &usable_bookmarks, &pages);
+            declared_mode = true;
+        } else if toc.len() >= 3 {
+            let matched = apply_toc(&mut lines, &order, &toc);
+            declared_mode = matched * 2 >= toc.len();
+            if !declared_mode {
+                lines.iter_mut().for_each(|l| l.declared = None);
+            }
+        }
+    }
+
+    let fonts = std::mem::take(&mut stats.fonts);
+    let ctx = Ctx { lines: &lines, body, fonts: &fonts };
+    let mut blocks = group_blocks(&ctx, &order);
+    merge_chapter_labels(&ctx, &mut blocks);
+    decide_headings(&ctx, &mut blocks, declared_mode, page_count);
+    if declared_mode {
+        restrict_to_declared(&mut blocks);
+    }
+
+    // Title.
+    let title = if sensible_title(&title_meta) {
+        title_meta.trim().to_string()
+    } else {
+        largest_text_on_first_page(&lines).unwrap_or_else(|| crate::text::file_stem(name))
+    };
+
+    let mut builder = DocumentBuilder::new(Format::Pdf, title, bytes);
+    builder.set_page_count(page_count);
+    for blk in &blocks {
+        let kind = match &blk.kind {
+            BlkKind::Heading => {
+                BlockKind::Heading { level: blk.level.unwrap_or(1), number: blk.number.clone() }
+            }
+            BlkKind::Para => BlockKind::Paragraph,
+            BlkKind::List { marker, depth } => {
+                BlockKind::ListItem { marker: Some(marker.clone()), depth: *depth }
+            }
+            BlkKind::Code => BlockKind::Code,
+        };
+        let text = match &blk.kind {
+            BlkKind::List { marker, .. } => {
+                let t = blk.text.trim_start();
+                t.strip_prefix(marker.as_str()).map(str::trim_start).unwrap_or(t).to_string()
+            }
+            _ => blk.text.clone(),
+        };
+        builder.push(kind, &text, Some(blk.pages));
+    }
+    if builder.blocks().is_empty() {
+        return Err(ErrorKind::Empty);
+    }
+    Ok(builder.finish())
+}
+
+fn largest_text_on_first_page(lines: &[Line]) -> Option<String> {
+    let first_page = lines.iter().find(|l| !l.skip && !l.text.trim().is_empty())?.page;
+    let page: Vec<&Line> = lines.iter().filter(|l| l.page == first_page && !l.skip).collect();
+    let max = page.iter().map(|l| l.size).fold(0f32, f32::max);
+    let mut parts: Vec<&str> = Vec::new();
+    let mut started = false;
+    for l in &page {
+        if (l.size - max).abs() < 0.5 {
+            parts.push(l.text.trim());
+            started = true;
+        } else if started {
+            break;
+        }
+    }
+    let t = parts.join(" ");
+    (t.chars().filter(|c| c.is_alphabetic()).count() >= 2).then(|| folio_core::model::collapse_whitespace(&t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn document_titles() {
+        assert!(!sensible_title("Microsoft Word - report.docx"));
+        assert!(sensible_title("Debian Policy Manual"));
+    }
+}

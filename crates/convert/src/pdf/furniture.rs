@@ -1,0 +1,214 @@
+//! The page's furniture and the body style: the most common text style, the typical line
+//! spacing, and running headers, footers and page numbers (marked skipped).
+
+use super::chars::StyleStats;
+use super::layout::{Line, PageInfo};
+use std::collections::HashMap;
+
+/// The body text style and derived measures.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Body {
+    pub size: f32,
+    pub weight: i16,
+    pub font: u16,
+    /// Typical baseline distance between body lines.
+    pub spacing: f32,
+}
+
+pub(super) fn body_style(tables: &StyleStats) -> Body {
+    let mut by_size: HashMap<u16, u64> = HashMap::new();
+    for (&(s, _, _), &n) in &tables.style_chars {
+        *by_size.entry(s).or_insert(0) += n;
+    }
+    let size_q = by_size.iter().max_by_key(|(s, n)| (**n, **s)).map(|(s, _)| *s).unwrap_or(20);
+    let mut by_weight: HashMap<i16, u64> = HashMap::new();
+    let mut by_font: HashMap<u16, u64> = HashMap::new();
+    for (&(s, w, f), &n) in &tables.style_chars {
+        if s == size_q {
+            *by_weight.entry(w).or_insert(0) += n;
+            *by_font.entry(f).or_insert(0) += n;
+        }
+    }
+    let weight = by_weight.iter().max_by_key(|(w, n)| (**n, -**w)).map(|(w, _)| *w).unwrap_or(400);
+    let font = by_font.iter().max_by_key(|(f, n)| (**n, **f)).map(|(f, _)| *f).unwrap_or(0);
+    let size = (size_q as f32 / 2.0).max(1.0);
+    Body { size, weight, font, spacing: size * 1.2 }
+}
+
+pub(super) fn measure_spacing(lines: &[Line], body: &Body) -> f32 {
+    let mut deltas: Vec<f32> = Vec::new();
+    for w in lines.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        if a.page == b.page
+            && a.col == b.col
+            && (a.size - body.size).abs() < 0.6
+            && (b.size - body.size).abs() < 0.6
+        {
+            let d = a.y - b.y;
+            if d > 0.8 * body.size && d < 2.5 * body.size {
+                deltas.push(d);
+            }
+        }
+        if deltas.len() > 20_000 {
+            break;
+        }
+    }
+    if deltas.is_empty() {
+        return body.size * 1.2;
+    }
+    deltas.sort_by(|a, b| a.total_cmp(b));
+    deltas[deltas.len() / 2]
+}
+
+pub(super) fn squash_digits(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            if !out.ends_with('#') {
+                out.push('#');
+            }
+        } else if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+pub(super) fn is_page_number_text(s: &str) -> bool {
+    let t = s.trim().trim_matches(|c: char| c == '-' || c == '–' || c == '—' || c.is_whitespace());
+    let t = t.strip_prefix("Page ").or_else(|| t.strip_prefix("page ")).unwrap_or(t).trim();
+    if t.is_empty() || t.len() > 12 {
+        return false;
+    }
+    if t.chars().all(|c| c.is_ascii_digit()) {
+        return true;
+    }
+    // "3 of 10", roman numerals.
+    if let Some((a, b)) = t.split_once(" of ") {
+        return a.trim().chars().all(|c| c.is_ascii_digit()) && b.trim().chars().all(|c| c.is_ascii_digit());
+    }
+    folio_core::numbering::roman_value(&t.to_ascii_lowercase()).is_some() && t.len() <= 6
+}
+
+/// A leading or trailing integer of a margin line ("4 Chapter 1. About", "Guide 12").
+pub(super) fn edge_number(s: &str) -> Option<i64> {
+    let t = s.trim();
+    let lead: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let trail: String = {
+        let mut v: Vec<char> = t.chars().rev().take_while(|c| c.is_ascii_digit()).collect();
+        v.reverse();
+        v.into_iter().collect()
+    };
+    let ok = |d: &str| !d.is_empty() && d.len() <= 5;
+    if ok(&trail) {
+        return trail.parse().ok();
+    }
+    if ok(&lead) {
+        return lead.parse().ok();
+    }
+    None
+}
+
+/// Marks running headers, footers and page numbers as skipped.
+pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo]) {
+    let npages = pages.len();
+    // Margin candidates: lines in the top or bottom 11% of the page, plus the outermost line.
+    let mut by_page: Vec<Vec<usize>> = vec![Vec::new(); npages];
+    for (i, l) in lines.iter().enumerate() {
+        by_page[l.page as usize].push(i);
+    }
+    let mut margin: Vec<usize> = Vec::new();
+    let mut outermost: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    for (p, idx) in by_page.iter().enumerate() {
+        if idx.is_empty() {
+            continue;
+        }
+        let h = pages[p].height.max(1.0);
+        let top = idx.iter().copied().max_by(|&a, &b| lines[a].y.total_cmp(&lines[b].y));
+        let bot = idx.iter().copied().min_by(|&a, &b| lines[a].y.total_cmp(&lines[b].y));
+        for &i in idx {
+            let l = &lines[i];
+            let in_zone = l.y > h * 0.89 || l.y < h * 0.11;
+            let outer = Some(i) == top && l.y > h * 0.8 || Some(i) == bot && l.y < h * 0.2;
+            if in_zone || outer {
+                margin.push(i);
+            }
+            if Some(i) == top || Some(i) == bot {
+                outermost.insert(i);
+            }
+        }
+    }
+    // Repeated text at about the same height, digits ignored.
+    let in_zone = |l: &Line| {
+        let h = pages[l.page as usize].height.max(1.0);
+        l.y > h * 0.905 || l.y < h * 0.095
+    };
+    let mut counts: HashMap<(String, i32), Vec<u32>> = HashMap::new();
+    for &i in &margin {
+        let l = &lines[i];
+        if !in_zone(l) {
+            continue;
+        }
+        let key = squash_digits(&l.text);
+        if key.is_empty() {
+            continue;
+        }
+        let yb = (l.y / 6.0).round() as i32;
+        let e = counts.entry((key, yb)).or_default();
+        if e.last() != Some(&l.page) {
+            e.push(l.page);
+        }
+    }
+    let threshold = if npages <= 4 { 2 } else { 3 };
+    // Running text recurs on many pages or on pages close together.
+    let running = |v: &Vec<u32>| {
+        let near = v.windows(2).filter(|w| w[1] - w[0] <= 2).count();
+        v.len() >= threshold && (v.len() * 10 >= npages || near * 2 >= v.len())
+    };
+    let repeated = |l: &Line| -> bool {
+        let key = squash_digits(&l.text);
+        let yb = (l.y / 6.0).round() as i32;
+        (-1..=1).any(|d| counts.get(&(key.clone(), yb + d)).is_some_and(running))
+    };
+    // The printed page number offset: physical page - printed number, most common.
+    let mut offsets: HashMap<i64, u32> = HashMap::new();
+    for &i in &margin {
+        let l = &lines[i];
+        if let Some(n) = edge_number(&l.text) {
+            *offsets.entry(l.page as i64 + 1 - n).or_insert(0) += 1;
+        }
+    }
+    let best_offset = offsets
+        .iter()
+        .filter(|(_, &n)| n as usize >= 3.max(npages / 5))
+        .max_by_key(|(o, n)| (**n, -o.abs()))
+        .map(|(o, _)| *o);
+    for &i in &margin {
+        let l = &lines[i];
+        let numbered_furniture = outermost.contains(&i)
+            && best_offset.is_some_and(|off| {
+                edge_number(&l.text) == Some(l.page as i64 + 1 - off) && l.text.chars().count() <= 90
+            });
+        if is_page_number_text(&l.text) || (in_zone(l) && repeated(l)) || numbered_furniture {
+            lines[i].skip = true;
+        }
+    }
+}
+
+/// One entry of a printed contents list.
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn furniture_texts() {
+        assert!(is_page_number_text("12"));
+        assert!(is_page_number_text("- 3 -"));
+        assert!(is_page_number_text("xiv"));
+        assert!(is_page_number_text("Page 4"));
+        assert!(!is_page_number_text("1.1 Scope"));
+        assert_eq!(edge_number("4 Chapter 1. About this manual"), Some(4));
+        assert_eq!(squash_digits("Page 12 of 40"), "page#of#");
+    }
+}

@@ -1,0 +1,279 @@
+//! Stage one, second step: a page's fragments into lines in reading order, column by column.
+
+use super::chars::Frag;
+
+/// A line of text in reading order, the compact record kept for the whole document.
+#[derive(Debug, Clone)]
+pub(super) struct Line {
+    /// 0-based page index.
+    pub page: u32,
+    pub x0: f32,
+    pub x1: f32,
+    /// Baseline.
+    pub y: f32,
+    pub top: f32,
+    /// Dominant effective font size (points).
+    pub size: f32,
+    pub weight: i16,
+    pub font: u16,
+    /// Column index on its page (0 for single-column text and spanning lines).
+    pub col: u8,
+    /// Left and right edge of the column the line lies in.
+    pub col_x0: f32,
+    pub col_x1: f32,
+    pub text: String,
+    /// Share of characters in a monospaced font.
+    pub fixed_frac: f32,
+    /// Heading level from the structure tree.
+    pub tag: Option<u8>,
+    /// Wide gaps inside the line (table cells set side by side).
+    pub wide_gaps: u8,
+    /// Dropped as running header/footer, page number or contents page.
+    pub skip: bool,
+    /// Heading level declared by the bookmarks or the printed contents list.
+    pub declared: Option<u8>,
+    /// Whether this line was synthesised from a bookmark that matched no printed line.
+    pub synthetic: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PageInfo {
+    pub width: f32,
+    pub height: f32,
+}
+
+/// Column gutters on a page: x-ranges free of text between well-filled columns.
+fn find_columns(frags: &[Frag], page: PageInfo) -> Vec<(f32, f32)> {
+    if frags.len() < 12 {
+        return Vec::new();
+    }
+    let xmin = frags.iter().map(|f| f.x0).fold(f32::MAX, f32::min).max(0.0);
+    let xmax = frags.iter().map(|f| f.x1).fold(f32::MIN, f32::max).min(page.width.max(1.0) * 1.5);
+    let span = xmax - xmin;
+    if span < 100.0 {
+        return Vec::new();
+    }
+    let narrow: Vec<&Frag> = frags.iter().filter(|f| f.width() < 0.55 * span).collect();
+    if narrow.len() < 10 {
+        return Vec::new();
+    }
+    let bins = span.ceil() as usize + 1;
+    let mut cover = vec![0u32; bins];
+    for f in &narrow {
+        let a = ((f.x0 - xmin).max(0.0)) as usize;
+        let z = (((f.x1 - xmin).max(0.0)) as usize).min(bins - 1);
+        for c in cover.iter_mut().take(z + 1).skip(a) {
+            *c += 1;
+        }
+    }
+    // Maximal (nearly) empty runs, not at the edges; a few crossing lines (a table or a title
+    // over the columns) become spanning lines.
+    let allowed = (narrow.len() / 40).max(1) as u32;
+    let mut gutters = Vec::new();
+    let mut i = 0;
+    while i < bins {
+        if cover[i] <= allowed {
+            let s = i;
+            while i < bins && cover[i] <= allowed {
+                i += 1;
+            }
+            let e = i;
+            if s > 0 && e < bins && (e - s) as f32 >= 3.0 {
+                gutters.push((xmin + s as f32, xmin + e as f32));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    if gutters.is_empty() {
+        return Vec::new();
+    }
+    // Keep gutters whose columns hold enough text and are wide enough.
+    let mut kept: Vec<(f32, f32)> = Vec::new();
+    let mut edges: Vec<f32> = vec![xmin];
+    for g in &gutters {
+        edges.push((g.0 + g.1) / 2.0);
+    }
+    edges.push(xmax);
+    let col_ok = |lo: f32, hi: f32| -> bool {
+        let members: Vec<&&Frag> = narrow.iter().filter(|f| f.x0 >= lo - 1.0 && f.x1 <= hi + 1.0).collect();
+        if members.len() < 5 || hi - lo < 0.16 * span {
+            return false;
+        }
+        let mut widths: Vec<f32> = members.iter().map(|f| f.width()).collect();
+        widths.sort_by(|a, b| a.total_cmp(b));
+        let median = widths[widths.len() / 2];
+        let chars: usize = members.iter().map(|f| f.text.len()).sum();
+        median >= 0.45 * (hi - lo) && chars >= 150
+    };
+    // Greedy: a gutter is real when the columns on both sides (up to the neighbouring real
+    // gutters or edges) are good. Merge bad columns into their neighbours.
+    let mut bounds: Vec<f32> = edges.clone();
+    loop {
+        let mut changed = false;
+        let mut j = 1;
+        while j + 1 < bounds.len() {
+            let left_ok = col_ok(bounds[j - 1], bounds[j]);
+            let right_ok = col_ok(bounds[j], bounds[j + 1]);
+            if !(left_ok && right_ok) {
+                bounds.remove(j);
+                changed = true;
+            } else {
+                j += 1;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for w in bounds.windows(2).skip(1) {
+        let x = w[0];
+        if let Some(g) = gutters.iter().find(|g| (g.0 + g.1) / 2.0 == x) {
+            kept.push(*g);
+        }
+    }
+    // Column text must overlap vertically on both sides of each gutter.
+    kept.retain(|g| {
+        let left: Vec<&&Frag> = narrow.iter().filter(|f| f.x1 <= g.0 + 0.5).collect();
+        let right: Vec<&&Frag> = narrow.iter().filter(|f| f.x0 >= g.1 - 0.5).collect();
+        let range = |v: &[&&Frag]| {
+            let lo = v.iter().map(|f| f.bottom).fold(f32::MAX, f32::min);
+            let hi = v.iter().map(|f| f.top).fold(f32::MIN, f32::max);
+            (lo, hi)
+        };
+        if left.is_empty() || right.is_empty() {
+            return false;
+        }
+        let (l0, l1) = range(&left);
+        let (r0, r1) = range(&right);
+        let overlap = l1.min(r1) - l0.max(r0);
+        overlap > 0.3 * (l1 - l0).min(r1 - r0)
+    });
+    kept
+}
+
+/// Puts a page's fragments into reading order and merges fragments sharing a baseline.
+pub(super) fn page_lines(mut frags: Vec<Frag>, page_index: u32, page: PageInfo) -> Vec<Line> {
+    let gutters = find_columns(&frags, page);
+    let ncols = gutters.len() + 1;
+    // Column of each fragment; None = spans a gutter.
+    let col_of = |f: &Frag| -> Option<usize> {
+        for (k, g) in gutters.iter().enumerate() {
+            if f.x0 < g.0 + 0.5 && f.x1 > g.1 - 0.5 {
+                return None;
+            }
+            if f.x1 <= g.1 - 0.5 && (k == 0 || f.x0 >= gutters[k - 1].0 - 0.5) {
+                return Some(k);
+            }
+        }
+        Some(ncols - 1)
+    };
+    frags.sort_by(|a, b| b.y.total_cmp(&a.y).then(a.x0.total_cmp(&b.x0)));
+    let cols: Vec<Option<usize>> = frags.iter().map(col_of).collect();
+    // Band separators: spanning fragments, top to bottom.
+    let spanning: Vec<usize> = (0..frags.len()).filter(|&i| cols[i].is_none()).collect();
+    let mut col_bounds: Vec<(f32, f32)> = Vec::new();
+    {
+        let xmin = frags.iter().map(|f| f.x0).fold(f32::MAX, f32::min);
+        let xmax = frags.iter().map(|f| f.x1).fold(f32::MIN, f32::max);
+        let mut lo = xmin;
+        for g in &gutters {
+            col_bounds.push((lo, g.0));
+            lo = g.1;
+        }
+        col_bounds.push((lo, xmax));
+    }
+    // Order: walk bands; in each band, columns left to right.
+    let mut order: Vec<(usize, Option<usize>)> = Vec::new(); // (frag index, column)
+    let mut band_top = f32::MAX;
+    let mut seps: Vec<f32> = spanning.iter().map(|&i| frags[i].y).collect();
+    seps.push(f32::MIN);
+    let mut si = 0;
+    for (k, &sep_y) in seps.iter().enumerate() {
+        // Column fragments with band_top > y > sep_y.
+        for c in 0..ncols {
+            for (i, f) in frags.iter().enumerate() {
+                if cols[i] == Some(c) && f.y <= band_top && f.y > sep_y {
+                    order.push((i, Some(c)));
+                }
+            }
+        }
+        if k < spanning.len() {
+            order.push((spanning[si], None));
+            si += 1;
+        }
+        band_top = sep_y;
+    }
+    // Column fragments exactly on a separator's baseline.
+    let placed: std::collections::HashSet<usize> = order.iter().map(|(i, _)| *i).collect();
+    for (i, c) in cols.iter().enumerate() {
+        if !placed.contains(&i) {
+            order.push((i, *c));
+        }
+    }
+    // Merge consecutive fragments of one column sharing a baseline into lines.
+    let mut lines: Vec<Line> = Vec::new();
+    let mut last_group: Option<(usize, Option<usize>)> = None; // (line index, col)
+    for (i, c) in order {
+        let f = &frags[i];
+        let merge_into = last_group.and_then(|(li, lc)| {
+            let l: &Line = &lines[li];
+            let tol = 0.5 * l.size.max(f.size);
+            ((lc == c) && (f.y - l.y).abs() <= tol && f.x0 >= l.x1 - 0.5 * f.size).then_some(li)
+        });
+        let (cx0, cx1) = match c {
+            Some(k) => col_bounds[k],
+            None => (col_bounds[0].0, col_bounds[ncols - 1].1),
+        };
+        let dom = f.dominant();
+        match merge_into {
+            Some(li) => {
+                let l = &mut lines[li];
+                if f.x0 - l.x1 > 2.5 * l.size.max(f.size) {
+                    l.wide_gaps = l.wide_gaps.saturating_add(1);
+                }
+                l.text.push(' ');
+                l.text.push_str(&f.text);
+                l.x1 = l.x1.max(f.x1);
+                l.top = l.top.max(f.top);
+                let before = l.text.len() as f32;
+                let add = f.text.len() as f32;
+                l.fixed_frac = (l.fixed_frac * before + f.fixed_chars as f32 / f.nchars.max(1) as f32 * add)
+                    / (before + add).max(1.0);
+            }
+            None => {
+                lines.push(Line {
+                    page: page_index,
+                    x0: f.x0,
+                    x1: f.x1,
+                    y: f.y,
+                    top: f.top,
+                    size: dom.0 as f32 / 2.0,
+                    weight: dom.1,
+                    font: dom.2,
+                    col: c.map(|k| k as u8).unwrap_or(0),
+                    col_x0: cx0,
+                    col_x1: cx1,
+                    text: f.text.clone(),
+                    fixed_frac: f.fixed_chars as f32 / f.nchars.max(1) as f32,
+                    tag: f.tag,
+                    wide_gaps: 0,
+                    skip: false,
+                    declared: None,
+                    synthetic: false,
+                });
+                last_group = Some((lines.len() - 1, c));
+            }
+        }
+        // Track style counts for merged lines: keep the style of the longer part.
+        if let Some(li) = merge_into {
+            let l = &mut lines[li];
+            if f.nchars as usize > l.text.len() / 2 {
+                l.size = dom.0 as f32 / 2.0;
+                l.weight = dom.1;
+                l.font = dom.2;
+            }
+        }
+    }
+    lines
+}

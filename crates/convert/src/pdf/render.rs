@@ -1,0 +1,110 @@
+//! A page drawn for the reader, with where a passage lies on it.
+
+use super::engine::with_document;
+use crate::{ConvertOptions, ErrorKind};
+
+/// A PDF page rendered for display, with where a passage lies on it.
+#[derive(Debug, Clone)]
+pub struct RenderedPage {
+    /// PNG bytes (RGB).
+    pub png: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    /// Rectangles around `find`'s text, in image pixels: (x, y, w, h) from the top left.
+    pub highlights: Vec<[f32; 4]>,
+}
+
+/// Renders page `page` (from 1) `width` pixels wide, and finds where `find` (a passage's opening
+/// words) is printed on it.
+pub fn render_page(
+    bytes: &[u8],
+    page: u32,
+    width: u32,
+    find: Option<&str>,
+    options: &ConvertOptions,
+) -> Result<RenderedPage, ErrorKind> {
+    with_document(bytes, options, |d| -> Result<RenderedPage, ErrorKind> {
+        let count = d.page_count().unwrap_or(0);
+        if page == 0 || page > count {
+            return Err(ErrorKind::Corrupt(format!("page {page} of {count}")));
+        }
+        let p =
+            d.page(page - 1).ok_or_else(|| ErrorKind::Corrupt(format!("pdfium cannot load page {page}")))?;
+        let (pw, ph) = p.size();
+        let scale = width.clamp(100, 4000) as f32 / pw;
+        let (w, h) = ((pw * scale).round() as i32, (ph * scale).round() as i32);
+        let rgb = p.render_rgb(w, h)?;
+        let mut highlights = Vec::new();
+        if let (Some(text), true) = (find, p.has_text()) {
+            for needle in search_needles(text) {
+                highlights = p
+                    .find_text(&needle)
+                    .into_iter()
+                    .map(|[l, t, r, b]| {
+                        let x = l as f32 * scale;
+                        let y = (ph - t as f32) * scale;
+                        [x, y, (r - l) as f32 * scale, (t - b) as f32 * scale]
+                    })
+                    .collect();
+                if !highlights.is_empty() {
+                    break;
+                }
+            }
+        }
+        Ok(RenderedPage {
+            png: encode_png(w as u32, h as u32, &rgb),
+            width: w as u32,
+            height: h as u32,
+            highlights,
+        })
+    })?
+}
+
+/// What to search a page for: the passage's first words, fewer and fewer (extraction may have
+/// joined hyphenated or re-flowed lines differently from the printed page).
+fn search_needles(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    [12usize, 6, 3]
+        .iter()
+        .filter(|n| words.len() >= **n || **n == 3)
+        .map(|n| words[..words.len().min(*n)].join(" "))
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// A minimal PNG encoder: 8-bit RGB, no filtering, zlib-compressed.
+fn encode_png(width: u32, height: u32, rgb: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut raw = Vec::with_capacity(rgb.len() + height as usize);
+    for row in rgb.chunks_exact(width as usize * 3) {
+        raw.push(0); // filter: none
+        raw.extend_from_slice(row);
+    }
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    let _ = z.write_all(&raw);
+    let idat = z.finish().unwrap_or_default();
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&width.to_be_bytes());
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+    for (kind, data) in [(b"IHDR", &ihdr[..]), (b"IDAT", &idat[..]), (b"IEND", &[][..])] {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut chunk = kind.to_vec();
+        chunk.extend_from_slice(data);
+        out.extend_from_slice(&chunk);
+        out.extend_from_slice(&crc32(&chunk).to_be_bytes());
+    }
+    out
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &byte in data {
+        crc ^= byte as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}

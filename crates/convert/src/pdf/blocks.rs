@@ -4,7 +4,9 @@
 use super::chars::FontInfo;
 use super::furniture::Body;
 use super::layout::Line;
+use super::titles::unglue_number;
 use folio_core::model::PageRange;
+use folio_core::numbering::split_heading_number;
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -21,6 +23,9 @@ pub(super) struct Blk {
     pub num_level: Option<u8>,
     pub level: Option<u8>,
     pub declared: Option<u8>,
+    /// A declared heading's printed text, where it differs from the bookmark title the block
+    /// holds.
+    pub printed: Option<String>,
     pub gap_before: f32,
 }
 
@@ -102,6 +107,8 @@ pub(super) fn group_blocks(ctx: &Ctx, order: &[usize]) -> Vec<Blk> {
     let body = ctx.body;
     let mut blocks: Vec<Blk> = Vec::new();
     let mut prev: Option<usize> = None;
+    // Lines still to join to the declared heading being read.
+    let mut declared_left = 0u8;
     for &i in order {
         let l = &lines[i];
         let gap_before = match prev {
@@ -118,24 +125,13 @@ pub(super) fn group_blocks(ctx: &Ctx, order: &[usize]) -> Vec<Blk> {
         }
         if l.declared.is_some() || l.synthetic {
             start_new = true;
+        } else if declared_left > 0 {
+            // The rest of a declared heading's printed title.
+            start_new = false;
+        } else if blocks.last().is_some_and(|b| b.declared.is_some()) {
+            start_new = true;
         }
-        if let Some(p) = prev {
-            if lines[p].declared.is_some() || lines[p].synthetic {
-                // A declared heading may continue onto a second line of the same style.
-                let a = &lines[p];
-                let cont = !l.synthetic
-                    && l.declared.is_none()
-                    && a.page == l.page
-                    && (a.size - l.size).abs() < 0.3
-                    && ctx.is_bold(a) == ctx.is_bold(l)
-                    && ((ctx.styled(a) && ctx.styled(l))
-                        || (ctx.distinct_font(a) && ctx.distinct_font(l) && !ctx.styled(a)))
-                    && gap_before < 1.8 * l.size
-                    && blocks.last().is_some_and(|b| b.text.len() + l.text.len() < 250)
-                    && declared_continues(blocks.last(), l);
-                start_new = !cont;
-            }
-        }
+        declared_left = declared_left.saturating_sub(1);
         if start_new {
             let kind = if ctx.is_fixed(l) {
                 BlkKind::Code
@@ -154,8 +150,12 @@ pub(super) fn group_blocks(ctx: &Ctx, order: &[usize]) -> Vec<Blk> {
                 num_level: None,
                 level: None,
                 declared: l.declared,
+                printed: None,
                 gap_before,
             });
+            if l.declared.is_some() {
+                declared_left = l.declared_lines.max(1) - 1;
+            }
         } else if let Some(cur) = blocks.last_mut() {
             cur.lines.push(i);
             join_line(&mut cur.text, &l.text, cur.kind == BlkKind::Code);
@@ -163,12 +163,29 @@ pub(super) fn group_blocks(ctx: &Ctx, order: &[usize]) -> Vec<Blk> {
         }
         prev = Some(i);
     }
+    for b in &mut blocks {
+        if let Some(title) = b.lines.first().and_then(|&i| lines[i].declared_title.as_deref()) {
+            let title = folio_core::model::collapse_whitespace(title);
+            let want = alphanumerics(&title);
+            // The printed title, or the printed title after its number ("1.1 Scope" for the
+            // bookmark "Scope"), is kept as printed; other printed text is kept beside the
+            // bookmark's title.
+            let unglued = unglue_number(&b.text);
+            let same = alphanumerics(&b.text) == want
+                || split_heading_number(&unglued).is_some_and(|h| alphanumerics(h.title) == want);
+            if lines[b.lines[0]].synthetic || !same {
+                if !lines[b.lines[0]].synthetic {
+                    b.printed = Some(std::mem::take(&mut b.text));
+                }
+                b.text = title;
+            }
+        }
+    }
     blocks
 }
 
-fn declared_continues(block: Option<&Blk>, l: &Line) -> bool {
-    // Continue only when the block has no closing punctuation and the next line is short.
-    block.is_some_and(|b| !ends_sentence(&b.text)) && l.text.chars().count() < 120
+fn alphanumerics(s: &str) -> String {
+    s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
 }
 
 pub(super) fn join_line(text: &mut String, next: &str, keep_lines: bool) {

@@ -30,28 +30,39 @@ pub fn read_outline(bytes: &[u8], options: &ConvertOptions) -> Result<Vec<Outlin
     })
 }
 
-/// Up to three consecutive unskipped lines starting at `start` whose joined text normalises to
-/// `key`; returns how many lines.
-pub(super) fn match_lines(lines: &[Line], order: &[usize], start: usize, key: &str) -> Option<usize> {
+/// A title as lines are matched to it: all its letters, and its letters after any leading
+/// numbering label ("Note 12 – Leases" → "noteleases" and "leases"). Digits are left out of both.
+pub(super) struct TitleKey {
+    pub full: String,
+    pub bare: String,
+}
+
+impl TitleKey {
+    pub fn new(title: &str) -> TitleKey {
+        TitleKey { full: normalise_title(title), bare: normalised_heading_text(title) }
+    }
+}
+
+/// Up to four consecutive unskipped lines of one page, starting at `start`, whose joined text
+/// is `key` (with or without its numbering label); returns how many lines.
+pub(super) fn match_lines(lines: &[Line], order: &[usize], start: usize, key: &TitleKey) -> Option<usize> {
     let mut acc = String::new();
     for n in 0..4 {
         let &i = order.get(start + n)?;
         let l = &lines[i];
-        if n > 0 && l.page != lines[order[start]].page {
+        if n > 0 && (l.page != lines[order[start]].page || l.declared.is_some()) {
             return None;
         }
         if !acc.is_empty() {
             acc.push(' ');
         }
         acc.push_str(l.text.trim());
-        let norm = normalised_heading_text(&acc);
-        if norm == key {
+        let (full, bare) = (normalise_title(&acc), normalised_heading_text(&acc));
+        if (!key.full.is_empty() && full == key.full) || (!key.bare.is_empty() && bare == key.bare) {
             return Some(n + 1);
         }
-        if norm.is_empty() && n == 0 {
-            continue;
-        }
-        if !key.starts_with(&norm) || norm.is_empty() {
+        let open = |norm: &str, key: &str| !norm.is_empty() && key.starts_with(norm);
+        if !(open(&full, &key.full) || open(&bare, &key.bare) || (bare.is_empty() && n == 0)) {
             return None;
         }
     }
@@ -78,10 +89,10 @@ pub(super) fn apply_bookmarks(
     rebuild(order, lines, &mut pos_of_page);
     let mut cursor = 0usize;
     for bm in bookmarks {
-        let key = normalise_title(&bm.title);
+        let key = TitleKey::new(&bm.title);
         let level = (bm.depth + 1).min(9);
         let Some(page) = bm.page else { continue };
-        if key.is_empty() {
+        if key.full.is_empty() {
             continue;
         }
         // Search the destination page (below the destination y), then the next page.
@@ -108,9 +119,11 @@ pub(super) fn apply_bookmarks(
             }
         }
         match found {
-            Some((pos, _n)) => {
+            Some((pos, n)) => {
                 let i = order[pos];
                 lines[i].declared = Some(level);
+                lines[i].declared_lines = n as u8;
+                lines[i].declared_title = Some(bm.title.clone());
                 cursor = pos;
             }
             None => {
@@ -150,6 +163,8 @@ pub(super) fn apply_bookmarks(
                     wide_gaps: 0,
                     skip: false,
                     declared: Some(level),
+                    declared_lines: 1,
+                    declared_title: Some(bm.title.clone()),
                     synthetic: true,
                 });
                 order.insert(at, lines.len() - 1);

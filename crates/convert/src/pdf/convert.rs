@@ -132,6 +132,10 @@ pub(super) fn convert_document(
             _ => blk.text.clone(),
         };
         builder.push(kind, &text, Some(blk.pages));
+        if let Some(printed) = &blk.printed {
+            // The page prints the heading otherwise than its bookmark: keep the printed words.
+            builder.push(BlockKind::Paragraph, printed, Some(blk.pages));
+        }
     }
     if builder.blocks().is_empty() {
         return Err(ErrorKind::Empty);

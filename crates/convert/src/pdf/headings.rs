@@ -16,7 +16,8 @@ pub(super) fn merge_chapter_labels(ctx: &Ctx, blocks: &mut Vec<Blk>) {
         let kw = words.first().and_then(|w| container_keyword(w));
         let lone_kw = kw.is_some() && words.len() == 1;
         let kw_value = kw.is_some() && words.len() == 2 && label_value(words[1]).is_some();
-        if (lone_kw || kw_value) && b.lines.len() <= 2 && i + 1 < blocks.len() {
+        // A label a bookmark names is a heading of its own, titled as the bookmark says.
+        if (lone_kw || kw_value) && b.lines.len() <= 2 && i + 1 < blocks.len() && b.declared.is_none() {
             let same_page = |j: usize| blocks[j].pages.start == blocks[i].pages.end;
             let mut j = i + 1;
             let mut value = if kw_value { label_value(words[1]) } else { None };
@@ -54,6 +55,7 @@ pub(super) fn merge_chapter_labels(ctx: &Ctx, blocks: &mut Vec<Blk>) {
                             num_level: None,
                             level: None,
                             declared,
+                            printed: None,
                             gap_before: blocks[i].gap_before,
                         };
                         blocks.splice(i..=j, [new]);

@@ -32,6 +32,10 @@ pub(super) struct Line {
     pub skip: bool,
     /// Heading level declared by the bookmarks or the printed contents list.
     pub declared: Option<u8>,
+    /// How many lines, from this one, the declared heading's printed title spans.
+    pub declared_lines: u8,
+    /// The bookmark's title, for a heading a bookmark declares.
+    pub declared_title: Option<String>,
     /// Whether this line was synthesised from a bookmark that matched no printed line.
     pub synthetic: bool,
 }
@@ -260,6 +264,8 @@ pub(super) fn page_lines(mut frags: Vec<Frag>, page_index: u32, page: PageInfo) 
                     wide_gaps: 0,
                     skip: false,
                     declared: None,
+                    declared_lines: 0,
+                    declared_title: None,
                     synthetic: false,
                 });
                 last_group = Some((lines.len() - 1, c));

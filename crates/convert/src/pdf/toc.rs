@@ -2,9 +2,9 @@
 //! (title, number, page, indentation) can serve as the declared outline when there are no
 //! bookmarks, each entry matched to the heading line it names.
 
-use super::bookmarks::match_lines;
+use super::bookmarks::{match_lines, TitleKey};
 use super::layout::Line;
-use super::titles::{clean_number, label_depth, normalised_heading_text, unglue_number};
+use super::titles::{clean_number, label_depth, unglue_number};
 use folio_core::numbering::split_heading_number;
 use regex::Regex;
 use std::sync::OnceLock;
@@ -136,8 +136,8 @@ pub(super) fn apply_toc(lines: &mut [Line], order: &[usize], entries: &[TocEntry
     let mut offset: Option<i64> = None;
     let mut matched = 0;
     for e in entries {
-        let key = normalised_heading_text(&e.title);
-        if key.is_empty() {
+        let key = TitleKey::new(&e.title);
+        if key.bare.is_empty() {
             continue;
         }
         let level = e.depth.map(|d| d.min(9) as u8).unwrap_or_else(|| indent_level(e.x0));
@@ -159,16 +159,17 @@ pub(super) fn apply_toc(lines: &mut [Line], order: &[usize], entries: &[TocEntry
                     (Some(_), None) => false,
                     _ => true,
                 };
-                if num_ok && match_lines(lines, order, pos, &key).is_some() {
-                    found = Some(pos);
+                if let Some(n) = match_lines(lines, order, pos, &key).filter(|_| num_ok) {
+                    found = Some((pos, n));
                     break;
                 }
             }
             pos += 1;
         }
-        if let Some(pos) = found {
+        if let Some((pos, n)) = found {
             let i = order[pos];
             lines[i].declared = Some(level);
+            lines[i].declared_lines = n as u8;
             if let Some(p) = e.page {
                 offset = Some(lines[i].page as i64 + 1 - p);
             }

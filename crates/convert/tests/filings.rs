@@ -103,6 +103,9 @@ struct Score {
     found: usize,
     same_level: usize,
     equal_title: usize,
+    /// Consecutive found pairs, and those whose step (deeper, same, shallower) agrees.
+    steps: usize,
+    same_step: usize,
     notes: Vec<String>,
 }
 
@@ -112,6 +115,9 @@ impl Score {
     }
     fn levels(&self) -> f64 {
         self.same_level as f64 / self.found.max(1) as f64
+    }
+    fn shape(&self) -> f64 {
+        self.same_step as f64 / self.steps.max(1) as f64
     }
     fn titles(&self) -> f64 {
         self.equal_title as f64 / self.marks.max(1) as f64
@@ -139,9 +145,15 @@ fn score(marks: &[Mark], got: &[Heading]) -> Score {
     }
     let mut s = Score { marks: n, ..Score::default() };
     let (mut i, mut j) = (0, 0);
+    let mut last: Option<(u8, u8)> = None;
     while i < n {
         if j < m && matches(&marks[i], &got[j]) && dp[i][j] == dp[i + 1][j + 1] + 1 {
             s.found += 1;
+            if let Some((want, had)) = last {
+                s.steps += 1;
+                s.same_step += (marks[i].level.cmp(&want) == got[j].level.cmp(&had)) as usize;
+            }
+            last = Some((marks[i].level, got[j].level));
             if got[j].level == marks[i].level {
                 s.same_level += 1;
             } else {
@@ -166,11 +178,12 @@ fn score(marks: &[Mark], got: &[Heading]) -> Score {
 
 fn report(label: &str, s: &Score) {
     eprintln!(
-        "{label}: recall {:.3} ({}/{}), level agreement {:.3}, equal titles {:.3}",
+        "{label}: recall {:.3} ({}/{}), level agreement {:.3}, level steps agreeing {:.3}, equal titles {:.3}",
         s.recall(),
         s.found,
         s.marks,
         s.levels(),
+        s.shape(),
         s.titles()
     );
     for n in s.notes.iter().take(25) {
@@ -207,7 +220,7 @@ fn convert(bytes: &[u8], name: &str) -> Document {
     PdfConverter.convert(name, bytes, &ConvertOptions::default()).expect("the filing converts")
 }
 
-fn check(name: &str) {
+fn check(name: &str, floor: f64) {
     let Some(path) = filing(name) else { return };
     let bytes = std::fs::read(&path).unwrap();
     let marks = bookmarks(&bytes);
@@ -226,19 +239,21 @@ fn check(name: &str) {
     assert!(with.recall() >= 0.99, "{name}: recall with bookmarks {:.3}", with.recall());
     assert!(with.levels() >= 0.98, "{name}: level agreement with bookmarks {:.3}", with.levels());
     assert!(with.titles() >= 0.95, "{name}: equal titles with bookmarks {:.3}", with.titles());
+    // The page alone: the floor measured so far (the target is recall 0.90, levels 0.85).
+    assert!(alone.recall() >= floor, "{name}: recall from the page alone {:.3}", alone.recall());
 }
 
 #[test]
 fn apple_10k() {
-    check("APPLE_2022_10K.pdf");
+    check("APPLE_2022_10K.pdf", 0.85);
 }
 
 #[test]
 fn intel_10k() {
-    check("INTEL_2020_10K.pdf");
+    check("INTEL_2020_10K.pdf", 0.95);
 }
 
 #[test]
 fn fedex_annual_report() {
-    check("FEDEX_2023_annualreport.pdf");
+    check("FEDEX_2023_annualreport.pdf", 0.80);
 }

@@ -81,6 +81,8 @@ pub(super) fn convert_document(
     let mut order: Vec<usize> = (0..lines.len()).filter(|&i| !lines[i].skip).collect();
     let usable_bookmarks: Vec<Bookmark> =
         bookmarks.into_iter().filter(|b| b.page.is_some() && !b.title.is_empty()).collect();
+    // Bookmarks are the whole outline; a printed contents list gives the levels of the headings
+    // it names, and the page's typography finds the headings below them.
     let mut declared_mode = false;
     if options.use_bookmarks {
         if usable_bookmarks.len() >= 2 {
@@ -88,8 +90,7 @@ pub(super) fn convert_document(
             declared_mode = true;
         } else if toc.len() >= 3 {
             let matched = apply_toc(&mut lines, &order, &toc);
-            declared_mode = matched * 2 >= toc.len();
-            if !declared_mode {
+            if matched * 2 < toc.len() {
                 lines.iter_mut().for_each(|l| l.declared = None);
             }
         }
@@ -102,6 +103,26 @@ pub(super) fn convert_document(
     decide_headings(&ctx, &mut blocks, declared_mode, page_count);
     if declared_mode {
         restrict_to_declared(&mut blocks);
+    }
+    if std::env::var_os("FOLIO_PDF_TRACE").is_some() {
+        eprintln!("body {:?} toc {} declared {declared_mode}", body, toc.len());
+        for b in &blocks {
+            let l = &lines[b.lines[0]];
+            let t: String = b.text.chars().take(90).collect();
+            eprintln!(
+                "p{} sz{:.1} w{} b{} f{} x{:.0} g{:.1} {:?} L{:?} D{:?} | {t}",
+                l.page + 1,
+                l.size,
+                l.weight,
+                ctx.is_bold(l) as u8,
+                fonts.get(l.font as usize).map(|f| f.name.as_str()).unwrap_or(""),
+                l.x0,
+                b.gap_before.min(99.0),
+                b.kind,
+                b.level,
+                b.declared
+            );
+        }
     }
 
     // Title.

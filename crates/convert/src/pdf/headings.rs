@@ -5,7 +5,9 @@
 use super::blocks::{Blk, BlkKind, Ctx};
 use super::titles::{clean_number, container_keyword, label_value, sentence_case, unglue_number};
 use folio_core::numbering::{split_heading_number, Container, Label};
+use regex::Regex;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// Merges label-only heading lines ("CHAPTER", "ONE") into the title block that follows.
 pub(super) fn merge_chapter_labels(ctx: &Ctx, blocks: &mut Vec<Blk>) {
@@ -30,8 +32,19 @@ pub(super) fn merge_chapter_labels(ctx: &Ctx, blocks: &mut Vec<Blk>) {
                     }
                 }
             }
-            if let Some(v) = value {
-                if j < blocks.len() && same_page(j) {
+            if let Some(v) = value.clone() {
+                // "PART I" over "Item 1. Business": the label is a heading of its own.
+                let next_numbered = j < blocks.len() && num_info(&blocks[j].text).is_some();
+                let first = &ctx.lines[blocks[i].lines[0]];
+                if kw_value && next_numbered && (ctx.styled(first) || ctx.distinct_font(first)) {
+                    let b = &mut blocks[i];
+                    b.kind = BlkKind::Heading;
+                    b.num_level = Some(container_rank(kw.unwrap_or(Container::Part)));
+                    b.number = Some(v);
+                    i += 1;
+                    continue;
+                }
+                if j < blocks.len() && same_page(j) && !next_numbered {
                     let title_line = &ctx.lines[blocks[j].lines[0]];
                     let title_ok = blocks[j].text.chars().count() < 200
                         && (ctx.styled(title_line)
@@ -72,6 +85,60 @@ pub(super) fn merge_chapter_labels(ctx: &Ctx, blocks: &mut Vec<Blk>) {
     }
 }
 
+/// The numbering of company filings and financial reports, which legal numbering does not know:
+/// "Item 1A.", "Note 12 –", "Exhibit 21.1".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FilingLabel {
+    Item,
+    Note,
+    Exhibit,
+}
+
+impl FilingLabel {
+    fn word(self) -> &'static str {
+        match self {
+            FilingLabel::Item => "Item",
+            FilingLabel::Note => "Note",
+            FilingLabel::Exhibit => "Exhibit",
+        }
+    }
+    /// Items sit in Parts, as chapters do; notes to financial statements below sections;
+    /// exhibits beside the Parts they follow.
+    fn rank(self) -> u8 {
+        match self {
+            FilingLabel::Item => container_rank(Container::Chapter),
+            FilingLabel::Note => container_rank(Container::Guidance),
+            FilingLabel::Exhibit => container_rank(Container::Part),
+        }
+    }
+}
+
+/// "Item 7A. Quantitative…" → (Item, "7A", "Quantitative…"); "Note 3 – Leases"; "Exhibit 4.1"
+/// alone. A label needs its number, and Items and Notes a title.
+fn filing_label(text: &str) -> Option<(FilingLabel, &str, &str)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"^(?i:(item|note|exhibit))\s+(\d{1,3}[A-Z]?(?:\.\d{1,2})?)(?:\s*[.:—–-]\s*|\s+|$)(.*)$")
+            .expect("valid filing label regex")
+    });
+    let c = re.captures(text.trim())?;
+    let kind = match c[1].to_ascii_lowercase().as_str() {
+        "item" => FilingLabel::Item,
+        "note" => FilingLabel::Note,
+        _ => FilingLabel::Exhibit,
+    };
+    let value = c.get(2)?.as_str().trim_end_matches('.');
+    let title = c.get(3)?.as_str().trim();
+    let letters = title.chars().filter(|c| c.is_alphabetic()).count();
+    if kind != FilingLabel::Exhibit && (letters < 2 || title.starts_with(|c: char| c.is_lowercase())) {
+        return None;
+    }
+    if kind == FilingLabel::Exhibit && letters > 0 && title.chars().count() > 120 {
+        return None;
+    }
+    Some((kind, value, title))
+}
+
 /// Rank of a keyword container: lower is higher in the hierarchy.
 fn container_rank(c: Container) -> u8 {
     match c {
@@ -90,8 +157,9 @@ fn container_rank(c: Container) -> u8 {
 #[derive(Debug, Clone)]
 struct NumInfo {
     label: String,
-    /// Explicit keyword container of the first segment.
-    keyword: Option<Container>,
+    /// Rank of the explicit keyword of the first segment ("Part", "Item", "Note"), lower
+    /// ranking higher ([`container_rank`], [`FilingLabel::rank`]).
+    rank: Option<u8>,
     /// Decimal depth for plain numbers ("1.2.3" → 3).
     depth: usize,
     tokens: Vec<String>,
@@ -100,6 +168,19 @@ struct NumInfo {
 }
 
 fn num_info(text: &str) -> Option<(NumInfo, String)> {
+    if let Some((kind, value, title)) = filing_label(text) {
+        return Some((
+            NumInfo {
+                label: format!("{} {value}", kind.word()),
+                rank: Some(kind.rank()),
+                depth: 1,
+                tokens: vec![value.to_ascii_lowercase()],
+                plain_decimal: false,
+                trailing_dot: false,
+            },
+            title.to_string(),
+        ));
+    }
     let text = unglue_number(text);
     let h = split_heading_number(&text)?;
     if h.title.chars().filter(|c| c.is_alphabetic()).count() < 2 {
@@ -107,6 +188,7 @@ fn num_info(text: &str) -> Option<(NumInfo, String)> {
     }
     let first = h.parsed.segments.first()?;
     let keyword = first.explicit.then_some(first.container);
+    let rank = keyword.map(container_rank);
     let plain_decimal = keyword.is_none()
         && h.label
             .trim_end_matches('.')
@@ -116,7 +198,7 @@ fn num_info(text: &str) -> Option<(NumInfo, String)> {
     Some((
         NumInfo {
             label: h.label.to_string(),
-            keyword,
+            rank,
             depth: h.parsed.depth(),
             tokens,
             plain_decimal,
@@ -207,7 +289,7 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
                 }
                 info = Some(NumInfo {
                     label: marker.clone(),
-                    keyword: None,
+                    rank: None,
                     depth: 1,
                     tokens: vec![marker.trim_matches(['(', ')', '.']).to_ascii_lowercase()],
                     plain_decimal: false,
@@ -304,8 +386,8 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
                 ranks.push(r);
             }
         } else if let Some(inf) = &infos[k] {
-            if let Some(kw) = inf.keyword {
-                ranks.push(container_rank(kw));
+            if let Some(r) = inf.rank {
+                ranks.push(r);
             }
         }
     }
@@ -330,8 +412,8 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
             continue;
         }
         let Some(inf) = &infos[k] else { continue };
-        if let Some(kw) = inf.keyword {
-            let lv = kw_level(container_rank(kw));
+        if let Some(r) = inf.rank {
+            let lv = kw_level(r);
             num_levels[k] = Some(lv + inf.depth.saturating_sub(1) as u8);
             current_kw = Some((lv, inf.tokens.first().cloned().unwrap_or_default()));
         } else if inf.plain_decimal {
@@ -406,7 +488,10 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
             style_level.insert(*key, if p > max_p * 1.05 { top } else { best });
         }
     }
-    // 5. Apply.
+    // 5. Apply. Bookmarks decide levels; otherwise numbering does, then a contents list. An
+    // unnumbered heading set no more prominently than the numbered heading above it is a
+    // subheading of it ("Fiscal Year Highlights" under "Item 7.").
+    let mut anchor: Option<(u8, f32)> = None;
     for k in 0..blocks.len() {
         let b = &mut blocks[k];
         if !cand[k] {
@@ -415,13 +500,22 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
             }
             continue;
         }
-        let level = if let Some(d) = b.declared {
-            Some(d)
-        } else if let Some(lv) = num_levels[k] {
-            Some(lv)
-        } else {
-            let l = &lines[b.lines[0]];
-            style_level.get(&ctx.style_key(l)).copied()
+        let key = ctx.style_key(&lines[b.lines[0]]);
+        let fixed = match (b.declared, num_levels[k]) {
+            (Some(d), _) if declared_mode => Some(d),
+            (_, Some(lv)) => Some(lv),
+            (Some(d), None) => Some(d),
+            (None, None) => None,
+        };
+        let level = match fixed {
+            Some(lv) => {
+                anchor = Some((lv, prominence(&key)));
+                Some(lv)
+            }
+            None => style_level.get(&key).copied().map(|lv| match anchor {
+                Some((alv, ap)) if prominence(&key) <= ap * 1.02 => lv.max(alv + 1),
+                _ => lv,
+            }),
         };
         let Some(level) = level else { continue };
         b.kind = BlkKind::Heading;

@@ -1,7 +1,7 @@
 //! Converts one PDF and reports speed and peak memory.
 //!
 //! ```text
-//! cargo run --release -p folio-convert --example pdf_bench -- FILE.pdf [--no-bookmarks] [--headings] [--blocks]
+//! cargo run --release -p folio-convert --example pdf_bench -- FILE.pdf [--no-bookmarks] [--headings] [--blocks] [--tables]
 //! ```
 //!
 //! Prints pages, seconds, pages per second and the process's peak resident memory (VmHWM).
@@ -20,7 +20,7 @@ fn peak_rss_mb() -> Option<f64> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.iter().find(|a| !a.starts_with("--")) else {
-        eprintln!("usage: pdf_bench FILE.pdf [--no-bookmarks] [--headings] [--blocks]");
+        eprintln!("usage: pdf_bench FILE.pdf [--no-bookmarks] [--headings] [--blocks] [--tables]");
         std::process::exit(2);
     };
     let flag = |f: &str| args.iter().any(|a| a == f);
@@ -44,6 +44,14 @@ fn main() {
             std::process::exit(1);
         }
     };
+    if flag("--tables") {
+        for (b, text) in doc.blocks_with_text() {
+            if b.kind == folio_core::model::BlockKind::Table {
+                let pages = b.pages.map(|p| format!("p{}", p.start)).unwrap_or_default();
+                println!("--- table {pages}\n{text}");
+            }
+        }
+    }
     if flag("--headings") || flag("--blocks") {
         for (b, text) in doc.blocks_with_text() {
             let pages = b.pages.map(|p| format!("p{}", p.start)).unwrap_or_default();

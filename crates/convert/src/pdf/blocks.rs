@@ -4,6 +4,8 @@
 use super::chars::FontInfo;
 use super::furniture::Body;
 use super::layout::Line;
+use super::tables::Table;
+use std::collections::HashMap;
 use super::titles::unglue_number;
 use folio_core::model::PageRange;
 use folio_core::numbering::split_heading_number;
@@ -35,6 +37,8 @@ pub(super) enum BlkKind {
     List { marker: String, depth: u8 },
     Code,
     Heading,
+    /// The table of this index in the tables found.
+    Table(usize),
 }
 
 pub(super) fn list_marker(text: &str) -> Option<String> {
@@ -102,7 +106,9 @@ impl Ctx<'_> {
 }
 
 /// Groups lines into blocks.
-pub(super) fn group_blocks(ctx: &Ctx, order: &[usize]) -> Vec<Blk> {
+pub(super) fn group_blocks(ctx: &Ctx, order: &[usize], tables: &[Table]) -> Vec<Blk> {
+    let table_of: HashMap<usize, usize> =
+        tables.iter().enumerate().flat_map(|(t, tb)| tb.lines.iter().map(move |&i| (i, t))).collect();
     let lines = ctx.lines;
     let body = ctx.body;
     let mut blocks: Vec<Blk> = Vec::new();
@@ -111,6 +117,29 @@ pub(super) fn group_blocks(ctx: &Ctx, order: &[usize]) -> Vec<Blk> {
     let mut declared_left = 0u8;
     for &i in order {
         let l = &lines[i];
+        if let Some(&t) = table_of.get(&i) {
+            match blocks.last_mut() {
+                Some(b) if b.kind == BlkKind::Table(t) => {
+                    b.lines.push(i);
+                    b.pages = b.pages.cover(PageRange::single(l.page + 1));
+                }
+                _ => blocks.push(Blk {
+                    lines: vec![i],
+                    text: tables[t].to_tsv(),
+                    kind: BlkKind::Table(t),
+                    pages: PageRange::single(l.page + 1),
+                    number: None,
+                    num_level: None,
+                    level: None,
+                    declared: None,
+                    printed: None,
+                    gap_before: f32::INFINITY,
+                }),
+            }
+            prev = Some(i);
+            declared_left = 0;
+            continue;
+        }
         let gap_before = match prev {
             Some(p) if lines[p].page == l.page && lines[p].col == l.col && lines[p].y > l.y => {
                 lines[p].y - l.y

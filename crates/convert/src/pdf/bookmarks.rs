@@ -161,6 +161,7 @@ pub(super) fn apply_bookmarks(
                     fixed_frac: 0.0,
                     tag: None,
                     wide_gaps: 0,
+                    cells: Vec::new(),
                     skip: false,
                     declared: Some(level),
                     declared_lines: 1,

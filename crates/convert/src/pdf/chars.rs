@@ -156,8 +156,11 @@ pub(super) fn page_fragments(page: &Page, stats: &mut StyleStats, tags: &HashMap
             let small = size < 0.85 * f.size || f.size < 0.85 * size;
             let dy = (baseline - f.y).abs();
             let same_line = dy <= tol || (small && dy <= 0.75 * f.size.max(size));
+            // "2,540   $  2,422": a currency sign after a number opens the next column's cell.
+            let after_number = f.text.trim_end().ends_with(|c: char| c.is_ascii_digit() || c == ')');
+            let new_cell = matches!(ch, '$' | '€' | '£' | '¥') && after_number && left - f.x1 > 0.3 * size;
             let gap = left - f.x1;
-            if same_line && left >= f.last_left - 0.3 * size && gap < 1.6 * f.size.max(size) {
+            if same_line && !new_cell && left >= f.last_left - 0.3 * size && gap < 1.6 * f.size.max(size) {
                 start_new = false;
                 if gap > 0.18 * size.min(f.size) && !f.text.ends_with(' ') {
                     f.text.push(' ');

@@ -8,6 +8,7 @@ use super::chars::{page_fragments, StyleStats};
 use super::furniture::{body_style, measure_spacing, remove_page_furniture};
 use super::headings::{decide_headings, merge_chapter_labels, restrict_to_declared};
 use super::layout::{page_lines, Line, PageInfo};
+use super::tables::find_tables;
 use super::toc::{apply_toc, detect_toc};
 use crate::{ConvertOptions, ErrorKind};
 use folio_core::model::{BlockKind, Document, DocumentBuilder, Format};
@@ -98,7 +99,8 @@ pub(super) fn convert_document(
 
     let fonts = std::mem::take(&mut stats.fonts);
     let ctx = Ctx { lines: &lines, body, fonts: &fonts };
-    let mut blocks = group_blocks(&ctx, &order);
+    let tables = if options.detect_tables { find_tables(&lines, &order) } else { Vec::new() };
+    let mut blocks = group_blocks(&ctx, &order, &tables);
     merge_chapter_labels(&ctx, &mut blocks);
     decide_headings(&ctx, &mut blocks, declared_mode, page_count);
     if declared_mode {
@@ -144,6 +146,7 @@ pub(super) fn convert_document(
                 BlockKind::ListItem { marker: Some(marker.clone()), depth: *depth }
             }
             BlkKind::Code => BlockKind::Code,
+            BlkKind::Table(_) => BlockKind::Table,
         };
         let text = match &blk.kind {
             BlkKind::List { marker, .. } => {

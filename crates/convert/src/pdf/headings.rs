@@ -50,7 +50,7 @@ pub(super) fn merge_chapter_labels(ctx: &Ctx, blocks: &mut Vec<Blk>) {
                         && (ctx.styled(title_line)
                             || blocks[j].declared.is_some()
                             || ctx.lines[blocks[i].lines[0]].top - title_line.y < 12.0 * ctx.body.size);
-                    if title_ok && blocks[j].kind != BlkKind::Code {
+                    if title_ok && !matches!(blocks[j].kind, BlkKind::Code | BlkKind::Table(_)) {
                         let title = sentence_case(blocks[j].text.trim());
                         let declared = blocks[j].declared.or(blocks[i].declared);
                         let mut merged_lines: Vec<usize> = Vec::new();
@@ -250,7 +250,7 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
             infos[k] = num_info(&b.text).map(|x| x.0);
             continue;
         }
-        if b.kind == BlkKind::Code {
+        if matches!(b.kind, BlkKind::Code | BlkKind::Table(_)) {
             continue;
         }
         let first = &lines[b.lines[0]];
@@ -351,7 +351,7 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
                 continue;
             }
             let b = &blocks[k];
-            if b.kind == BlkKind::Code || b.lines.len() > 2 {
+            if matches!(b.kind, BlkKind::Code | BlkKind::Table(_)) || b.lines.len() > 2 {
                 continue;
             }
             let text = b.text.trim();

@@ -28,6 +28,9 @@ pub(super) struct Line {
     pub tag: Option<u8>,
     /// Wide gaps inside the line (table cells set side by side).
     pub wide_gaps: u8,
+    /// The fragments the line joins, left to right, when there are several (table cells);
+    /// empty for a line of one fragment.
+    pub cells: Vec<Cell>,
     /// Dropped as running header/footer, page number or contents page.
     pub skip: bool,
     /// Heading level declared by the bookmarks or the printed contents list.
@@ -38,6 +41,14 @@ pub(super) struct Line {
     pub declared_title: Option<String>,
     /// Whether this line was synthesised from a bookmark that matched no printed line.
     pub synthetic: bool,
+}
+
+/// A run of text inside a line, with its horizontal extent.
+#[derive(Debug, Clone)]
+pub(super) struct Cell {
+    pub x0: f32,
+    pub x1: f32,
+    pub text: String,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -236,6 +247,10 @@ pub(super) fn page_lines(mut frags: Vec<Frag>, page_index: u32, page: PageInfo) 
                 if f.x0 - l.x1 > 2.5 * l.size.max(f.size) {
                     l.wide_gaps = l.wide_gaps.saturating_add(1);
                 }
+                if l.cells.is_empty() {
+                    l.cells.push(Cell { x0: l.x0, x1: l.x1, text: l.text.clone() });
+                }
+                l.cells.push(Cell { x0: f.x0, x1: f.x1, text: f.text.clone() });
                 l.text.push(' ');
                 l.text.push_str(&f.text);
                 l.x1 = l.x1.max(f.x1);
@@ -262,6 +277,7 @@ pub(super) fn page_lines(mut frags: Vec<Frag>, page_index: u32, page: PageInfo) 
                     fixed_frac: f.fixed_chars as f32 / f.nchars.max(1) as f32,
                     tag: f.tag,
                     wide_gaps: 0,
+                    cells: Vec::new(),
                     skip: false,
                     declared: None,
                     declared_lines: 0,

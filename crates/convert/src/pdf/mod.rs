@@ -8,7 +8,8 @@
 //! 2. Document-wide: [`furniture`] finds the body style and removes running headers, footers and
 //!    page numbers; [`toc`] skips printed contents pages (and keeps their entries); [`bookmarks`]
 //!    and [`toc`] mark the lines that a declared outline names; [`blocks`] groups lines into
-//!    paragraphs, list items and code (joining hyphenated line ends); [`headings`] decides which
+//!    paragraphs, list items and code (joining hyphenated line ends), and the tables that
+//!    [`tables`] rebuilds from aligned lines into blocks of their own; [`headings`] decides which
 //!    blocks are headings and their levels.
 //!
 //! Heading levels come, in this order, from the PDF's bookmarks (when
@@ -31,6 +32,7 @@ mod furniture;
 mod headings;
 mod layout;
 mod render;
+mod tables;
 mod titles;
 mod toc;
 

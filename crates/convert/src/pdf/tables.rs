@@ -1,0 +1,576 @@
+//! Tables from the page: runs of lines whose cells line up in columns of numbers, rebuilt as rows
+//! × cells with their column headers.
+//!
+//! Financial statements and most report tables set a row label on the left and right-aligned
+//! values in columns; the column headers (periods, "2022 | 2021", often over two or three rows,
+//! "Three months ended March 31," spanning the columns below it) stand above the first row of
+//! values. The detector works on a page's lines in reading order:
+//!
+//! 1. a *data row* has a label (or not) and at least one value cell (a number, "—", "$ 1,234",
+//!    "(12)", "4 %") after its first cell;
+//! 2. a table is a run of at least two data rows, with the label-only lines between them
+//!    ("Current assets:", a wrapped label) and no wide vertical gap;
+//! 3. its columns are the clusters of the value cells' right edges; the label column is what
+//!    lies left of the first;
+//! 4. header rows are the lines just above the run (and the run's first rows without a label)
+//!    whose cells stand over the columns; a header cell that spans several columns heads each.
+
+use super::layout::{Cell, Line};
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// A table rebuilt from a page's lines.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Table {
+    /// Indices of the lines it covers (header rows included), in reading order.
+    pub lines: Vec<usize>,
+    /// One header per column, the label column first (empty when the page prints none); a header
+    /// printed over several rows is joined top to bottom.
+    pub header: Vec<String>,
+    /// The rows, each with one cell per column, the label first.
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// Tab-separated text: the header row (when any column has one), then a line per row.
+    pub fn to_tsv(&self) -> String {
+        let mut out = Vec::with_capacity(self.rows.len() + 1);
+        if self.header.iter().any(|h| !h.is_empty()) {
+            out.push(self.header.join("\t"));
+        }
+        for r in &self.rows {
+            out.push(r.join("\t"));
+        }
+        out.join("\n")
+    }
+
+    /// Whether the table has a header row.
+    pub fn has_header(&self) -> bool {
+        self.header.iter().any(|h| !h.is_empty())
+    }
+}
+
+fn value_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^[($€£¥]?\s*[($€£¥]?\s*[-–—+]?\s*\d[\d,]*(?:\.\d+)?\s*[%x)]?\s*\)?%?$|^[—–-]+$|^(?i:n/?a|nm)$")
+            .expect("valid value regex")
+    })
+}
+
+/// Whether a cell's text is a value: a number, an amount, a percentage, or a dash for none.
+pub(super) fn is_value(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty() && t.len() <= 32 && value_re().is_match(t)
+}
+
+/// The line's cells, with lone currency signs and brackets joined to their numbers.
+fn cells(l: &Line) -> Vec<Cell> {
+    let raw: Vec<Cell> = if l.cells.is_empty() {
+        vec![Cell { x0: l.x0, x1: l.x1, text: l.text.trim().to_string() }]
+    } else {
+        l.cells.clone()
+    };
+    let mut out: Vec<Cell> = Vec::with_capacity(raw.len());
+    let mut pending: Option<Cell> = None;
+    for c in raw {
+        let t = c.text.trim().to_string();
+        let t = t.as_str();
+        if matches!(t, "$" | "€" | "£" | "¥" | "(" | "$(" | "($") {
+            pending = Some(match pending.take() {
+                Some(mut p) => {
+                    p.text.push_str(t);
+                    p
+                }
+                None => c,
+            });
+            continue;
+        }
+        let mut c = c;
+        if let Some(p) = pending.take() {
+            // The sign stands apart at the column's left; the value's own extent places it.
+            c.text = format!("{}{}", p.text.trim(), c.text.trim());
+        }
+        if matches!(t, ")" | "%" | ")%") {
+            if let Some(last) = out.last_mut() {
+                last.text.push_str(t);
+                last.x1 = c.x1;
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    if let Some(p) = pending {
+        out.push(p);
+    }
+    out
+}
+
+/// A year as a column header prints it: "2023", "2022 (1)", "Fiscal 2021".
+fn is_year(text: &str) -> bool {
+    let t = text.trim();
+    let digits: String = t.chars().filter(|c| c.is_ascii_digit()).collect();
+    digits.len() == 4 && (digits.starts_with("19") || digits.starts_with("20")) && !t.contains(',') && !t.contains('$')
+}
+
+/// A line with at least one value cell after its first cell.
+fn is_data_row(cells: &[Cell]) -> bool {
+    cells.len() >= 2 && cells[1..].iter().any(|c| is_value(&c.text))
+}
+
+/// A column: the horizontal span of its value cells and their right edges' mean.
+#[derive(Debug, Clone, Copy)]
+struct Column {
+    x0: f32,
+    x1: f32,
+}
+
+fn overlap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
+    a1.min(b1) - a0.max(b0)
+}
+
+/// Finds the tables among lines `order` (reading order; lines of one page are consecutive).
+pub(super) fn find_tables(lines: &[Line], order: &[usize]) -> Vec<Table> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < order.len() {
+        let page = lines[order[start]].page;
+        let mut end = start;
+        while end < order.len() && lines[order[end]].page == page {
+            end += 1;
+        }
+        page_tables(lines, &order[start..end], &mut out);
+        start = end;
+    }
+    out
+}
+
+fn page_tables(lines: &[Line], order: &[usize], out: &mut Vec<Table>) {
+    let cells: Vec<Vec<Cell>> = order.iter().map(|&i| cells(&lines[i])).collect();
+    let data: Vec<bool> = cells.iter().map(|c| is_data_row(c)).collect();
+    let n = order.len();
+    let mut k = 0;
+    let mut used_until = 0;
+    while k < n {
+        if !data[k] || lines[order[k]].declared.is_some() {
+            k += 1;
+            continue;
+        }
+        // The run: data rows and the label lines between them.
+        let mut end = k + 1;
+        let mut last_data = k;
+        while end < n {
+            let (a, b) = (&lines[order[end - 1]], &lines[order[end]]);
+            let gap = a.y - b.y;
+            let size = a.size.max(b.size);
+            if b.col != a.col || gap > 3.2 * size || gap < -0.5 * size || b.declared.is_some() {
+                break;
+            }
+            if data[end] {
+                last_data = end;
+            } else {
+                let t = b.text.trim();
+                let label_like = cells[end].len() == 1 && t.chars().count() <= 90;
+                let data_follows = (end + 1..(end + 4).min(n)).any(|j| data[j]);
+                if !(label_like && data_follows) {
+                    break;
+                }
+            }
+            end += 1;
+        }
+        let end = last_data + 1;
+        let data_rows = (k..end).filter(|&j| data[j]).count();
+        if data_rows < 2 {
+            k = end;
+            continue;
+        }
+        // Label lines just above the first row ("ASSETS", "Current assets:") belong to it.
+        let first_value_x = cells[k][1..].iter().map(|c| c.x0).fold(f32::MAX, f32::min);
+        let mut s = k;
+        while s > used_until && k - s < 3 {
+            let (above, below) = (&lines[order[s - 1]], &lines[order[s]]);
+            let gap = above.y - below.y;
+            let c = &cells[s - 1];
+            let label = c.len() == 1 && c[0].x1 < first_value_x && c[0].text.chars().count() <= 60;
+            if !label || above.declared.is_some() || gap < 0.0 || gap > 2.2 * above.size.max(below.size) {
+                break;
+            }
+            s -= 1;
+        }
+        if let Some(t) = build(lines, order, &cells, &data, s, end) {
+            used_until = end;
+            out.push(t);
+        }
+        k = end;
+    }
+}
+
+/// Columns from the value cells' right edges, left to right.
+fn columns(rows: &[&[Cell]], size: f32) -> Vec<Column> {
+    let mut vals: Vec<&Cell> = rows.iter().flat_map(|r| r[1..].iter()).filter(|c| is_value(&c.text)).collect();
+    vals.sort_by(|a, b| a.x1.total_cmp(&b.x1));
+    let tol = (0.9 * size).max(4.0);
+    let mut groups: Vec<Vec<&Cell>> = Vec::new();
+    for c in vals {
+        match groups.last_mut() {
+            Some(g) if c.x1 - g.last().map(|l| l.x1).unwrap_or(c.x1) <= tol => g.push(c),
+            _ => groups.push(vec![c]),
+        }
+    }
+    let min_members = if rows.len() >= 4 { 2 } else { 1 };
+    let mut cols: Vec<Column> = groups
+        .into_iter()
+        .filter(|g| g.len() >= min_members)
+        .map(|g| Column {
+            x0: g.iter().map(|c| c.x0).fold(f32::MAX, f32::min),
+            x1: g.iter().map(|c| c.x1).fold(f32::MIN, f32::max),
+        })
+        .collect();
+    // Spans that overlap (a wide value cell) belong to one column.
+    cols.sort_by(|a, b| a.x1.total_cmp(&b.x1));
+    let mut merged: Vec<Column> = Vec::new();
+    for c in cols {
+        match merged.last_mut() {
+            Some(m) if c.x0 < m.x1 - 0.5 => {
+                m.x0 = m.x0.min(c.x0);
+                m.x1 = m.x1.max(c.x1);
+            }
+            _ => merged.push(c),
+        }
+    }
+    merged
+}
+
+/// The column a value cell belongs to: the one it overlaps most, else the nearest right edge.
+fn column_of(c: &Cell, cols: &[Column]) -> usize {
+    let best = cols
+        .iter()
+        .enumerate()
+        .map(|(i, col)| (i, overlap(c.x0, c.x1, col.x0, col.x1)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    match best {
+        Some((i, o)) if o > 0.0 => i,
+        _ => cols
+            .iter()
+            .enumerate()
+            .min_by(|a, b| (a.1.x1 - c.x1).abs().total_cmp(&(b.1.x1 - c.x1).abs()))
+            .map(|(i, _)| i)
+            .unwrap_or(0),
+    }
+}
+
+/// "$20,850 Total liabilities" → ("$20,850", "Total liabilities").
+fn value_then_words(text: &str) -> Option<(&str, &str)> {
+    let t = text.trim();
+    let (head, tail) = t.split_once(' ')?;
+    (is_value(head) && tail.chars().filter(|c| c.is_alphabetic()).count() >= 3 && !is_value(tail))
+        .then_some((head, tail.trim()))
+}
+
+/// Column headers from the header rows (top to bottom). The row with the most cells is the
+/// leaf row, one cell per column; a cell above it heads the columns of the leaf cells it stands
+/// over ("Three Months Ended" over "2023" and "2022"), or those of the cell above it that it
+/// stands under ("June 30," under "Three Months Ended"). A lone cell below the leaf row, or one
+/// in brackets, is a caption ("(In millions)", "(Unaudited)") and goes to the label column.
+fn assign_headers(rows: &[Vec<Cell>], cols: &[Column], label_end: f32, size: f32, header: &mut [String]) {
+    let Some(leaf) = (0..rows.len()).rev().max_by_key(|&r| rows[r].len()) else { return };
+    let in_label = |c: &Cell| c.x0 <= label_end + 0.5 * size;
+    let caption = |r: usize, c: &Cell| {
+        let t = c.text.trim();
+        (t.starts_with('(') && t.ends_with(')')) || (r > leaf && rows[r].len() == 1 && cols.len() >= 2)
+    };
+    let over = |c: &Cell, row: &[(f32, f32, Vec<usize>)]| -> Vec<usize> {
+        let mut ks: Vec<usize> = row
+            .iter()
+            .filter(|(x0, x1, _)| overlap(c.x0, c.x1, x0 - 1.0, x1 + 1.0) > 0.0)
+            .flat_map(|(_, _, ks)| ks.iter().copied())
+            .collect();
+        ks.sort_unstable();
+        ks.dedup();
+        ks
+    };
+    // Each cell's columns: over leaf cells first, then under or over cells already placed
+    // (nearest rows first), then the column nearest to it.
+    let mut got: Vec<Vec<Option<Vec<usize>>>> = rows.iter().map(|r| vec![None; r.len()]).collect();
+    for (ci, c) in rows[leaf].iter().enumerate() {
+        if !in_label(c) && !caption(leaf, c) {
+            got[leaf][ci] = Some(vec![column_of(c, cols)]);
+        }
+    }
+    for pass in 0..3 {
+        for r in (0..rows.len()).filter(|&r| r != leaf) {
+            for (ci, c) in rows[r].iter().enumerate() {
+                if got[r][ci].is_some() || in_label(c) || caption(r, c) {
+                    continue;
+                }
+                let placed_row = |q: usize| -> Vec<(f32, f32, Vec<usize>)> {
+                    rows[q]
+                        .iter()
+                        .zip(&got[q])
+                        .filter_map(|(c, g)| g.as_ref().map(|ks| (c.x0, c.x1, ks.clone())))
+                        .collect()
+                };
+                let ks = match pass {
+                    0 => over(c, &placed_row(leaf)),
+                    1 => {
+                        let mut near: Vec<usize> = (0..rows.len()).filter(|&q| q != r).collect();
+                        near.sort_by_key(|&q| (q as i64 - r as i64).abs());
+                        near.iter().map(|&q| over(c, &placed_row(q))).find(|v| !v.is_empty()).unwrap_or_default()
+                    }
+                    _ => vec![column_of(c, cols)],
+                };
+                if !ks.is_empty() {
+                    got[r][ci] = Some(ks);
+                }
+            }
+        }
+    }
+    for (r, row) in rows.iter().enumerate() {
+        for (ci, c) in row.iter().enumerate() {
+            match &got[r][ci] {
+                Some(ks) => ks.iter().for_each(|&k| push_text(&mut header[k + 1], &c.text)),
+                None => push_text(&mut header[0], &c.text),
+            }
+        }
+    }
+}
+
+fn push_text(slot: &mut String, text: &str) {
+    let t = text.trim();
+    if t.is_empty() {
+        return;
+    }
+    if !slot.is_empty() {
+        slot.push(' ');
+    }
+    slot.push_str(t);
+}
+
+fn build(
+    lines: &[Line],
+    order: &[usize],
+    cells: &[Vec<Cell>],
+    data: &[bool],
+    start: usize,
+    end: usize,
+) -> Option<Table> {
+    let size = lines[order[start]].size.max(1.0);
+    let body: Vec<&[Cell]> = (start..end).filter(|&j| data[j]).map(|j| cells[j].as_slice()).collect();
+    let cols = columns(&body, size);
+    if cols.is_empty() {
+        return None;
+    }
+    let label_right = cols[0].x0 - 0.3 * size;
+    // Where the row labels end: header cells right of it stand over the columns.
+    let label_end = body
+        .iter()
+        .filter_map(|r| r.first())
+        .filter(|c| c.x1 <= label_right + 0.5 * size && !is_value(&c.text))
+        .map(|c| c.x1)
+        .fold(f32::MIN, f32::max)
+        .min(label_right);
+    // A row without a label cell: the label column's cells end before the first column.
+    let has_label = |cs: &[Cell]| cs.first().is_some_and(|c| c.x1 <= label_right + 0.5 * size && !is_value(&c.text));
+    let in_columns = |cs: &[Cell]| cs.iter().all(|c| c.x0 > label_end + 0.5 * size);
+    // Header rows: the run's first rows without a label, and lines just above it standing over
+    // the columns.
+    let mut first_body = start;
+    // Header cells are words or years, never amounts.
+    let heading_like = |cs: &[Cell]| cs.iter().all(|c| !is_value(&c.text) || is_year(&c.text));
+    while first_body < end
+        && !has_label(&cells[first_body])
+        && in_columns(&cells[first_body])
+        && heading_like(&cells[first_body])
+    {
+        first_body += 1;
+    }
+    let mut head = start;
+    while head > 0 && start - head < 4 {
+        let (above, below) = (&lines[order[head - 1]], &lines[order[head]]);
+        let gap = above.y - below.y;
+        if above.page != below.page || gap > 2.6 * size || gap < 0.0 || above.declared.is_some() {
+            break;
+        }
+        let cs = &cells[head - 1];
+        let spans_columns = cs.iter().any(|c| cols.iter().any(|k| overlap(c.x0, c.x1, k.x0 - size, k.x1 + size) > 0.0));
+        let right_side = cs.iter().all(|c| c.x0 > label_end + 0.5 * size)
+            || (cs.len() >= 2 && cs[1..].iter().all(|c| c.x0 > label_end + 0.5 * size));
+        if !(spans_columns && right_side && heading_like(cs)) {
+            break;
+        }
+        head -= 1;
+    }
+    let ncols = cols.len() + 1;
+    let mut header = vec![String::new(); ncols];
+    assign_headers(&cells[head..first_body], &cols, label_end, size, &mut header);
+    if std::env::var_os("FOLIO_PDF_TRACE").is_some() {
+        eprintln!("TABLE p{} start {start} head {head} first_body {first_body} end {end} cols {:?}", lines[order[start]].page + 1, cols.iter().map(|c| (c.x0 as i32, c.x1 as i32)).collect::<Vec<_>>());
+        for cs in &cells[head.min(start)..(first_body + 2).min(end)] {
+            eprintln!("  ROW {:?}", cs.iter().map(|c| (c.x0 as i32, c.x1 as i32, c.text.as_str())).collect::<Vec<_>>());
+        }
+        eprintln!("  HEADER {header:?}");
+    }
+    // Rows: lines whose baselines nearly meet are one row (a label set a little below its
+    // values).
+    let mut row_lines: Vec<Vec<usize>> = Vec::new();
+    for j in first_body..end {
+        let y = lines[order[j]].y;
+        match row_lines.last_mut() {
+            Some(r) if (lines[order[*r.last().unwrap_or(&j)]].y - y).abs() <= 0.45 * size => r.push(j),
+            _ => row_lines.push(vec![j]),
+        }
+    }
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut pending_label: Option<String> = None;
+    for (ri, group) in row_lines.iter().enumerate() {
+        let mut row = vec![String::new(); ncols];
+        let mut rcells: Vec<&Cell> = group.iter().flat_map(|&j| cells[j].iter()).collect();
+        rcells.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+        for c in rcells {
+            if c.x1 <= label_right + 0.5 * size && !(is_value(&c.text) && c.x0 > label_right - 4.0 * size) {
+                push_text(&mut row[0], &c.text);
+            } else if let Some((value, words)) = value_then_words(&c.text) {
+                // "$20,850 Total liabilities": a label the page set after the value.
+                push_text(&mut row[column_of(c, &cols) + 1], value);
+                push_text(&mut row[0], words);
+            } else {
+                push_text(&mut row[column_of(c, &cols) + 1], &c.text);
+            }
+        }
+        let label_only = row[1..].iter().all(String::is_empty);
+        let values_only = row[0].is_empty() && !label_only;
+        if let Some(p) = pending_label.take() {
+            // A label wrapped onto the next line ("Net cash provided by" / "operating
+            // activities"), or the label of values printed above it.
+            if row[0].starts_with(|c: char| c.is_lowercase()) || values_only {
+                row[0] = format!("{p} {}", row[0]).trim().to_string();
+            } else {
+                let mut r = vec![String::new(); ncols];
+                r[0] = p;
+                rows.push(r);
+            }
+        }
+        let next = row_lines.get(ri + 1);
+        let next_is_data = next.is_some_and(|g| g.iter().any(|&j| data[j]));
+        if label_only && next_is_data && !row[0].ends_with(':') {
+            pending_label = Some(std::mem::take(&mut row[0]));
+            continue;
+        }
+        // Values whose label the page set just below them.
+        if values_only {
+            if let Some(g) = next {
+                let label_below = g.iter().all(|&j| !data[j] && cells[j].len() == 1)
+                    && g.first().is_some_and(|&j| {
+                        let (a, b) = (&lines[order[group[0]]], &lines[order[j]]);
+                        a.y - b.y <= 1.3 * size && cells[j][0].x1 <= label_right + 0.5 * size
+                    });
+                if label_below {
+                    rows.push(row);
+                    continue;
+                }
+            }
+        }
+        if label_only && rows.last().is_some_and(|r: &Vec<String>| r[0].is_empty() && r[1..].iter().any(|v| !v.is_empty())) {
+            // The label of the values above it.
+            if let Some(last) = rows.last_mut() {
+                last[0] = std::mem::take(&mut row[0]);
+            }
+            continue;
+        }
+        rows.push(row);
+    }
+    if let Some(p) = pending_label {
+        let mut r = vec![String::new(); ncols];
+        r[0] = p;
+        rows.push(r);
+    }
+    // Columns that hold nothing are dropped.
+    let keep: Vec<bool> = (0..ncols).map(|c| c == 0 || !header[c].is_empty() || rows.iter().any(|r| !r[c].is_empty())).collect();
+    let pick = |v: &Vec<String>| v.iter().zip(&keep).filter(|(_, k)| **k).map(|(s, _)| s.clone()).collect::<Vec<_>>();
+    let values = rows.iter().map(|r| r[1..].iter().filter(|s| !s.is_empty()).count()).sum::<usize>();
+    if values < 2 {
+        return None;
+    }
+    Some(Table {
+        lines: order[head..end].to_vec(),
+        header: pick(&header),
+        rows: rows.iter().map(pick).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(y: f32, cells: &[(f32, f32, &str)]) -> Line {
+        let cs: Vec<Cell> = cells.iter().map(|&(x0, x1, t)| Cell { x0, x1, text: t.into() }).collect();
+        Line {
+            page: 0,
+            x0: cs[0].x0,
+            x1: cs.last().unwrap().x1,
+            y,
+            top: y + 9.0,
+            size: 9.0,
+            weight: 400,
+            font: 0,
+            col: 0,
+            col_x0: 50.0,
+            col_x1: 560.0,
+            text: cs.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" "),
+            fixed_frac: 0.0,
+            tag: None,
+            wide_gaps: 0,
+            cells: if cs.len() > 1 { cs } else { Vec::new() },
+            skip: false,
+            declared: None,
+            declared_lines: 0,
+            declared_title: None,
+            synthetic: false,
+        }
+    }
+
+    #[test]
+    fn values() {
+        for v in ["3,954,687", "$ 1,234", "(12)", "4 %", "—", "$(1,234.5)", "12.5%", "n/a", "2022"] {
+            assert!(is_value(v), "{v}");
+        }
+        for v in ["Total assets", "March 31,", "1A.", "Item 7"] {
+            assert!(!is_value(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn a_balance_sheet_with_a_two_row_header() {
+        let lines = vec![
+            line(700.0, &[(50.0, 300.0, "This paragraph introduces the table and runs wide across the page.")]),
+            line(680.0, &[(380.0, 520.0, "Three months ended March 31,")]),
+            line(668.0, &[(400.0, 420.0, "2022"), (480.0, 500.0, "2021")]),
+            line(656.0, &[(50.0, 120.0, "Current assets:")]),
+            line(644.0, &[(60.0, 150.0, "Cash"), (390.0, 395.0, "$"), (400.0, 420.0, "1,234"), (480.0, 500.0, "987")]),
+            line(632.0, &[(60.0, 150.0, "Receivables"), (400.0, 420.0, "55"), (480.0, 500.0, "(12)")]),
+            line(620.0, &[(50.0, 150.0, "Total assets"), (395.0, 420.0, "3,954,687"), (470.0, 500.0, "3,743,567")]),
+            line(590.0, &[(50.0, 500.0, "A paragraph after the table, set across the whole column width.")]),
+        ];
+        let order: Vec<usize> = (0..lines.len()).collect();
+        let t = find_tables(&lines, &order);
+        assert_eq!(t.len(), 1, "{t:?}");
+        let t = &t[0];
+        assert_eq!(t.lines, vec![1, 2, 3, 4, 5, 6]);
+        assert_eq!(t.header, vec!["", "Three months ended March 31, 2022", "Three months ended March 31, 2021"]);
+        assert_eq!(t.rows[0], vec!["Current assets:", "", ""]);
+        assert_eq!(t.rows[1], vec!["Cash", "$1,234", "987"]);
+        assert_eq!(t.rows[2], vec!["Receivables", "55", "(12)"]);
+        assert_eq!(t.rows[3], vec!["Total assets", "3,954,687", "3,743,567"]);
+        assert!(t.to_tsv().starts_with("\tThree months ended March 31, 2022\t"));
+    }
+
+    #[test]
+    fn prose_with_numbers_is_no_table() {
+        let lines = vec![
+            line(700.0, &[(50.0, 500.0, "In 2022 net sales rose 8% to $394 billion, while the")]),
+            line(688.0, &[(50.0, 500.0, "number of employees was about 164,000 at year end.")]),
+        ];
+        let order: Vec<usize> = (0..lines.len()).collect();
+        assert!(find_tables(&lines, &order).is_empty());
+    }
+}

@@ -114,8 +114,11 @@ fn is_year(text: &str) -> bool {
 }
 
 /// A line with at least one value cell after its first cell.
+/// A row of years alone ("2023  2022") heads columns; it is no data row.
 fn is_data_row(cells: &[Cell]) -> bool {
-    cells.len() >= 2 && cells[1..].iter().any(|c| is_value(&c.text))
+    cells.len() >= 2
+        && cells[1..].iter().any(|c| is_value(&c.text))
+        && !cells.iter().all(|c| is_year(&c.text) || !is_value(&c.text))
 }
 
 /// A column: the horizontal span of its value cells and their right edges' mean.
@@ -273,7 +276,7 @@ fn value_then_words(text: &str) -> Option<(&str, &str)> {
 /// stands under ("June 30," under "Three Months Ended"). A lone cell below the leaf row, or one
 /// in brackets, is a caption ("(In millions)", "(Unaudited)") and goes to the label column.
 fn assign_headers(rows: &[Vec<Cell>], cols: &[Column], label_end: f32, size: f32, header: &mut [String]) {
-    let Some(leaf) = (0..rows.len()).rev().max_by_key(|&r| rows[r].len()) else { return };
+    let Some(leaf) = (0..rows.len()).max_by_key(|&r| (rows[r].len(), r)) else { return };
     let in_label = |c: &Cell| c.x0 <= label_end + 0.5 * size;
     let caption = |r: usize, c: &Cell| {
         let t = c.text.trim();
@@ -295,6 +298,17 @@ fn assign_headers(rows: &[Vec<Cell>], cols: &[Column], label_end: f32, size: f32
     for (ci, c) in rows[leaf].iter().enumerate() {
         if !in_label(c) && !caption(leaf, c) {
             got[leaf][ci] = Some(vec![column_of(c, cols)]);
+        }
+    }
+    // A lone cell above the leaf row, centred over the columns ("Years ended"), heads them all.
+    let (c_first, c_last) = (cols[0].x0 + cols[0].x1, cols[cols.len() - 1].x0 + cols[cols.len() - 1].x1);
+    for r in 0..leaf {
+        if let [c] = rows[r].as_slice() {
+            let mid = c.x0 + c.x1;
+            let q = (c_last - c_first) / 4.0;
+            if cols.len() >= 2 && !in_label(c) && !caption(r, c) && mid >= c_first + q && mid <= c_last - q {
+                got[r][0] = Some((0..cols.len()).collect());
+            }
         }
     }
     for pass in 0..3 {
@@ -385,7 +399,7 @@ fn build(
         first_body += 1;
     }
     let mut head = start;
-    while head > 0 && start - head < 4 {
+    while head > 0 && start - head < 6 {
         let (above, below) = (&lines[order[head - 1]], &lines[order[head]]);
         let gap = above.y - below.y;
         if above.page != below.page || gap > 2.6 * size || gap < 0.0 || above.declared.is_some() {

@@ -158,7 +158,10 @@ pub(super) fn page_fragments(page: &Page, stats: &mut StyleStats, tags: &HashMap
             let same_line = dy <= tol || (small && dy <= 0.75 * f.size.max(size));
             // "2,540   $  2,422": a currency sign after a number opens the next column's cell.
             let after_number = f.text.trim_end().ends_with(|c: char| c.is_ascii_digit() || c == ')');
-            let new_cell = matches!(ch, '$' | '€' | '£' | '¥') && after_number && left - f.x1 > 0.3 * size;
+            // Two numbers a column gap apart ("3,587.5    3,262.8") are two cells.
+            let numeric_start = ch.is_ascii_digit() || matches!(ch, '$' | '€' | '£' | '¥' | '(' | '—' | '-');
+            let new_cell = (matches!(ch, '$' | '€' | '£' | '¥') && after_number && left - f.x1 > 0.3 * size)
+                || (numeric_start && after_number && left - f.x1 > 0.9 * size);
             let gap = left - f.x1;
             if same_line && !new_cell && left >= f.last_left - 0.3 * size && gap < 1.6 * f.size.max(size) {
                 start_new = false;

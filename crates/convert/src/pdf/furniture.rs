@@ -109,6 +109,12 @@ pub(super) fn edge_number(s: &str) -> Option<i64> {
     None
 }
 
+/// Whether a line has a word: a repeated line of numbers alone ("2023   2022") heads table
+/// columns page after page, and is no running header.
+fn has_words(s: &str) -> bool {
+    s.chars().filter(|c| c.is_alphabetic()).count() >= 2
+}
+
 /// Marks running headers, footers and page numbers as skipped.
 pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo]) {
     let npages = pages.len();
@@ -189,7 +195,7 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo]) {
             && best_offset.is_some_and(|off| {
                 edge_number(&l.text) == Some(l.page as i64 + 1 - off) && l.text.chars().count() <= 90
             });
-        if is_page_number_text(&l.text) || (in_zone(l) && repeated(l)) || numbered_furniture {
+        if is_page_number_text(&l.text) || (in_zone(l) && repeated(l) && has_words(&l.text)) || numbered_furniture {
             lines[i].skip = true;
         }
     }

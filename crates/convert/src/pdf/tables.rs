@@ -103,6 +103,56 @@ fn cells(l: &Line) -> Vec<Cell> {
     if let Some(p) = pending {
         out.push(p);
     }
+    // "3,587.5 3,262.8": values set closer than a fragment break are cells of their own, placed
+    // by their share of the characters.
+    let mut split: Vec<Cell> = Vec::with_capacity(out.len());
+    for c in out {
+        let words: Vec<&str> = c.text.split_whitespace().collect();
+        let glued: Vec<String> = glue_values(&words);
+        if glued.len() >= 2 && glued.iter().all(|w| is_value(w)) {
+            let total = c.text.chars().count().max(1) as f32;
+            let width = c.x1 - c.x0;
+            let mut at = 0usize;
+            for w in glued {
+                let start = c.text[at..].find(w.chars().next().unwrap_or(' ')).map(|i| i + at).unwrap_or(at);
+                let n = w.chars().count();
+                let x0 = c.x0 + width * c.text[..start].chars().count() as f32 / total;
+                let x1 = x0 + width * n as f32 / total;
+                at = (start + w.len()).min(c.text.len());
+                split.push(Cell { x0, x1, text: w });
+            }
+        } else {
+            split.push(c);
+        }
+    }
+    for c in &mut split {
+        if is_value(&c.text) {
+            c.text = c.text.split_whitespace().collect::<String>();
+        }
+    }
+    split
+}
+
+/// Words of a cell as values: a currency sign or bracket alone joins the next word, a closing
+/// bracket or percent sign the previous ("$ 2.45" → "$2.45", "12.6 %" → "12.6%").
+fn glue_values(words: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut pending = String::new();
+    for w in words {
+        if matches!(*w, "$" | "€" | "£" | "¥" | "(" | "$(") {
+            pending.push_str(w);
+        } else if matches!(*w, ")" | "%" | ")%") && pending.is_empty() && !out.is_empty() {
+            if let Some(last) = out.last_mut() {
+                last.push_str(w);
+            }
+        } else {
+            out.push(format!("{pending}{w}"));
+            pending.clear();
+        }
+    }
+    if !pending.is_empty() {
+        out.push(pending);
+    }
     out
 }
 
@@ -173,7 +223,7 @@ fn page_tables(lines: &[Line], order: &[usize], out: &mut Vec<Table>) {
                 last_data = end;
             } else {
                 let t = b.text.trim();
-                let label_like = cells[end].len() == 1 && t.chars().count() <= 90;
+                let label_like = cells[end].len() == 1 && t.chars().count() <= 200;
                 let data_follows = (end + 1..(end + 4).min(n)).any(|j| data[j]);
                 if !(label_like && data_follows) {
                     break;
@@ -210,7 +260,7 @@ fn page_tables(lines: &[Line], order: &[usize], out: &mut Vec<Table>) {
 
 /// Columns from the value cells' right edges, left to right.
 fn columns(rows: &[&[Cell]], size: f32) -> Vec<Column> {
-    let mut vals: Vec<&Cell> = rows.iter().flat_map(|r| r[1..].iter()).filter(|c| is_value(&c.text)).collect();
+    let mut vals: Vec<&Cell> = rows.iter().flat_map(|r| r.iter()).filter(|c| is_value(&c.text)).collect();
     vals.sort_by(|a, b| a.x1.total_cmp(&b.x1));
     let tol = (0.9 * size).max(4.0);
     let mut groups: Vec<Vec<&Cell>> = Vec::new();
@@ -305,7 +355,7 @@ fn assign_headers(rows: &[Vec<Cell>], cols: &[Column], label_end: f32, size: f32
     for r in 0..leaf {
         if let [c] = rows[r].as_slice() {
             let mid = c.x0 + c.x1;
-            let q = (c_last - c_first) / 4.0;
+            let q = (c_last - c_first) / 6.0;
             if cols.len() >= 2 && !in_label(c) && !caption(r, c) && mid >= c_first + q && mid <= c_last - q {
                 got[r][0] = Some((0..cols.len()).collect());
             }
@@ -376,7 +426,7 @@ fn build(
     }
     let label_right = cols[0].x0 - 0.3 * size;
     // Where the row labels end: header cells right of it stand over the columns.
-    let label_end = body
+    let label_end = cells[start..end]
         .iter()
         .filter_map(|r| r.first())
         .filter(|c| c.x1 <= label_right + 0.5 * size && !is_value(&c.text))
@@ -419,7 +469,7 @@ fn build(
     assign_headers(&cells[head..first_body], &cols, label_end, size, &mut header);
     if std::env::var_os("FOLIO_PDF_TRACE").is_some() {
         eprintln!("TABLE p{} start {start} head {head} first_body {first_body} end {end} cols {:?}", lines[order[start]].page + 1, cols.iter().map(|c| (c.x0 as i32, c.x1 as i32)).collect::<Vec<_>>());
-        for cs in &cells[head.min(start)..(first_body + 2).min(end)] {
+        for cs in &cells[head.min(start)..(first_body + 4).min(end)] {
             eprintln!("  ROW {:?}", cs.iter().map(|c| (c.x0 as i32, c.x1 as i32, c.text.as_str())).collect::<Vec<_>>());
         }
         eprintln!("  HEADER {header:?}");

@@ -46,9 +46,9 @@ fn main() {
     };
     if flag("--tables") {
         for (b, text) in doc.blocks_with_text() {
-            if b.kind == folio_core::model::BlockKind::Table {
+            if let folio_core::model::BlockKind::Table { header_rows } = b.kind {
                 let pages = b.pages.map(|p| format!("p{}", p.start)).unwrap_or_default();
-                println!("--- table {pages}\n{text}");
+                println!("--- table {pages} ({header_rows} header rows)\n{text}");
             }
         }
     }

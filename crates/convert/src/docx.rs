@@ -799,7 +799,7 @@ impl BodyParser<'_> {
             return;
         }
         let text = t.rows.iter().map(|r| r.join("\t")).collect::<Vec<_>>().join("\n");
-        self.emit(RawBlock { kind: BlockKind::Table, text });
+        self.emit(RawBlock { kind: BlockKind::Table { header_rows: 0 }, text });
     }
 
     fn emit(&mut self, block: RawBlock) {

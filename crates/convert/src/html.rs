@@ -393,7 +393,8 @@ impl Walker {
             self.blocks.push(RawBlock { kind: BlockKind::Paragraph, text: c });
         }
         if !rows.is_empty() {
-            self.blocks.push(RawBlock { kind: BlockKind::Table, text: rows.join("\n") });
+            let header_rows = first_row_is_header(table) as u8;
+            self.blocks.push(RawBlock { kind: BlockKind::Table { header_rows }, text: rows.join("\n") });
         }
     }
 }
@@ -404,6 +405,33 @@ fn is_layout_table(table: ElementRef<'_>) -> bool {
         let n = e.value().name();
         n == "table" || heading_rank(n).is_some()
     })
+}
+
+/// Whether the table's first row heads its columns: it sits in `<thead>`, or all its cells are
+/// `<th>`.
+fn first_row_is_header(table: ElementRef<'_>) -> bool {
+    let mut stack: Vec<ElementRef<'_>> = vec![table];
+    while let Some(el) = stack.pop() {
+        for child in el.children().filter_map(ElementRef::wrap) {
+            match child.value().name() {
+                "thead" => return true,
+                "tbody" | "tfoot" => {
+                    stack.push(child);
+                    break;
+                }
+                "tr" => {
+                    let cells: Vec<_> = child
+                        .children()
+                        .filter_map(ElementRef::wrap)
+                        .filter(|c| matches!(c.value().name(), "td" | "th"))
+                        .collect();
+                    return !cells.is_empty() && cells.iter().all(|c| c.value().name() == "th");
+                }
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 fn collect_rows(el: ElementRef<'_>, rows: &mut Vec<String>, captions: &mut Vec<String>) {

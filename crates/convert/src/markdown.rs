@@ -214,7 +214,10 @@ impl Walker {
             TagEnd::Table => {
                 if let Some(t) = self.table.take() {
                     if !t.rows.is_empty() {
-                        self.blocks.push(RawBlock { kind: BlockKind::Table, text: t.rows.join("\n") });
+                        self.blocks.push(RawBlock {
+                            kind: BlockKind::Table { header_rows: 1 },
+                            text: t.rows.join("\n"),
+                        });
                     }
                 }
             }

@@ -629,7 +629,8 @@ impl Parser {
                     .map(|row| row.join("\t"))
                     .collect();
                 if !rows.is_empty() {
-                    self.blocks.push(RawBlock { kind: BlockKind::Table, text: rows.join("\n") });
+                    self.blocks
+                        .push(RawBlock { kind: BlockKind::Table { header_rows: 0 }, text: rows.join("\n") });
                 }
             }
             Role::Break => self.word_break(),

@@ -289,7 +289,7 @@ fn docx_fixture_blocks() {
         h(3, None, "Custom three"),
         h(4, None, "Direct outline"),
         p("See page 7 shown"),
-        (BlockKind::Table, "Name\tValue\nalpha\tone two".to_string()),
+        (BlockKind::Table { header_rows: 0 }, "Name\tValue\nalpha\tone two".to_string()),
         h(1, Some("6"), "6 Second chapter"),
         h(2, Some("6.1"), "6.1 Again"),
         h(2, None, "Unnumbered"),
@@ -342,7 +342,7 @@ fn html_fixture_blocks() {
         li("3.", 1, "three"),
         li("7.", 1, "seven"),
         li("•", 0, "two"),
-        (BlockKind::Table, "K\tV\na\tb c".to_string()),
+        (BlockKind::Table { header_rows: 1 }, "K\tV\na\tb c".to_string()),
         (BlockKind::Code, "  code\n   more".to_string()),
         (BlockKind::Quote, "quote".to_string()),
         (BlockKind::Quote, "para".to_string()),
@@ -374,7 +374,7 @@ fn markdown_fixture_blocks() {
         li("•", 1, "nested"),
         (BlockKind::Quote, "a quote".to_string()),
         (BlockKind::Code, "fn main() {}".to_string()),
-        (BlockKind::Table, "a\tb\n1\t2".to_string()),
+        (BlockKind::Table { header_rows: 1 }, "a\tb\n1\t2".to_string()),
         h(3, Some("2.1"), "2.1 Deep"),
     ];
     assert_eq!(dump(&doc), expected);

@@ -113,7 +113,7 @@ fn tables_notes_and_entities() {
             heading(1, "§ 1.", "§ 1. Rates"),
             para("Rates are set below each year."),
             para("See note."),
-            (BlockKind::Table, "State\tRate\nOhio\t1 2".to_string()),
+            (BlockKind::Table { header_rows: 0 }, "State\tRate\nOhio\t1 2".to_string()),
         ]
     );
 }

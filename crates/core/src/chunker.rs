@@ -251,7 +251,7 @@ fn classify(doc: &Document, outline: &Outline, scope: usize, span: Span, has_def
     let first = doc.blocks.partition_point(|b| b.span.end <= span.start);
     let blocks: Vec<_> = doc.blocks[first..].iter().take_while(|b| b.span.start < span.end).collect();
     let body: Vec<_> = blocks.iter().filter(|b| !b.kind.is_heading()).collect();
-    if !body.is_empty() && body.iter().all(|b| b.kind == BlockKind::Table) {
+    if !body.is_empty() && body.iter().all(|b| matches!(b.kind, BlockKind::Table { .. })) {
         return ChunkType::Table;
     }
     if has_definition {
@@ -294,7 +294,7 @@ fn build_units(doc: &Document, outline: &Outline, counter: &dyn TokenCounter, ma
             let tokens = counter.count(text);
             if tokens <= max {
                 pieces.push(Piece { span: block.span, tokens, pages: block.pages });
-            } else if matches!(block.kind, BlockKind::Table | BlockKind::Code) {
+            } else if matches!(block.kind, BlockKind::Table { .. } | BlockKind::Code) {
                 split_lines(doc, block.span, block.pages, counter, max, &mut pieces);
             } else {
                 split_span(doc, block.span, block.pages, counter, max, 0, &mut pieces);

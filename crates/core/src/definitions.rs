@@ -148,7 +148,9 @@ pub fn find_definitions(doc: &Document, outline: &Outline) -> Vec<Definition> {
         let text = doc.block_text(block);
         let before = out.len();
         match block.kind {
-            BlockKind::Table => table_definitions(doc, outline, bi, section, in_defs_section, &mut out),
+            BlockKind::Table { .. } => {
+                table_definitions(doc, outline, bi, section, in_defs_section, &mut out)
+            }
             _ => {
                 for caps in crate::crossref::fast_captures(quoted_re(), text) {
                     let (Some(whole), Some(term)) = (caps.get(0), caps.name("term")) else { continue };

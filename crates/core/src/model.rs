@@ -85,6 +85,10 @@ impl PageRange {
     }
 }
 
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
 /// What a block is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -101,8 +105,12 @@ pub enum BlockKind {
         marker: Option<String>,
         depth: u8,
     },
-    /// A table, its rows one per line and cells separated by tabs.
-    Table,
+    /// A table, its rows one per line and cells separated by tabs; its first `header_rows` rows
+    /// head its columns (0 when the source does not say).
+    Table {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        header_rows: u8,
+    },
     Code,
     Quote,
 }
@@ -123,7 +131,7 @@ impl BlockKind {
             BlockKind::Heading { .. } => "heading",
             BlockKind::Paragraph => "paragraph",
             BlockKind::ListItem { .. } => "list_item",
-            BlockKind::Table => "table",
+            BlockKind::Table { .. } => "table",
             BlockKind::Code => "code",
             BlockKind::Quote => "quote",
         }
@@ -243,7 +251,7 @@ impl DocumentBuilder {
     /// block was kept.
     pub fn push(&mut self, kind: BlockKind, text: &str, pages: Option<PageRange>) -> bool {
         let clean = match kind {
-            BlockKind::Code | BlockKind::Table => keep_lines(text),
+            BlockKind::Code | BlockKind::Table { .. } => keep_lines(text),
             _ => collapse_whitespace(text),
         };
         if clean.is_empty() {

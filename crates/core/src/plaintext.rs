@@ -470,7 +470,7 @@ impl Parser<'_> {
                     }
                     j += 1;
                 }
-                self.para(BlockKind::Table, rows.join("\n"));
+                self.para(BlockKind::Table { header_rows: 0 }, rows.join("\n"));
                 i = j + 1;
                 continue;
             }

@@ -5,11 +5,11 @@ use super::chars::FontInfo;
 use super::furniture::Body;
 use super::layout::Line;
 use super::tables::Table;
-use std::collections::HashMap;
 use super::titles::unglue_number;
 use folio_core::model::PageRange;
 use folio_core::numbering::split_heading_number;
 use regex::Regex;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 #[derive(Debug, Clone)]
@@ -34,7 +34,10 @@ pub(super) struct Blk {
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum BlkKind {
     Para,
-    List { marker: String, depth: u8 },
+    List {
+        marker: String,
+        depth: u8,
+    },
     Code,
     Heading,
     /// The table of this index in the tables found.

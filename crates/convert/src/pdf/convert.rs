@@ -146,7 +146,7 @@ pub(super) fn convert_document(
                 BlockKind::ListItem { marker: Some(marker.clone()), depth: *depth }
             }
             BlkKind::Code => BlockKind::Code,
-            BlkKind::Table(_) => BlockKind::Table,
+            BlkKind::Table(t) => BlockKind::Table { header_rows: tables[*t].has_header() as u8 },
         };
         let text = match &blk.kind {
             BlkKind::List { marker, .. } => {

@@ -195,7 +195,10 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo]) {
             && best_offset.is_some_and(|off| {
                 edge_number(&l.text) == Some(l.page as i64 + 1 - off) && l.text.chars().count() <= 90
             });
-        if is_page_number_text(&l.text) || (in_zone(l) && repeated(l) && has_words(&l.text)) || numbered_furniture {
+        if is_page_number_text(&l.text)
+            || (in_zone(l) && repeated(l) && has_words(&l.text))
+            || numbered_furniture
+        {
             lines[i].skip = true;
         }
     }

@@ -53,8 +53,10 @@ impl Table {
 fn value_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"^[($€£¥]?\s*[($€£¥]?\s*[-–—+]?\s*\d[\d,]*(?:\.\d+)?\s*[%x)]?\s*\)?%?$|^[—–-]+$|^(?i:n/?a|nm)$")
-            .expect("valid value regex")
+        Regex::new(
+            r"^[($€£¥]?\s*[($€£¥]?\s*[-–—+]?\s*\d[\d,]*(?:\.\d+)?\s*[%x)]?\s*\)?%?$|^[—–-]+$|^(?i:n/?a|nm)$",
+        )
+        .expect("valid value regex")
     })
 }
 
@@ -160,7 +162,10 @@ fn glue_values(words: &[&str]) -> Vec<String> {
 fn is_year(text: &str) -> bool {
     let t = text.trim();
     let digits: String = t.chars().filter(|c| c.is_ascii_digit()).collect();
-    digits.len() == 4 && (digits.starts_with("19") || digits.starts_with("20")) && !t.contains(',') && !t.contains('$')
+    digits.len() == 4
+        && (digits.starts_with("19") || digits.starts_with("20"))
+        && !t.contains(',')
+        && !t.contains('$')
 }
 
 /// A line with at least one value cell after its first cell.
@@ -379,7 +384,10 @@ fn assign_headers(rows: &[Vec<Cell>], cols: &[Column], label_end: f32, size: f32
                     1 => {
                         let mut near: Vec<usize> = (0..rows.len()).filter(|&q| q != r).collect();
                         near.sort_by_key(|&q| (q as i64 - r as i64).abs());
-                        near.iter().map(|&q| over(c, &placed_row(q))).find(|v| !v.is_empty()).unwrap_or_default()
+                        near.iter()
+                            .map(|&q| over(c, &placed_row(q)))
+                            .find(|v| !v.is_empty())
+                            .unwrap_or_default()
                     }
                     _ => vec![column_of(c, cols)],
                 };
@@ -434,7 +442,8 @@ fn build(
         .fold(f32::MIN, f32::max)
         .min(label_right);
     // A row without a label cell: the label column's cells end before the first column.
-    let has_label = |cs: &[Cell]| cs.first().is_some_and(|c| c.x1 <= label_right + 0.5 * size && !is_value(&c.text));
+    let has_label =
+        |cs: &[Cell]| cs.first().is_some_and(|c| c.x1 <= label_right + 0.5 * size && !is_value(&c.text));
     let in_columns = |cs: &[Cell]| cs.iter().all(|c| c.x0 > label_end + 0.5 * size);
     // Header rows: the run's first rows without a label, and lines just above it standing over
     // the columns.
@@ -456,7 +465,8 @@ fn build(
             break;
         }
         let cs = &cells[head - 1];
-        let spans_columns = cs.iter().any(|c| cols.iter().any(|k| overlap(c.x0, c.x1, k.x0 - size, k.x1 + size) > 0.0));
+        let spans_columns =
+            cs.iter().any(|c| cols.iter().any(|k| overlap(c.x0, c.x1, k.x0 - size, k.x1 + size) > 0.0));
         let right_side = cs.iter().all(|c| c.x0 > label_end + 0.5 * size)
             || (cs.len() >= 2 && cs[1..].iter().all(|c| c.x0 > label_end + 0.5 * size));
         if !(spans_columns && right_side && heading_like(cs)) {
@@ -468,9 +478,16 @@ fn build(
     let mut header = vec![String::new(); ncols];
     assign_headers(&cells[head..first_body], &cols, label_end, size, &mut header);
     if std::env::var_os("FOLIO_PDF_TRACE").is_some() {
-        eprintln!("TABLE p{} start {start} head {head} first_body {first_body} end {end} cols {:?}", lines[order[start]].page + 1, cols.iter().map(|c| (c.x0 as i32, c.x1 as i32)).collect::<Vec<_>>());
+        eprintln!(
+            "TABLE p{} start {start} head {head} first_body {first_body} end {end} cols {:?}",
+            lines[order[start]].page + 1,
+            cols.iter().map(|c| (c.x0 as i32, c.x1 as i32)).collect::<Vec<_>>()
+        );
         for cs in &cells[head.min(start)..(first_body + 4).min(end)] {
-            eprintln!("  ROW {:?}", cs.iter().map(|c| (c.x0 as i32, c.x1 as i32, c.text.as_str())).collect::<Vec<_>>());
+            eprintln!(
+                "  ROW {:?}",
+                cs.iter().map(|c| (c.x0 as i32, c.x1 as i32, c.text.as_str())).collect::<Vec<_>>()
+            );
         }
         eprintln!("  HEADER {header:?}");
     }
@@ -534,7 +551,11 @@ fn build(
                 }
             }
         }
-        if label_only && rows.last().is_some_and(|r: &Vec<String>| r[0].is_empty() && r[1..].iter().any(|v| !v.is_empty())) {
+        if label_only
+            && rows
+                .last()
+                .is_some_and(|r: &Vec<String>| r[0].is_empty() && r[1..].iter().any(|v| !v.is_empty()))
+        {
             // The label of the values above it.
             if let Some(last) = rows.last_mut() {
                 last[0] = std::mem::take(&mut row[0]);
@@ -549,8 +570,12 @@ fn build(
         rows.push(r);
     }
     // Columns that hold nothing are dropped.
-    let keep: Vec<bool> = (0..ncols).map(|c| c == 0 || !header[c].is_empty() || rows.iter().any(|r| !r[c].is_empty())).collect();
-    let pick = |v: &Vec<String>| v.iter().zip(&keep).filter(|(_, k)| **k).map(|(s, _)| s.clone()).collect::<Vec<_>>();
+    let keep: Vec<bool> = (0..ncols)
+        .map(|c| c == 0 || !header[c].is_empty() || rows.iter().any(|r| !r[c].is_empty()))
+        .collect();
+    let pick = |v: &Vec<String>| {
+        v.iter().zip(&keep).filter(|(_, k)| **k).map(|(s, _)| s.clone()).collect::<Vec<_>>()
+    };
     let values = rows.iter().map(|r| r[1..].iter().filter(|s| !s.is_empty()).count()).sum::<usize>();
     if values < 2 {
         return None;
@@ -606,13 +631,22 @@ mod tests {
     #[test]
     fn a_balance_sheet_with_a_two_row_header() {
         let lines = vec![
-            line(700.0, &[(50.0, 300.0, "This paragraph introduces the table and runs wide across the page.")]),
+            line(
+                700.0,
+                &[(50.0, 300.0, "This paragraph introduces the table and runs wide across the page.")],
+            ),
             line(680.0, &[(380.0, 520.0, "Three months ended March 31,")]),
             line(668.0, &[(400.0, 420.0, "2022"), (480.0, 500.0, "2021")]),
             line(656.0, &[(50.0, 120.0, "Current assets:")]),
-            line(644.0, &[(60.0, 150.0, "Cash"), (390.0, 395.0, "$"), (400.0, 420.0, "1,234"), (480.0, 500.0, "987")]),
+            line(
+                644.0,
+                &[(60.0, 150.0, "Cash"), (390.0, 395.0, "$"), (400.0, 420.0, "1,234"), (480.0, 500.0, "987")],
+            ),
             line(632.0, &[(60.0, 150.0, "Receivables"), (400.0, 420.0, "55"), (480.0, 500.0, "(12)")]),
-            line(620.0, &[(50.0, 150.0, "Total assets"), (395.0, 420.0, "3,954,687"), (470.0, 500.0, "3,743,567")]),
+            line(
+                620.0,
+                &[(50.0, 150.0, "Total assets"), (395.0, 420.0, "3,954,687"), (470.0, 500.0, "3,743,567")],
+            ),
             line(590.0, &[(50.0, 500.0, "A paragraph after the table, set across the whole column width.")]),
         ];
         let order: Vec<usize> = (0..lines.len()).collect();
@@ -620,7 +654,10 @@ mod tests {
         assert_eq!(t.len(), 1, "{t:?}");
         let t = &t[0];
         assert_eq!(t.lines, vec![1, 2, 3, 4, 5, 6]);
-        assert_eq!(t.header, vec!["", "Three months ended March 31, 2022", "Three months ended March 31, 2021"]);
+        assert_eq!(
+            t.header,
+            vec!["", "Three months ended March 31, 2022", "Three months ended March 31, 2021"]
+        );
         assert_eq!(t.rows[0], vec!["Current assets:", "", ""]);
         assert_eq!(t.rows[1], vec!["Cash", "$1,234", "987"]);
         assert_eq!(t.rows[2], vec!["Receivables", "55", "(12)"]);

@@ -64,9 +64,13 @@ FOLIO_BUILD_PACKAGES=(
   protobuf-compiler
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev librsvg2-dev
   libayatana-appindicator3-dev libxdo-dev
+  # OCR of scanned PDF pages: Tesseract and its English data. Folio loads libtesseract.so.5 at run
+  # time (libtesseract5 has it; libtesseract-dev, with the unversioned .so, is not needed).
+  tesseract-ocr tesseract-ocr-eng libtesseract5
 )
 # What the desktop app's end-to-end tests need besides: a virtual display and WebKit's WebDriver.
-FOLIO_GUI_TEST_PACKAGES=(xvfb xauth webkit2gtk-driver)
+# qpdf strips bookmarks from PDFs in the outline tests.
+FOLIO_GUI_TEST_PACKAGES=(xvfb xauth webkit2gtk-driver qpdf)
 
 # Node.js and npm build the web UI.
 require_node() {

@@ -19,6 +19,7 @@ pub mod error;
 pub mod html;
 mod list_number;
 pub mod markdown;
+pub mod ocr;
 pub mod pdf;
 pub mod uslm;
 pub mod worker;
@@ -41,6 +42,10 @@ pub struct ConvertOptions {
     pub max_pages: u32,
     /// Whether PDF bookmarks may decide heading levels (off to measure the other signals).
     pub use_bookmarks: bool,
+    /// Whether PDF pages are searched for tables (rows × cells with their column headers).
+    pub detect_tables: bool,
+    /// Whether PDF pages without a text layer (scans) are read with Tesseract.
+    pub ocr: bool,
     /// Where `libpdfium.so` lies; `None` looks in `$FOLIO_PDFIUM`, then `.assets/pdfium/`
     /// beside the executable and in the working directory's ancestors.
     pub pdfium_library: Option<PathBuf>,
@@ -60,6 +65,8 @@ impl Default for ConvertOptions {
             max_uncompressed_bytes: 1024 * 1024 * 1024,
             max_pages: 20_000,
             use_bookmarks: true,
+            detect_tables: true,
+            ocr: true,
             pdfium_library: None,
             // A 20,000-page PDF converts in about two minutes (~5 ms a page).
             time_limit: std::time::Duration::from_secs(300),

@@ -158,6 +158,10 @@ pub struct Metadata {
     pub content_hash: String,
     /// The file the document came from, when it came from one.
     pub source_path: Option<String>,
+    /// What the conversion could not do but worked around ("page 7: OCR failed …"); the document
+    /// is whole otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// A converted document.
@@ -224,6 +228,7 @@ impl DocumentBuilder {
                 page_count: None,
                 content_hash: content_hash(source_bytes),
                 source_path: None,
+                warnings: Vec::new(),
             },
             text: String::new(),
             blocks: Vec::new(),
@@ -238,6 +243,9 @@ impl DocumentBuilder {
     }
     pub fn set_page_count(&mut self, pages: u32) {
         self.meta.page_count = Some(pages);
+    }
+    pub fn set_warnings(&mut self, warnings: Vec<String>) {
+        self.meta.warnings = warnings;
     }
     pub fn set_source_path(&mut self, path: impl Into<String>) {
         self.meta.source_path = Some(path.into());

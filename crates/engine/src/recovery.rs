@@ -149,6 +149,7 @@ pub(crate) fn analysis_from_records(records: &[VectorRecord], counter: &dyn Toke
                 // the vectors of the chunks that did not change.
                 content_hash: String::new(),
                 source_path: records.first().map(|r| r.source_path.clone()),
+                warnings: Vec::new(),
             },
             text,
             blocks: Vec::new(),

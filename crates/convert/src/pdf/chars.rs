@@ -24,7 +24,7 @@ pub(super) struct StyleStats {
 }
 
 impl StyleStats {
-    fn intern_font(&mut self, raw: &str, flags: i32) -> u16 {
+    pub(super) fn intern_font(&mut self, raw: &str, flags: i32) -> u16 {
         if let Some(&id) = self.font_ids.get(raw) {
             return id;
         }

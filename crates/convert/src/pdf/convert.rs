@@ -8,8 +8,10 @@ use super::chars::{page_fragments, StyleStats};
 use super::furniture::{body_style, measure_spacing, remove_page_furniture};
 use super::headings::{decide_headings, merge_chapter_labels, restrict_to_declared};
 use super::layout::{page_lines, Line, PageInfo};
+use super::scan::{needs_ocr, ocr_threads, render, word_frags, Recognizer};
 use super::tables::find_tables;
 use super::toc::{apply_toc, detect_toc};
+use crate::ocr::OcrOptions;
 use crate::{ConvertOptions, ErrorKind};
 use folio_core::model::{BlockKind, Document, DocumentBuilder, Format};
 use std::collections::HashMap;
@@ -41,12 +43,19 @@ pub(super) fn convert_document(
 
     // Stage one.
     let mut stats = StyleStats::default();
+    // Pages that could not be read, said in the document's warnings.
+    let mut warnings: Vec<String> = Vec::new();
     let mut lines: Vec<Line> = Vec::new();
     let mut pages: Vec<PageInfo> = Vec::with_capacity(page_count as usize);
     // Structure-tree headings, read only when the first pages show the PDF is tagged with them.
     let mut tagged = false;
     let mut tags: HashMap<i32, u8> = HashMap::new();
+    // Lines per page: a scanned page's lines arrive from OCR after the text pages'.
+    let mut page_lines_of: Vec<Vec<Line>> = Vec::with_capacity(page_count as usize);
+    let mut recognizer: Option<Recognizer> = None;
+    let mut scanned = 0u32;
     for p in 0..page_count {
+        page_lines_of.push(Vec::new());
         let Some(page) = doc.page(p) else {
             pages.push(PageInfo { width: 612.0, height: 792.0 });
             continue;
@@ -54,6 +63,16 @@ pub(super) fn convert_document(
         let (width, height) = page.size();
         let info = PageInfo { width, height };
         pages.push(info);
+        if options.ocr && needs_ocr(&page) {
+            scanned += 1;
+            match render(&page, p) {
+                Ok(image) => recognizer
+                    .get_or_insert_with(|| Recognizer::start(&OcrOptions::default(), ocr_threads()))
+                    .send(image),
+                Err(e) => warnings.push(format!("page {}: cannot render it for OCR ({e})", p + 1)),
+            }
+            continue;
+        }
         if !page.has_text() {
             continue;
         }
@@ -63,14 +82,40 @@ pub(super) fn convert_document(
         }
         let frags = page_fragments(&page, &mut stats, &tags);
         drop(page);
-        lines.extend(page_lines(frags, p, info));
+        page_lines_of[p as usize] = page_lines(frags, p, info);
     }
+    if let Some(r) = recognizer {
+        let mut results: Vec<_> = r.finish().into_iter().collect();
+        results.sort_by_key(|(p, _)| *p);
+        for (p, words) in results {
+            match words {
+                Ok(words) => {
+                    let frags = word_frags(&words, pages[p as usize].height, &mut stats);
+                    page_lines_of[p as usize] = page_lines(frags, p, pages[p as usize]);
+                }
+                Err(e) => warnings.push(format!("page {}: {e}", p + 1)),
+            }
+        }
+    }
+    let lines_before = lines.len();
+    lines.extend(page_lines_of.into_iter().flatten());
+    debug_assert_eq!(lines_before, 0);
     let title_meta = doc.meta_text("Title");
     let bookmarks = if options.use_bookmarks { doc.bookmarks() } else { Vec::new() };
     drop(doc);
 
     if lines.iter().all(|l| l.text.trim().is_empty()) {
-        return Err(ErrorKind::Unsupported("a PDF without a text layer (scanned images?)".into()));
+        let why = if scanned == 0 {
+            "a PDF without text".to_string()
+        } else if !options.ocr {
+            "a scanned PDF without a text layer, and OCR is off".to_string()
+        } else {
+            format!(
+                "a scanned PDF whose pages OCR could not read ({})",
+                warnings.first().cloned().unwrap_or_default()
+            )
+        };
+        return Err(ErrorKind::Unsupported(why));
     }
 
     // Stage two.
@@ -136,6 +181,7 @@ pub(super) fn convert_document(
 
     let mut builder = DocumentBuilder::new(Format::Pdf, title, bytes);
     builder.set_page_count(page_count);
+    builder.set_warnings(warnings);
     for blk in &blocks {
         let kind = match &blk.kind {
             BlkKind::Heading => {

@@ -19,6 +19,9 @@
 //! "CHAPTER ONE", "ARTICLE IV"), and font size and weight relative to the body text, heading styles
 //! clustered across the whole document.
 //!
+//! Pages without a text layer are read with Tesseract ([`scan`]) when [`ConvertOptions::ocr`] is
+//! on, and go through the same stages.
+//!
 //! [`binding`] holds every call into pdfium; [`engine`] binds the library once per process and
 //! lets one conversion use it at a time; [`render`] draws a page for the reader.
 
@@ -32,6 +35,7 @@ mod furniture;
 mod headings;
 mod layout;
 mod render;
+mod scan;
 mod tables;
 mod titles;
 mod toc;

@@ -38,6 +38,9 @@ pub struct FileLimits {
     /// Memory one file's conversion may use, in MiB, before it is given up and reported (default 4096).
     #[arg(long, value_name = "MIB")]
     file_memory_limit: Option<u64>,
+    /// Do not read scanned PDF pages (pages without a text layer) with OCR.
+    #[arg(long)]
+    no_ocr: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -228,6 +231,7 @@ fn open(
     if let Some(m) = limits.file_memory_limit {
         options.convert.memory_limit = m.max(16) * 1024 * 1024;
     }
+    options.convert.ocr = !limits.no_ocr;
     let dir = library.map(Path::to_path_buf).unwrap_or_else(default_library);
     Library::open(&dir, embedder, options).map_err(|e| format!("{}: {e}", dir.display()))
 }

@@ -33,6 +33,9 @@ pub struct ParseArgs {
     /// Ignore PDF bookmarks when levelling headings.
     #[arg(long)]
     pub no_bookmarks: bool,
+    /// Do not read scanned PDF pages (pages without a text layer) with OCR.
+    #[arg(long)]
+    pub no_ocr: bool,
     /// Print only the outline (text output).
     #[arg(long)]
     pub outline_only: bool,
@@ -58,6 +61,7 @@ pub fn run(args: &ParseArgs) -> ExitCode {
     config.merge_small = !args.no_merge;
     let options = ConvertOptions {
         use_bookmarks: !args.no_bookmarks,
+        ocr: !args.no_ocr,
         pdfium_library: assets::find("pdfium/libpdfium.so"),
         ..ConvertOptions::default()
     };

@@ -61,6 +61,13 @@ pub struct Settings {
     pub openai_model: String,
     pub rrf_k: f32,
     pub weights: Weights,
+    /// Whether PDF pages without a text layer (scans) are read with OCR when ingested.
+    #[serde(default = "yes")]
+    pub ocr: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// RRF weights per channel.
@@ -83,6 +90,7 @@ impl Default for Settings {
             openai_model: String::new(),
             rrf_k: f.k,
             weights: Weights { dense: f.dense, keyword: f.keyword, exact: f.exact },
+            ocr: true,
         }
     }
 }
@@ -496,7 +504,7 @@ impl Workspace {
         if context_changed {
             reasons.push("the context provider changed: chunk contexts must be written again");
         }
-        if new.library_dir != old.library_dir || new.model != old.model {
+        if new.library_dir != old.library_dir || new.model != old.model || new.ocr != old.ocr {
             // The watcher follows the folders of the library it started on: stopped first, started
             // again on the new one.
             let watcher = self.watcher.lock().unwrap_or_else(|e| e.into_inner()).take();
@@ -616,7 +624,8 @@ fn saved_settings(path: &Path) -> Settings {
 }
 
 fn open_library(s: &Settings) -> Result<Library, EngineError> {
-    let (embedder, options) = library_setup(s.model)?;
+    let (embedder, mut options) = library_setup(s.model)?;
+    options.convert.ocr = s.ocr;
     Library::open(Path::new(&s.library_dir), embedder, options)
 }
 

@@ -439,6 +439,7 @@ const DEFAULT_SETTINGS: Settings = {
   openai_model: 'llama3.1',
   rrf_k: 60,
   weights: { dense: 1, keyword: 1, exact: 2 },
+  ocr: true,
 };
 
 export type FakeOptions = {

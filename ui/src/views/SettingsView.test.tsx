@@ -25,6 +25,17 @@ describe('settings', () => {
     await waitFor(() => expect(reindexDocument.mock.calls.map((c) => c[0])).toEqual(['1', '2']), { timeout: 3000 });
   });
 
+  it('turns OCR of scanned pages off and on', async () => {
+    const base = stubBackend();
+    const saveSettings = vi.fn(async (s: Parameters<typeof base.saveSettings>[0]) => ({ settings: s, needs_reindex: false, reason: null }));
+    const { user } = renderApp(Object.assign(base, { saveSettings }), { view: 'settings' });
+    const ocr = await screen.findByTestId('setting-ocr');
+    expect(ocr).toBeChecked();
+    await user.click(ocr);
+    await user.click(screen.getByTestId('save-settings'));
+    expect(saveSettings).toHaveBeenCalledWith(expect.objectContaining({ ocr: false }));
+  });
+
   it('keeps a context provider this UI does not know, shown as the engine names it', async () => {
     const base = stubBackend();
     const settings = await base.getSettings();

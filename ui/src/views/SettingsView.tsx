@@ -118,6 +118,13 @@ export function SettingsView() {
             </div>
           </fieldset>
           <fieldset>
+            <legend>Documents</legend>
+            <label className="field field-check">
+              <input type="checkbox" data-testid="setting-ocr" checked={settings.ocr} onChange={(e) => update('ocr', e.target.checked)} />
+              <span>Read scanned pages with OCR (pages of a PDF without a text layer; about a second a page)</span>
+            </label>
+          </fieldset>
+          <fieldset>
             <legend>Context</legend>
             <label className="field">
               <span>Context provider</span>

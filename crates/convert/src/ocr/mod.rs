@@ -206,10 +206,11 @@ pub fn find_tessdata(options: &OcrOptions) -> Result<PathBuf, OcrError> {
     if let Some(found) = candidates.iter().find(|d| has_all(d)) {
         return Ok(found.clone());
     }
+    let files: Vec<String> = options.language.split('+').map(|l| format!("{l}.traineddata")).collect();
     let tried: Vec<String> = candidates.iter().map(|d| d.display().to_string()).collect();
     Err(OcrError::NotInstalled(format!(
-        "the language data {}.traineddata is not in {} (install tesseract-ocr-{} or set TESSDATA_PREFIX)",
-        options.language,
+        "the language data {} is not in {} (install tesseract-ocr-{} or set TESSDATA_PREFIX)",
+        files.join(" and "),
         tried.join(", "),
         options.language.split('+').next().unwrap_or("eng"),
     )))
@@ -223,6 +224,8 @@ fn load_library(options: &OcrOptions) -> Result<&'static ffi::Api, OcrError> {
     });
     if let Some((path, from)) = named {
         let path = if path.is_dir() { path.join(LIBRARY_NAME) } else { path };
+        // A relative name without a folder would send the system loader searching.
+        let path = std::path::absolute(&path).unwrap_or(path);
         let name = path.to_str().ok_or_else(|| {
             OcrError::NotInstalled(format!("{} (from {from}) is not a usable file name", path.display()))
         })?;

@@ -65,6 +65,13 @@ impl Converter for PdfConverter {
     }
 }
 
+/// For the fuzzer only: page lines built from arbitrary bytes go through the table builder,
+/// which checks its invariants; returns the tables as TSV.
+#[doc(hidden)]
+pub fn fuzz_table_builder(data: &[u8]) -> Vec<String> {
+    tables::fuzz(data)
+}
+
 /// The plain text of each page as pdfium extracts it, without any layout analysis.
 pub fn page_texts(bytes: &[u8], options: &ConvertOptions) -> Result<Vec<String>, ErrorKind> {
     engine::with_document(bytes, options, |d| {

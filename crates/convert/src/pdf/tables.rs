@@ -587,6 +587,84 @@ fn build(
     })
 }
 
+/// Page lines built from arbitrary bytes, for the fuzzer: each line takes a byte for its
+/// vertical step and cell count, and each cell four bytes (position, width, text). Returns the
+/// tables found, as TSV, after checking the builder's invariants.
+pub(super) fn fuzz(data: &[u8]) -> Vec<String> {
+    const WORDS: [&str; 16] = [
+        "Total assets",
+        "$",
+        "1,234",
+        "(56)",
+        "—",
+        "2023",
+        "2022",
+        "Three Months Ended",
+        "June 30,",
+        "12.5 %",
+        ")",
+        "Net income",
+        "(In millions)",
+        "3,587.5 3,262.8",
+        "Cash",
+        "n/a",
+    ];
+    let mut lines = Vec::new();
+    let mut y = 780.0f32;
+    let mut bytes = data.iter().copied();
+    while let Some(head) = bytes.next() {
+        y -= 6.0 + (head & 31) as f32;
+        let n = 1 + (head >> 5) as usize;
+        let mut cells = Vec::new();
+        for _ in 0..n {
+            let (Some(a), Some(b), Some(c)) = (bytes.next(), bytes.next(), bytes.next()) else { break };
+            let x0 = a as f32 * 2.4;
+            cells.push(Cell {
+                x0,
+                x1: x0 + 2.0 + b as f32 / 2.0,
+                text: WORDS[(c & 15) as usize].to_string(),
+            });
+        }
+        if cells.is_empty() || y < 0.0 {
+            break;
+        }
+        cells.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+        let text = cells.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" ");
+        lines.push(Line {
+            page: 0,
+            x0: cells[0].x0,
+            x1: cells.iter().map(|c| c.x1).fold(f32::MIN, f32::max),
+            y,
+            top: y + 9.0,
+            size: 9.0,
+            weight: 400,
+            font: 0,
+            col: 0,
+            col_x0: 0.0,
+            col_x1: 612.0,
+            text,
+            fixed_frac: 0.0,
+            tag: None,
+            wide_gaps: 0,
+            cells: if cells.len() > 1 { cells } else { Vec::new() },
+            skip: false,
+            declared: None,
+            declared_lines: 0,
+            declared_title: None,
+            synthetic: false,
+        });
+    }
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let tables = find_tables(&lines, &order);
+    let mut seen = std::collections::HashSet::new();
+    for t in &tables {
+        assert!(t.lines.windows(2).all(|w| w[0] < w[1]), "a table's lines are in reading order");
+        assert!(t.lines.iter().all(|i| seen.insert(*i)), "a line belongs to one table");
+        assert!(t.rows.iter().all(|r| r.len() == t.header.len()), "every row has a cell per column");
+    }
+    tables.iter().map(Table::to_tsv).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -663,6 +741,20 @@ mod tests {
         assert_eq!(t.rows[2], vec!["Receivables", "55", "(12)"]);
         assert_eq!(t.rows[3], vec!["Total assets", "3,954,687", "3,743,567"]);
         assert!(t.to_tsv().starts_with("\tThree months ended March 31, 2022\t"));
+    }
+
+    #[test]
+    fn arbitrary_lines_keep_the_invariants() {
+        let mut seed = 7u64;
+        for _ in 0..300 {
+            let data: Vec<u8> = (0..200)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (seed >> 33) as u8
+                })
+                .collect();
+            fuzz(&data);
+        }
     }
 
     #[test]

@@ -184,6 +184,17 @@ struct JsonDocument<'a> {
     chunks: &'a [folio_core::chunker::Chunk],
     definitions: &'a [folio_core::definitions::Definition],
     references: &'a [folio_core::crossref::CrossReference],
+    tables: Vec<JsonTable<'a>>,
+}
+
+/// A table block: its header rows and body rows as cells.
+#[derive(Serialize)]
+struct JsonTable<'a> {
+    pages: Option<PageRange>,
+    span: folio_core::model::Span,
+    section_id: &'a str,
+    header_rows: Vec<Vec<&'a str>>,
+    rows: Vec<Vec<&'a str>>,
 }
 
 #[derive(Serialize)]
@@ -195,6 +206,7 @@ struct JsonMeta<'a> {
     source_path: Option<&'a str>,
     blocks: usize,
     characters: usize,
+    warnings: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -216,6 +228,28 @@ struct JsonSection<'a> {
     span: folio_core::model::Span,
 }
 
+/// The document's table blocks split into cells, in document order.
+fn tables(a: &Analysis) -> Vec<JsonTable<'_>> {
+    let doc = &a.document;
+    doc.blocks
+        .iter()
+        .filter_map(|b| {
+            let folio_core::model::BlockKind::Table { header_rows } = b.kind else { return None };
+            let mut lines: Vec<Vec<&str>> = doc.block_text(b).split('\n').map(|l| l.split('\t').collect()).collect();
+            let body = lines.split_off((header_rows as usize).min(lines.len()));
+            let section = a
+                .outline
+                .sections
+                .iter()
+                .rev()
+                .find(|s| s.span.start <= b.span.start && b.span.end <= s.span.end.max(s.span.start))
+                .map(|s| s.id.as_str())
+                .unwrap_or("");
+            Some(JsonTable { pages: b.pages, span: b.span, section_id: section, header_rows: lines, rows: body })
+        })
+        .collect()
+}
+
 impl<'a> JsonDocument<'a> {
     fn new(a: &'a Analysis, counter: String, config: &ChunkerConfig) -> Self {
         let m = &a.document.meta;
@@ -230,6 +264,7 @@ impl<'a> JsonDocument<'a> {
                 source_path: m.source_path.as_deref(),
                 blocks: a.document.blocks.len(),
                 characters: a.document.text.chars().count(),
+                warnings: &m.warnings,
             },
             chunker: JsonChunker {
                 max_tokens: config.max_tokens,
@@ -253,6 +288,7 @@ impl<'a> JsonDocument<'a> {
             chunks: &a.chunks,
             definitions: &a.definitions,
             references: &a.references,
+            tables: tables(a),
         }
     }
 }

@@ -110,6 +110,9 @@ struct Piece {
     span: Span,
     tokens: usize,
     pages: Option<PageRange>,
+    /// The block index of the table with header rows this piece is part of: such a table is
+    /// chunked on its own, never packed with other text.
+    table: Option<usize>,
 }
 
 /// One section's own text.
@@ -148,7 +151,8 @@ pub fn chunk_document(
     while i < units.len() {
         let unit = &units[i];
         let merge_limit = config.merge_limit.min(config.max_tokens);
-        if unit.tokens > merge_limit || !config.merge_small {
+        let has_table = unit.pieces.iter().any(|p| p.table.is_some());
+        if unit.tokens > merge_limit || !config.merge_small || has_table {
             // Pack the unit's pieces into chunks of at most max_tokens.
             for pack in pack_pieces(&unit.pieces, config.max_tokens) {
                 groups.push((unit.section, pack, vec![unit.section]));
@@ -164,7 +168,7 @@ pub fn chunk_document(
         let mut j = i + 1;
         while j < units.len() {
             let next = &units[j];
-            if total + next.tokens > merge_limit {
+            if total + next.tokens > merge_limit || next.pieces.iter().any(|p| p.table.is_some()) {
                 break;
             }
             // Stay inside the first unit's section, or inside its parent while all are siblings' subtrees.
@@ -289,15 +293,20 @@ fn build_units(doc: &Document, outline: &Outline, counter: &dyn TokenCounter, ma
             continue;
         }
         let mut pieces = Vec::new();
-        for block in &doc.blocks[s.own_blocks.clone()] {
+        for (bi, block) in doc.blocks[s.own_blocks.clone()].iter().enumerate() {
+            let first = pieces.len();
             let text = doc.block_text(block);
             let tokens = counter.count(text);
             if tokens <= max {
-                pieces.push(Piece { span: block.span, tokens, pages: block.pages });
+                pieces.push(Piece { span: block.span, tokens, pages: block.pages, table: None });
             } else if matches!(block.kind, BlockKind::Table { .. } | BlockKind::Code) {
                 split_lines(doc, block.span, block.pages, counter, max, &mut pieces);
             } else {
                 split_span(doc, block.span, block.pages, counter, max, 0, &mut pieces);
+            }
+            if matches!(block.kind, BlockKind::Table { header_rows } if header_rows > 0) {
+                let table = Some(s.own_blocks.start + bi);
+                pieces[first..].iter_mut().for_each(|p| p.table = table);
             }
         }
         let tokens = pieces.iter().map(|p| p.tokens).sum();
@@ -334,7 +343,7 @@ fn split_span(
         if tokens > max && level < 2 {
             split_span(doc, piece, pages, counter, max, level + 1, out);
         } else {
-            out.push(Piece { span: piece, tokens, pages });
+            out.push(Piece { span: piece, tokens, pages, table: None });
         }
     }
 }
@@ -360,7 +369,7 @@ fn split_lines(
         if tokens > max {
             split_span(doc, piece, pages, counter, max, 0, out);
         } else {
-            out.push(Piece { span: piece, tokens, pages });
+            out.push(Piece { span: piece, tokens, pages, table: None });
         }
     }
 }
@@ -484,7 +493,9 @@ fn pack_pieces(pieces: &[Piece], max: usize) -> Vec<Vec<Piece>> {
     let mut cur: Vec<Piece> = Vec::new();
     let mut tokens = 0;
     for p in pieces {
-        if tokens + p.tokens > max && !cur.is_empty() {
+        // A table with header rows is chunked apart from the text around it.
+        let table_edge = cur.last().is_some_and(|l: &Piece| l.table != p.table);
+        if (tokens + p.tokens > max || table_edge) && !cur.is_empty() {
             out.push(std::mem::take(&mut cur));
             tokens = 0;
         }
@@ -504,6 +515,29 @@ mod tests {
     use crate::plaintext;
     use crate::tokens::WordCounter;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_table_with_header_rows_is_chunked_on_its_own() {
+        let mut b = DocumentBuilder::new(Format::Pdf, "Report", b"");
+        b.push(BlockKind::Heading { level: 1, number: None }, "Balance sheet", None);
+        b.push(BlockKind::Paragraph, "The figures below are in millions.", None);
+        let rows: Vec<String> = (0..40).map(|i| format!("Item number {i}\t{}\t{}", i * 3, i * 7)).collect();
+        b.push(BlockKind::Table { header_rows: 1 }, &format!("\t2022\t2021\n{}", rows.join("\n")), None);
+        b.push(BlockKind::Paragraph, "Notes follow.", None);
+        let d = b.finish();
+        let o = Outline::build(&d);
+        let cfg = ChunkerConfig { max_tokens: 60, merge_small: true, ..ChunkerConfig::default() };
+        let chunks = chunk_document(&d, &o, &[], &WordCounter, &cfg);
+        let tables: Vec<&Chunk> = chunks.iter().filter(|c| c.chunk_type == ChunkType::Table).collect();
+        assert!(tables.len() >= 3, "the table splits by rows: {chunks:#?}");
+        assert!(chunks.iter().all(|c| c.chunk_type == ChunkType::Table || !c.text.contains('\t')));
+        assert!(chunks.iter().any(|c| c.text.contains("in millions") && !c.text.contains("Item number")));
+        // Every part's rows carry the column headers in what is indexed.
+        for c in &tables {
+            let rows = crate::context::table_rows(&d, c.span).expect("table rows");
+            assert!(rows.lines().skip(1).all(|l| l.contains("2022: ") && l.contains("2021: ")), "{rows}");
+        }
+    }
 
     fn parse(text: &str) -> (Document, Outline) {
         let mut b = DocumentBuilder::new(Format::Text, "T", text.as_bytes());

@@ -69,6 +69,76 @@ impl TermFinder {
     }
 }
 
+/// Where a chunk's table rows start in its context.
+pub const TABLE_ROWS_MARK: &str = "Table rows:";
+
+/// The rows of the tables with header rows that a chunk holds, each row with its column headers:
+/// "Total assets — September 24, 2022: $352,755; September 25, 2021: $351,002". A table split
+/// over several chunks has its headers in each, so that every row as indexed and embedded says
+/// which column each value is in. `None` when the chunk holds no such row.
+///
+/// ```
+/// use folio_core::{context::table_rows, model::{BlockKind, DocumentBuilder, Format, Span}};
+/// let mut b = DocumentBuilder::new(Format::Pdf, "Report", b"");
+/// b.push(BlockKind::Table { header_rows: 1 }, "\t2022\t2021\nTotal assets\t$352\t$351", None);
+/// let doc = b.finish();
+/// let rows = table_rows(&doc, Span::new(0, doc.text.len())).unwrap();
+/// assert!(rows.ends_with("Total assets — 2022: $352; 2021: $351"));
+/// ```
+pub fn table_rows(doc: &crate::model::Document, span: Span) -> Option<String> {
+    use crate::model::BlockKind;
+    let first = doc.blocks.partition_point(|b| b.span.end <= span.start);
+    let mut out: Vec<String> = Vec::new();
+    for b in doc.blocks[first..].iter().take_while(|b| b.span.start < span.end) {
+        let BlockKind::Table { header_rows } = b.kind else { continue };
+        if header_rows == 0 {
+            continue;
+        }
+        let text = doc.block_text(b);
+        let mut header: Vec<String> = Vec::new();
+        let mut at = b.span.start;
+        for (i, line) in text.split('\n').enumerate() {
+            let line_span = Span::new(at, at + line.len());
+            at += line.len() + 1;
+            let cells: Vec<&str> = line.split('\t').map(str::trim).collect();
+            if i < header_rows as usize {
+                for (c, cell) in cells.iter().enumerate() {
+                    if header.len() <= c {
+                        header.push(String::new());
+                    }
+                    if !cell.is_empty() {
+                        if !header[c].is_empty() {
+                            header[c].push(' ');
+                        }
+                        header[c].push_str(cell);
+                    }
+                }
+                continue;
+            }
+            if line_span.start < span.start || line_span.end > span.end {
+                continue;
+            }
+            let values: Vec<String> = cells
+                .iter()
+                .enumerate()
+                .skip(1)
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(c, v)| match header.get(c).filter(|h| !h.is_empty()) {
+                    Some(h) => format!("{h}: {v}"),
+                    None => v.to_string(),
+                })
+                .collect();
+            let label = cells.first().copied().unwrap_or("");
+            match (label.is_empty(), values.is_empty()) {
+                (_, true) => {}
+                (true, false) => out.push(values.join("; ")),
+                (false, false) => out.push(format!("{label} — {}", values.join("; "))),
+            }
+        }
+    }
+    (!out.is_empty()).then(|| format!("{TABLE_ROWS_MARK}\n{}", out.join("\n")))
+}
+
 /// The structural context of each chunk of an analysed document, in chunk order.
 ///
 /// ```

@@ -11,7 +11,7 @@ use folio_ai::context::{
 };
 use folio_ai::AiError;
 use folio_core::analysis::Analysis;
-use folio_core::context::structural_contexts;
+use folio_core::context::{structural_contexts, table_rows, TABLE_ROWS_MARK};
 use folio_index::catalog::{CachedContext, Catalog, ChunkContext, ContextRun};
 
 use crate::EngineError;
@@ -143,6 +143,34 @@ pub(crate) struct DocumentInput<'a> {
 /// The contexts of a document's chunks, and (for an LLM) what getting them took. A cancelled run
 /// keeps the answers it paid for in the cache and returns [`AiError::Cancelled`].
 pub(crate) fn contextualize(
+    catalog: &Catalog,
+    mode: &ContextMode,
+    doc: &DocumentInput<'_>,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Vec<ChunkContext>, Option<ContextRun>), EngineError> {
+    let (mut contexts, run) = contexts_of(catalog, mode, doc, cancel, progress)?;
+    with_table_rows(doc.analysis, &mut contexts);
+    Ok((contexts, run))
+}
+
+/// Adds to each chunk's context the rows of the tables it holds, each with its column headers
+/// ([`table_rows`]), whatever the context mode: a value is found by its row and column. A context
+/// kept from a document's previous version loses the rows it was given then first.
+fn with_table_rows(a: &Analysis, contexts: &mut [ChunkContext]) {
+    for (chunk, ctx) in a.chunks.iter().zip(contexts.iter_mut()) {
+        if let Some(at) = ctx.text.find(TABLE_ROWS_MARK) {
+            ctx.text.truncate(at);
+            let kept = ctx.text.trim_end().len();
+            ctx.text.truncate(kept);
+        }
+        if let Some(rows) = table_rows(&a.document, chunk.span) {
+            ctx.text = if ctx.text.is_empty() { rows } else { format!("{}\n\n{rows}", ctx.text) };
+        }
+    }
+}
+
+fn contexts_of(
     catalog: &Catalog,
     mode: &ContextMode,
     doc: &DocumentInput<'_>,

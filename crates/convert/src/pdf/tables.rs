@@ -237,11 +237,8 @@ fn page_tables(lines: &[Line], order: &[usize], out: &mut Vec<Table>) {
             end += 1;
         }
         let end = last_data + 1;
+        // One row of values is a table only under a header of years ("2023  Actual  Change").
         let data_rows = (k..end).filter(|&j| data[j]).count();
-        if data_rows < 2 {
-            k = end;
-            continue;
-        }
         // Label lines just above the first row ("ASSETS", "Current assets:") belong to it.
         let first_value_x = cells[k][1..].iter().map(|c| c.x0).fold(f32::MAX, f32::min);
         let mut s = k;
@@ -255,7 +252,9 @@ fn page_tables(lines: &[Line], order: &[usize], out: &mut Vec<Table>) {
             }
             s -= 1;
         }
-        if let Some(t) = build(lines, order, &cells, &data, s, end) {
+        let built = build(lines, order, &cells, &data, s, end)
+            .filter(|t| data_rows >= 2 || t.header.iter().any(|h| h.split_whitespace().any(is_year)));
+        if let Some(t) = built {
             used_until = end;
             out.push(t);
         }
@@ -337,10 +336,28 @@ fn assign_headers(rows: &[Vec<Cell>], cols: &[Column], label_end: f32, size: f32
         let t = c.text.trim();
         (t.starts_with('(') && t.ends_with(')')) || (r > leaf && rows[r].len() == 1 && cols.len() >= 2)
     };
-    let over = |c: &Cell, row: &[(f32, f32, Vec<usize>)]| -> Vec<usize> {
+    // A cell of a row of several heads what lies under it and up to half way to its neighbours
+    // ("U.S. Pension Plans" over "2023 2022 2021", "International Pension Plans" over the next).
+    let reach = |r: usize, ci: usize| -> (f32, f32) {
+        let row = &rows[r];
+        let c = &row[ci];
+        if row.len() < 2 || r == leaf {
+            return (c.x0, c.x1);
+        }
+        let left = (ci > 0).then(|| (c.x0 - row[ci - 1].x1).max(0.0) / 2.0);
+        let right = (ci + 1 < row.len()).then(|| (row[ci + 1].x0 - c.x1).max(0.0) / 2.0);
+        let (l, r) = (left.or(right).unwrap_or(0.0), right.or(left).unwrap_or(0.0));
+        (c.x0 - l, c.x1 + r)
+    };
+    // The columns of the placed cells a cell stands over: those it overlaps, and those whose
+    // middle lies within its reach.
+    let over = |c: &Cell, (x0, x1): (f32, f32), row: &[(f32, f32, Vec<usize>)]| -> Vec<usize> {
         let mut ks: Vec<usize> = row
             .iter()
-            .filter(|(x0, x1, _)| overlap(c.x0, c.x1, x0 - 1.0, x1 + 1.0) > 0.0)
+            .filter(|(a0, a1, _)| {
+                let mid = (a0 + a1) / 2.0;
+                overlap(c.x0, c.x1, a0 - 1.0, a1 + 1.0) > 0.0 || (mid >= x0 && mid <= x1)
+            })
             .flat_map(|(_, _, ks)| ks.iter().copied())
             .collect();
         ks.sort_unstable();
@@ -380,12 +397,12 @@ fn assign_headers(rows: &[Vec<Cell>], cols: &[Column], label_end: f32, size: f32
                         .collect()
                 };
                 let ks = match pass {
-                    0 => over(c, &placed_row(leaf)),
+                    0 => over(c, reach(r, ci), &placed_row(leaf)),
                     1 => {
                         let mut near: Vec<usize> = (0..rows.len()).filter(|&q| q != r).collect();
                         near.sort_by_key(|&q| (q as i64 - r as i64).abs());
                         near.iter()
-                            .map(|&q| over(c, &placed_row(q)))
+                            .map(|&q| over(c, reach(r, ci), &placed_row(q)))
                             .find(|v| !v.is_empty())
                             .unwrap_or_default()
                     }

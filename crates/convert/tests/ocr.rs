@@ -241,3 +241,17 @@ fn missing_library_or_language_is_a_typed_error() {
     let options = OcrOptions { language: "xx".into(), ..OcrOptions::default() };
     assert!(matches!(OcrEngine::load(&options), Err(OcrError::NotInstalled(_))));
 }
+
+#[test]
+fn a_damaged_language_file_fails_to_start() {
+    let Some(_engine) = engine() else { return };
+    let dir = std::env::temp_dir().join(format!("folio-ocr-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("eng.traineddata"), b"not a model").unwrap();
+    let options = OcrOptions { tessdata: Some(dir.clone()), ..OcrOptions::default() };
+    let result = OcrEngine::load(&options);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let e = result.unwrap_err();
+    assert!(matches!(e, OcrError::InitFailed(_)), "{e:?}");
+    assert!(e.to_string().starts_with("OCR engine could not start: Tesseract could not load"), "{e}");
+}

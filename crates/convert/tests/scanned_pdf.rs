@@ -9,7 +9,7 @@
 //! `FOLIO_ALLOW_MISSING_ASSETS=1` is set, in which case it prints `SKIP`.
 
 use folio_convert::ocr::{OcrEngine, OcrOptions};
-use folio_convert::pdf::{find_pdfium_library, page_texts, read_outline, PdfConverter};
+use folio_convert::pdf::{find_pdfium_library, page_texts, read_outline, render_page, PdfConverter};
 use folio_convert::{ConvertOptions, Converter};
 use folio_core::model::Document;
 use std::io::Write;
@@ -210,5 +210,20 @@ fn a_scanned_copy_reads_like_the_original() {
         }
     }
     eprintln!("{} of {checked} passages found on their pages", checked - misplaced.len());
+
+    // "Open original" on a scanned page: the passage is highlighted where OCR reads it.
+    let (b, t) = text_doc
+        .blocks_with_text()
+        .find(|(b, t)| !b.kind.is_heading() && words(t).len() >= 12 && b.pages.is_some_and(|p| p.start == 3))
+        .expect("a paragraph on page 3");
+    let page = render_page(&scan, 3, 850, Some(t), &ConvertOptions::default()).unwrap();
+    assert!(!page.highlights.is_empty(), "no highlight for {t:?} on the scanned page");
+    let printed = render_page(&bytes, 3, 850, Some(t), &ConvertOptions::default()).unwrap();
+    let (a, p) = (page.highlights[0], printed.highlights[0]);
+    eprintln!(
+        "highlight on the scan at ({:.0}, {:.0}), on the original at ({:.0}, {:.0})",
+        a[0], a[1], p[0], p[1]
+    );
+    assert!((a[0] - p[0]).abs() < 15.0 && (a[1] - p[1]).abs() < 15.0, "{a:?} against {p:?} ({:?})", b.pages);
     assert!(misplaced.len() * 20 <= checked, "{misplaced:#?}");
 }

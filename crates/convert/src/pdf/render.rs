@@ -1,6 +1,9 @@
 //! A page drawn for the reader, with where a passage lies on it.
 
+use super::binding::Page;
 use super::engine::with_document;
+use super::scan::{needs_ocr, render, OCR_DPI};
+use crate::ocr::{OcrEngine, OcrOptions};
 use crate::{ConvertOptions, ErrorKind};
 
 /// A PDF page rendered for display, with where a passage lies on it.
@@ -51,6 +54,10 @@ pub fn render_page(
                 }
             }
         }
+        if let (Some(text), true, true) = (find, highlights.is_empty(), options.ocr && needs_ocr(&p)) {
+            // A scanned page: where the passage's words are, as OCR reads them.
+            highlights = ocr_rects(&p, text, scale).unwrap_or_default();
+        }
         Ok(RenderedPage {
             png: encode_png(w as u32, h as u32, &rgb),
             width: w as u32,
@@ -58,6 +65,35 @@ pub fn render_page(
             highlights,
         })
     })?
+}
+
+/// On a scanned page: the boxes of the OCR words where the passage's opening words are read in
+/// order (case and punctuation aside), in image pixels at `scale` pixels a point.
+fn ocr_rects(page: &Page<'_>, text: &str, scale: f32) -> Option<Vec<[f32; 4]>> {
+    let key =
+        |w: &str| w.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+    let want: Vec<String> = text.split_whitespace().map(key).filter(|w| !w.is_empty()).take(8).collect();
+    if want.is_empty() {
+        return None;
+    }
+    let image = render(page, 0).ok()?;
+    let words = OcrEngine::load(&OcrOptions::default())
+        .ok()?
+        .recognize(&image.pixels, image.width, image.height, image.width, OCR_DPI)
+        .ok()?;
+    let keys: Vec<String> = words.iter().map(|w| key(&w.text)).collect();
+    // Fewer and fewer words, as OCR may misread one of them.
+    let (start, n) = [want.len(), 4, 3]
+        .into_iter()
+        .filter(|&n| n <= want.len() && n <= keys.len())
+        .find_map(|n| (0..=keys.len() - n).find(|&i| keys[i..i + n] == want[..n]).map(|i| (i, n)))?;
+    let k = scale * 72.0 / OCR_DPI as f32;
+    Some(
+        words[start..start + n]
+            .iter()
+            .map(|w| [w.left as f32 * k, w.top as f32 * k, w.width as f32 * k, w.height as f32 * k])
+            .collect(),
+    )
 }
 
 /// What to search a page for: the passage's first words, fewer and fewer (extraction may have

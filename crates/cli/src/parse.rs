@@ -235,7 +235,8 @@ fn tables(a: &Analysis) -> Vec<JsonTable<'_>> {
         .iter()
         .filter_map(|b| {
             let folio_core::model::BlockKind::Table { header_rows } = b.kind else { return None };
-            let mut lines: Vec<Vec<&str>> = doc.block_text(b).split('\n').map(|l| l.split('\t').collect()).collect();
+            let mut lines: Vec<Vec<&str>> =
+                doc.block_text(b).split('\n').map(|l| l.split('\t').collect()).collect();
             let body = lines.split_off((header_rows as usize).min(lines.len()));
             let section = a
                 .outline
@@ -245,7 +246,13 @@ fn tables(a: &Analysis) -> Vec<JsonTable<'_>> {
                 .find(|s| s.span.start <= b.span.start && b.span.end <= s.span.end.max(s.span.start))
                 .map(|s| s.id.as_str())
                 .unwrap_or("");
-            Some(JsonTable { pages: b.pages, span: b.span, section_id: section, header_rows: lines, rows: body })
+            Some(JsonTable {
+                pages: b.pages,
+                span: b.span,
+                section_id: section,
+                header_rows: lines,
+                rows: body,
+            })
         })
         .collect()
 }

@@ -204,8 +204,6 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo]) {
     }
 }
 
-/// One entry of a printed contents list.
-
 #[cfg(test)]
 mod tests {
     use super::*;

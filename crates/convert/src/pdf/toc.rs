@@ -9,6 +9,7 @@ use folio_core::numbering::split_heading_number;
 use regex::Regex;
 use std::sync::OnceLock;
 
+/// One entry of a printed contents list.
 #[derive(Debug, Clone)]
 pub(super) struct TocEntry {
     pub title: String,

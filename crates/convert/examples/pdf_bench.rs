@@ -1,7 +1,7 @@
 //! Converts one PDF and reports speed and peak memory.
 //!
 //! ```text
-//! cargo run --release -p folio-convert --example pdf_bench -- FILE.pdf [--no-bookmarks] [--headings] [--blocks] [--tables]
+//! cargo run --release -p folio-convert --example pdf_bench -- FILE.pdf [--no-bookmarks] [--no-ocr] [--no-tables] [--headings] [--blocks] [--tables]
 //! ```
 //!
 //! Prints pages, seconds, pages per second and the process's peak resident memory (VmHWM).
@@ -20,11 +20,16 @@ fn peak_rss_mb() -> Option<f64> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.iter().find(|a| !a.starts_with("--")) else {
-        eprintln!("usage: pdf_bench FILE.pdf [--no-bookmarks] [--headings] [--blocks] [--tables]");
+        eprintln!("usage: pdf_bench FILE.pdf [--no-bookmarks] [--no-ocr] [--no-tables] [--headings] [--blocks] [--tables]");
         std::process::exit(2);
     };
     let flag = |f: &str| args.iter().any(|a| a == f);
-    let options = ConvertOptions { use_bookmarks: !flag("--no-bookmarks"), ..ConvertOptions::default() };
+    let options = ConvertOptions {
+        use_bookmarks: !flag("--no-bookmarks"),
+        ocr: !flag("--no-ocr"),
+        detect_tables: !flag("--no-tables"),
+        ..ConvertOptions::default()
+    };
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {

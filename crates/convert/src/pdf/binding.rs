@@ -322,6 +322,30 @@ impl Page<'_> {
         })
     }
 
+    /// The share of the page that images cover (0 to 1, overlaps counted once each): a scanned
+    /// page is one image over the whole page. Form objects are not looked into.
+    pub fn image_cover(&self) -> f32 {
+        // SAFETY: `self.page` is a valid page handle.
+        let n = unsafe { self.b.FPDFPage_CountObjects(self.page) }.clamp(0, 100_000);
+        let (w, h) = self.size();
+        let mut covered = 0f32;
+        for i in 0..n {
+            // SAFETY: `i` is below the object count; a null object is skipped.
+            let obj = unsafe { self.b.FPDFPage_GetObject(self.page, i) };
+            // SAFETY: `obj` is non-null (checked first) and belongs to this page. 3 = image.
+            if obj.is_null() || unsafe { self.b.FPDFPageObj_GetType(obj) } != 3 {
+                continue;
+            }
+            let (mut l, mut b, mut r, mut t) = (0f32, 0f32, 0f32, 0f32);
+            // SAFETY: `obj` is a valid page object; the four out-parameters are live locals.
+            if unsafe { self.b.FPDFPageObj_GetBounds(obj, &mut l, &mut b, &mut r, &mut t) } != 0 {
+                let (cw, ch) = ((r.min(w) - l.max(0.0)).max(0.0), (t.min(h) - b.max(0.0)).max(0.0));
+                covered += cw * ch;
+            }
+        }
+        (covered / (w * h)).min(1.0)
+    }
+
     /// The whole text layer as pdfium extracts it, without layout analysis.
     pub fn plain_text(&self) -> String {
         let n = self.char_count();

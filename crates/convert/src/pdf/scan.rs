@@ -20,8 +20,17 @@ pub(super) const OCR_DPI: u32 = 200;
 /// page number or a stamp as text).
 const MIN_TEXT_CHARS: usize = 16;
 
-/// Whether the page needs OCR: its text layer has (almost) no letters or digits.
+/// Images must cover this share of a page for it to be read as a scan: a blank page, or one of
+/// graphics with a few labels, is not worth a second of OCR.
+const MIN_IMAGE_COVER: f32 = 0.3;
+
+/// Whether the page needs OCR: its text layer has (almost) no letters or digits, and images
+/// cover much of it.
 pub(super) fn needs_ocr(page: &Page) -> bool {
+    text_layer_is_empty(page) && page.image_cover() >= MIN_IMAGE_COVER
+}
+
+fn text_layer_is_empty(page: &Page) -> bool {
     let n = page.char_count();
     let mut seen = 0;
     for i in 0..n {

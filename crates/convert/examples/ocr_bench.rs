@@ -58,6 +58,7 @@ fn main() {
     );
 
     let pages = &pages;
+    let cpu_start = cpu_seconds();
     let options = &OcrOptions { openmp: args.iter().any(|a| a == "--openmp"), ..OcrOptions::default() };
     let start = Instant::now();
     let results: Vec<(f64, usize)> = std::thread::scope(|s| {
@@ -82,6 +83,7 @@ fn main() {
         workers.into_iter().map(|w| w.join().expect("worker")).collect()
     });
     let secs = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu_start;
     let startup = results.iter().map(|r| r.0).fold(0.0, f64::max);
     let total_pages = (pages_each * threads) as f64;
     let words = results.iter().map(|r| r.1).sum::<usize>() as f64 / total_pages;
@@ -91,6 +93,22 @@ fn main() {
         total_pages / secs,
         total_pages / (secs - startup)
     );
+    // Below `threads` cores busy means other programs had the CPU part of the time.
+    println!(
+        "CPU {cpu:.1} s ({:.2} cores busy): {:.2} CPU-s a page; {:.2} pages/s with {threads} free core(s)",
+        cpu / secs,
+        cpu / total_pages,
+        threads as f64 * total_pages / cpu
+    );
+}
+
+/// CPU seconds this process has used (user and system), from /proc/self/stat (Linux).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // After the command name in parentheses: state is field 3; utime and stime are 14 and 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let ticks: Vec<f64> = rest.split_whitespace().skip(11).take(2).filter_map(|v| v.parse().ok()).collect();
+    ticks.iter().sum::<f64>() / 100.0 // USER_HZ
 }
 
 fn fail(message: &str) -> ! {

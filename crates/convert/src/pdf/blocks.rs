@@ -68,6 +68,9 @@ pub(super) struct Ctx<'a> {
     pub lines: &'a [Line],
     pub body: Body,
     pub fonts: &'a [FontInfo],
+    /// The body text size around each page (a filing's exhibit may be set in another size than
+    /// the report it is attached to).
+    pub page_body: &'a [f32],
 }
 
 impl Ctx<'_> {
@@ -81,7 +84,7 @@ impl Ctx<'_> {
     pub fn is_fixed(&self, l: &Line) -> bool {
         l.fixed_frac >= 0.9
             && !self.fonts.get(self.body.font as usize).is_some_and(|f| f.fixed)
-            && l.size <= self.body.size * 1.05
+            && l.size <= self.body_size(l) * 1.05
             && !self.is_bold(l)
     }
     /// A font family different from the body's and no italic or monospace variant of text.
@@ -95,7 +98,11 @@ impl Ctx<'_> {
         }
     }
     pub fn size_class(&self, l: &Line) -> f32 {
-        l.size / self.body.size
+        l.size / self.body_size(l)
+    }
+    /// The body text size where the line is.
+    pub fn body_size(&self, l: &Line) -> f32 {
+        self.page_body.get(l.page as usize).copied().unwrap_or(self.body.size)
     }
     /// Whether a line's style sets it off from body text as a heading.
     pub fn styled(&self, l: &Line) -> bool {

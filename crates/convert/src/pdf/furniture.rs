@@ -109,6 +109,32 @@ pub(super) fn edge_number(s: &str) -> Option<i64> {
     None
 }
 
+/// The body text size around each page: the size most characters have on the page and the two
+/// pages before and after it (the document's body size where they hold little text).
+pub(super) fn page_body_sizes(lines: &[Line], pages: usize, body: &Body) -> Vec<f32> {
+    let mut per_page: Vec<HashMap<u16, usize>> = vec![HashMap::new(); pages];
+    for l in lines.iter().filter(|l| !l.skip) {
+        if let Some(h) = per_page.get_mut(l.page as usize) {
+            *h.entry((l.size * 2.0).round() as u16).or_insert(0) += l.text.len();
+        }
+    }
+    (0..pages)
+        .map(|p| {
+            let mut near: HashMap<u16, usize> = HashMap::new();
+            for h in &per_page[p.saturating_sub(2)..(p + 3).min(pages)] {
+                for (k, n) in h {
+                    *near.entry(*k).or_insert(0) += n;
+                }
+            }
+            let total: usize = near.values().sum();
+            match near.into_iter().max_by_key(|(k, n)| (*n, *k)) {
+                Some((k, _)) if total >= 1500 => k as f32 / 2.0,
+                _ => body.size,
+            }
+        })
+        .collect()
+}
+
 /// Whether a line has a word: a repeated line of numbers alone ("2023   2022") heads table
 /// columns page after page, and is no running header.
 fn has_words(s: &str) -> bool {

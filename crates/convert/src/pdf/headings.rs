@@ -276,8 +276,10 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
         }
         let info = num_info(text).map(|x| x.0);
         let styled = b.lines.iter().all(|&i| ctx.styled(&lines[i]));
-        let distinct =
-            b.lines.iter().all(|&i| ctx.distinct_font(&lines[i]) && lines[i].size >= 0.95 * body.size);
+        let distinct = b
+            .lines
+            .iter()
+            .all(|&i| ctx.distinct_font(&lines[i]) && lines[i].size >= 0.95 * ctx.body_size(&lines[i]));
         let bigger = ctx.size_class(first) >= 1.12;
         let mut info = info;
         if let BlkKind::List { marker, .. } = &b.kind {

@@ -165,8 +165,9 @@ pub(super) struct Engine {
 
 // SAFETY: a TessBaseAPI keeps no tie to the thread that created it (libtesseract 5.3 has no
 // thread-local variables; OpenMP keeps its settings and pool per calling thread), so it may be used
-// and destroyed on another thread. `Engine` is deliberately not `Sync`: the handle's calls mutate it and must never run at the
-// same time, which `&mut self` on `recognize_tsv` (and `Drop`) guarantees.
+// and destroyed on another thread. `Engine` is deliberately not `Sync`: the handle's calls mutate
+// it and must never run at the same time, which `&mut self` on `recognize_tsv` (and `Drop`)
+// guarantees.
 unsafe impl Send for Engine {}
 
 impl Engine {

@@ -14,18 +14,27 @@
 //! # Ok::<(), folio_convert::ocr::OcrError>(())
 //! ```
 //!
-//! An engine is `Send` but not `Sync`: one per worker thread. Starting one takes about
-//! STARTUP_MS ms (loading the language model).
+//! An engine is `Send` but not `Sync`: start one per worker thread (about 0.1–0.3 s, loading the
+//! language model). Each page runs on the calling thread alone unless [`OcrOptions::openmp`]:
+//! Tesseract's LSTM otherwise asks OpenMP for four threads a page, which on two cores spin-wait on
+//! each other and cost five times the CPU (the engine turns this off per call, with
+//! `omp_set_max_active_levels(0)` on the calling thread, whatever `OMP_THREAD_LIMIT` says).
 //!
-//! Speed (Tesseract 5.3.0, `eng` from Debian's `tesseract-ocr-eng`, a US-letter page of body text
-//! rendered at 150 dpi, 1275 × 1650 pixels, 2-core machine; `examples/ocr_bench.rs`):
+//! Speed, measured with `examples/ocr_bench.rs` on the 2-core build machine (AMD EPYC VM, shared
+//! with other builds, so the figures are the best of several runs or from CPU time): Tesseract
+//! 5.3.0, Debian's `eng` model (tessdata_fast), US-letter pages rendered at 150 dpi (1275 × 1650).
 //!
-//! SPEED_TABLE
+//! | pages/s (CPU-s a page)                     | dense page: 10 pt, 744 words | 12 pt, 517 words |
+//! |--------------------------------------------|------------------------------|------------------|
+//! | 1 engine, serial (default; as OMP_THREAD_LIMIT=1) | 0.24–0.27 (3.7–4.1)   | 0.32             |
+//! | 2 engines on 2 threads, serial             | 0.48–0.49                    | 0.62             |
+//! | 1 engine, OpenMP on (Tesseract's default)  | 0.05–0.08 (18–19)            |                  |
+//! | 2 engines on 2 threads, OpenMP on          | 0.10                         |                  |
 //!
-//! Tesseract runs each page on several OpenMP threads unless `OMP_THREAD_LIMIT=1`; for a batch
-//! of pages, one single-threaded engine per core is the faster arrangement. Inverted-text
-//! detection is off (`tessedit_do_invert=0`): scanned pages have dark text on a light ground,
-//! and the check costs INVERT_COST.
+//! Inverted-text detection is off (`tessedit_do_invert=0`). When on, Tesseract reads each line of
+//! low confidence a second time, inverted; on a clean page that made no measurable difference (3.9
+//! to 4.6 s a page either way), on a poor scan it costs time, and scanned documents rarely have
+//! light text on a dark ground.
 //!
 //! All `unsafe` code is in the private `ffi` module.
 

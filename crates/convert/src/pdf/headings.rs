@@ -400,6 +400,8 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     let max_kw = ranks.len() as u8;
     let mut current_kw: Option<(u8, String)> = None; // (level, number)
     let mut num_levels: Vec<Option<u8>> = vec![None; blocks.len()];
+    // Ranks whose current run nests one level under an unnumbered heading.
+    let mut nested: HashMap<u8, u8> = HashMap::new();
     for k in 0..blocks.len() {
         if !cand[k] {
             continue;
@@ -415,7 +417,21 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
         }
         let Some(inf) = &infos[k] else { continue };
         if let Some(r) = inf.rank {
-            let lv = kw_level(r);
+            // A run of numbered headings that opens right under an unnumbered heading set at
+            // least as prominently ("Notes to Consolidated Financial Statements", then "Note 1 –")
+            // nests under it, down to the next heading of a higher rank.
+            nested.retain(|&rank, _| rank <= r);
+            if inf.tokens.first().map(String::as_str) == Some("1") {
+                let prev = (0..k).rev().find(|&j| cand[j]);
+                let opens_under = prev.is_some_and(|j| {
+                    infos[j].is_none()
+                        && blocks[j].kind != BlkKind::Heading
+                        && blocks[j].declared.is_none()
+                        && ctx.style_key(&lines[blocks[j].lines[0]]).0 >= ctx.style_key(&lines[b.lines[0]]).0
+                });
+                nested.insert(r, opens_under as u8);
+            }
+            let lv = kw_level(r) + nested.get(&r).copied().unwrap_or(0);
             num_levels[k] = Some(lv + inf.depth.saturating_sub(1) as u8);
             current_kw = Some((lv, inf.tokens.first().cloned().unwrap_or_default()));
         } else if inf.plain_decimal {

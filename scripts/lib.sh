@@ -69,8 +69,9 @@ FOLIO_BUILD_PACKAGES=(
   tesseract-ocr tesseract-ocr-eng libtesseract5
 )
 # What the desktop app's end-to-end tests need besides: a virtual display and WebKit's WebDriver.
-# qpdf strips bookmarks from PDFs in the outline tests.
-FOLIO_GUI_TEST_PACKAGES=(xvfb xauth webkit2gtk-driver qpdf)
+# qpdf strips bookmarks from PDFs in the outline tests; poppler-utils' pdftoppm renders the pages of
+# the scanned copy the OCR test makes (test tools only, not shipped).
+FOLIO_GUI_TEST_PACKAGES=(xvfb xauth webkit2gtk-driver qpdf poppler-utils)
 
 # Node.js and npm build the web UI.
 require_node() {

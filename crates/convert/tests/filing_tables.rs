@@ -10,6 +10,9 @@ use folio_convert::{ConvertOptions, Converter};
 use folio_core::model::{BlockKind, Document};
 use std::path::PathBuf;
 
+#[path = "common/assets.rs"]
+mod assets;
+
 fn filing(name: &str) -> Option<Vec<u8>> {
     let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/filings")).join(name);
     let missing = if !path.is_file() {
@@ -19,14 +22,7 @@ fn filing(name: &str) -> Option<Vec<u8>> {
     } else {
         None
     };
-    match missing {
-        None => std::fs::read(&path).ok(),
-        Some(why) if std::env::var_os("FOLIO_ALLOW_MISSING_ASSETS").is_some() => {
-            eprintln!("SKIP: {why}");
-            None
-        }
-        Some(why) => panic!("{why}; set FOLIO_ALLOW_MISSING_ASSETS=1 to skip"),
-    }
+    assets::require(missing).and_then(|()| std::fs::read(&path).ok())
 }
 
 /// A table block: its page, column headers (empty without a header row) and rows.

@@ -25,6 +25,9 @@ use folio_core::model::Document;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "common/assets.rs"]
+mod assets;
+
 fn shared() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/filings"))
 }
@@ -41,14 +44,7 @@ fn filing(name: &str) -> Option<PathBuf> {
     } else {
         None
     };
-    match missing {
-        None => Some(path),
-        Some(why) if std::env::var_os("FOLIO_ALLOW_MISSING_ASSETS").is_some() => {
-            eprintln!("SKIP: {why}");
-            None
-        }
-        Some(why) => panic!("{why}; set FOLIO_ALLOW_MISSING_ASSETS=1 to skip"),
-    }
+    assets::require(missing).map(|()| path)
 }
 
 /// A copy of the PDF with the same pages and no outline or structure tree.

@@ -21,6 +21,9 @@ use std::time::Instant;
 mod pdf_file;
 use pdf_file::pdf_from_objects;
 
+#[path = "common/assets.rs"]
+mod assets;
+
 const SCAN_DPI: u32 = 150;
 
 fn original() -> Option<PathBuf> {
@@ -37,14 +40,7 @@ fn original() -> Option<PathBuf> {
     } else {
         None
     };
-    match missing {
-        None => Some(path),
-        Some(why) if std::env::var_os("FOLIO_ALLOW_MISSING_ASSETS").is_some() => {
-            eprintln!("SKIP: {why}");
-            None
-        }
-        Some(why) => panic!("{why}; set FOLIO_ALLOW_MISSING_ASSETS=1 to skip"),
-    }
+    assets::require(missing).map(|()| path)
 }
 
 /// A binary PGM's width, height and pixels.

@@ -152,26 +152,6 @@ pub(super) fn convert_document(
     if declared_mode {
         restrict_to_declared(&mut blocks);
     }
-    if std::env::var_os("FOLIO_PDF_TRACE").is_some() {
-        eprintln!("body {:?} toc {} declared {declared_mode}", body, toc.len());
-        for b in &blocks {
-            let l = &lines[b.lines[0]];
-            let t: String = b.text.chars().take(90).collect();
-            eprintln!(
-                "p{} sz{:.1} w{} b{} f{} x{:.0} g{:.1} {:?} L{:?} D{:?} | {t}",
-                l.page + 1,
-                l.size,
-                l.weight,
-                ctx.is_bold(l) as u8,
-                fonts.get(l.font as usize).map(|f| f.name.as_str()).unwrap_or(""),
-                l.x0,
-                b.gap_before.min(99.0),
-                b.kind,
-                b.level,
-                b.declared
-            );
-        }
-    }
 
     // Title.
     let title = if sensible_title(&title_meta) {

@@ -494,20 +494,6 @@ fn build(
     let ncols = cols.len() + 1;
     let mut header = vec![String::new(); ncols];
     assign_headers(&cells[head..first_body], &cols, label_end, size, &mut header);
-    if std::env::var_os("FOLIO_PDF_TRACE").is_some() {
-        eprintln!(
-            "TABLE p{} start {start} head {head} first_body {first_body} end {end} cols {:?}",
-            lines[order[start]].page + 1,
-            cols.iter().map(|c| (c.x0 as i32, c.x1 as i32)).collect::<Vec<_>>()
-        );
-        for cs in &cells[head.min(start)..(first_body + 4).min(end)] {
-            eprintln!(
-                "  ROW {:?}",
-                cs.iter().map(|c| (c.x0 as i32, c.x1 as i32, c.text.as_str())).collect::<Vec<_>>()
-            );
-        }
-        eprintln!("  HEADER {header:?}");
-    }
     // Rows: lines whose baselines nearly meet are one row (a label set a little below its
     // values).
     let mut row_lines: Vec<Vec<usize>> = Vec::new();

@@ -2,8 +2,12 @@
 //! ObliQA dev questions as queries (100 generated ones when the data is absent).
 //!
 //! ```text
-//! cargo run --release -p folio-ai --example embed_bench -- [N=256] [ASSETS=.assets/minilm]
+//! cargo run --release -p folio-ai --example embed_bench -- [N=256] [ASSETS=.assets/minilm] [--precision auto|int8|f32|reference] [--threads T]
 //! ```
+//!
+//! Prints pieces/s beside this machine's measured f32 matrix-product rate (a 1024³ product in
+//! candle on all cores) and the model's operations per piece, so the figure reads against the
+//! hardware's limit.
 //!
 //! Chunks come from `/work/shared/data/obliqa/documents/GEN_VER08.181223.txt` when present
 //! (consecutive lines joined up to ~150 pieces), else from generated regulatory-style sentences.
@@ -11,14 +15,22 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use folio_ai::{Embedder, MiniLm, WordPieceTokenizer};
+use folio_ai::{Embedder, MiniLm, Precision, WordPieceTokenizer};
 
 const CORPUS: &str = "/work/shared/data/obliqa/documents/GEN_VER08.181223.txt";
 const QUESTIONS: &str = "/work/shared/data/obliqa/questions_dev.json";
 const TARGET_PIECES: usize = 150;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let precision = match take_value(&mut args, "--precision").as_deref() {
+        None | Some("auto") => Precision::Auto,
+        Some("int8") => Precision::Int8,
+        Some("f32") => Precision::F32,
+        Some("reference") => Precision::Reference,
+        Some(p) => return Err(format!("--precision {p}: auto, int8, f32 or reference").into()),
+    };
+    let threads = take_value(&mut args, "--threads").map(|t| t.parse()).transpose()?;
     let n: usize = args.first().map(|s| s.parse()).transpose()?.unwrap_or(256);
     let assets = args
         .get(1)
@@ -26,8 +38,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/minilm"));
 
     let t = Instant::now();
-    let model = MiniLm::load(&assets)?;
-    println!("loaded {} ({} dims) in {:.2?}", model.id(), model.dim(), t.elapsed());
+    let mut model = MiniLm::load_with(&assets, precision)?;
+    if let Some(t) = threads {
+        model = model.with_threads(t);
+    }
+    println!(
+        "loaded {} ({} dims, {}) in {:.2?}",
+        model.id(),
+        model.dim(),
+        model.precision_name(),
+        t.elapsed()
+    );
     println!("cpus available: {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
 
     let (chunks, source) = chunks(model.tokenizer(), n);
@@ -46,12 +67,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let vectors = model.embed_documents(&refs)?;
     let took = t.elapsed();
     assert_eq!(vectors.len(), refs.len());
+    let rate = pieces as f64 / took.as_secs_f64();
     println!(
-        "documents: {} in {:.2?} = {:.1} chunks/s ({:.0} pieces/s)",
+        "documents: {} in {:.2?} = {:.1} chunks/s ({rate:.0} pieces/s)",
         refs.len(),
         took,
         refs.len() as f64 / took.as_secs_f64(),
-        pieces as f64 / took.as_secs_f64()
+    );
+    // Operations per piece: the six linear layers of each block (4h² + 2hi multiply-adds), and
+    // attention's two products over the text's length (2 · len · h).
+    let (h, inner, layers) = (384.0, 1536.0, 6.0);
+    let avg_len = pieces as f64 / refs.len() as f64 + 2.0;
+    let flops = 2.0 * layers * (4.0 * h * h + 2.0 * h * inner + 2.0 * avg_len * h);
+    let gflops = f32_gemm_rate()?;
+    println!(
+        "model: {:.1} MFLOP per piece at {avg_len:.0} pieces a text; this machine's f32 product rate {gflops:.0} GFLOP/s \
+         = {:.0} pieces/s at f32 peak; measured {rate:.0} pieces/s = {:.2}× that",
+        flops / 1e6,
+        gflops * 1e9 / flops,
+        rate / (gflops * 1e9 / flops)
     );
 
     let (queries, qsource) = queries();
@@ -78,6 +112,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pct(1.0)
     );
     Ok(())
+}
+
+/// The f32 matrix-product rate of this machine in GFLOP/s: the best of five 1024³ products in
+/// candle (its `gemm` kernels, on all cores).
+fn f32_gemm_rate() -> Result<f64, Box<dyn std::error::Error>> {
+    use candle_core::{Device, Tensor};
+    let a = Tensor::rand(0f32, 1.0, (1024, 1024), &Device::Cpu)?;
+    let b = Tensor::rand(0f32, 1.0, (1024, 1024), &Device::Cpu)?;
+    a.matmul(&b)?;
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let t = Instant::now();
+        a.matmul(&b)?;
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    Ok(2.0 * 1024f64.powi(3) / best / 1e9)
+}
+
+fn take_value(args: &mut Vec<String>, flag: &str) -> Option<String> {
+    let i = args.iter().position(|a| a == flag)?;
+    let v = args.get(i + 1).cloned();
+    args.drain(i..(i + 2).min(args.len()));
+    v
 }
 
 /// The first 200 ObliQA dev questions when present (what `scripts/eval/latency.py` asks), else

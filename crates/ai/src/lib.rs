@@ -1,8 +1,9 @@
 //! Folio's embedding models, behind one synchronous [`Embedder`] trait:
 //!
-//! - [`MiniLm`]: all-MiniLM-L6-v2 (384 dimensions, 256-token window) run locally on the CPU with
-//!   candle, from the `model.safetensors`, `config.json` and `vocab.txt` that
-//!   `scripts/setup-assets.sh` puts in `.assets/minilm/`;
+//! - [`MiniLm`]: all-MiniLM-L6-v2 (384 dimensions, 256-token window) run locally on the CPU, from
+//!   the `model.safetensors`, `config.json` and `vocab.txt` that `scripts/setup-assets.sh` puts in
+//!   `.assets/minilm/`: texts unpadded, batches on every core, f32 products from the `gemm` crate
+//!   (or 8-bit ones, [`Precision::Int8`]); candle's BERT is kept as the checked reference;
 //! - [`OpenAiEmbedder`]: a client for any OpenAI-compatible `/v1/embeddings` endpoint (Ollama,
 //!   LM Studio, vLLM, OpenAI), with batching, timeouts and retries;
 //! - [`StaticEmbedder`]: model2vec static embeddings (potion-base-2M, 64 dimensions, from
@@ -32,6 +33,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod context;
+mod encoder;
 pub mod http;
 pub mod keys;
 mod minilm;
@@ -39,7 +41,8 @@ mod openai;
 mod static_model;
 pub mod tokenizer;
 
-pub use minilm::{BertConfig, MiniLm, DEFAULT_BATCH, MINILM_MAX_TOKENS};
+pub use encoder::{kernel as int8_kernel, Kernel as Int8Kernel};
+pub use minilm::{BertConfig, MiniLm, Precision, DEFAULT_BATCH, MINILM_MAX_TOKENS};
 pub use openai::{OpenAiConfig, OpenAiEmbedder};
 pub use static_model::{StaticEmbedder, STATIC_MAX_TOKENS};
 pub use tokenizer::{Encoding, WordPieceTokenizer};

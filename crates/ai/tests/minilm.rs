@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use folio_ai::{cosine, Embedder, MiniLm, WordPieceTokenizer};
+use folio_ai::{cosine, int8_kernel, Embedder, Int8Kernel, MiniLm, Precision, WordPieceTokenizer};
 use serde::Deserialize;
 
 const ASSETS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.assets/minilm");
@@ -20,9 +20,12 @@ fn assets() -> Option<PathBuf> {
     }
 }
 
+/// The f32 encoder: the reference's own precision.
 fn model() -> &'static MiniLm {
     static MODEL: OnceLock<MiniLm> = OnceLock::new();
-    MODEL.get_or_init(|| MiniLm::load(Path::new(ASSETS)).expect("load MiniLM").with_batch_size(2))
+    MODEL.get_or_init(|| {
+        MiniLm::load_with(Path::new(ASSETS), Precision::Reference).expect("load MiniLM").with_batch_size(2)
+    })
 }
 
 #[derive(Deserialize)]
@@ -159,4 +162,66 @@ fn matches_published_example() {
     for (got, want) in v.iter().zip(published) {
         assert!((*got as f64 - want).abs() < 1e-5, "{:?} vs {published:?}", &v[..5]);
     }
+}
+
+/// The fast f32 encoder (what `MiniLm::load` runs on CPUs without VNNI) gives the reference
+/// encoder's vectors; unpadded, a text's vector is the same alone or in a batch, on one thread
+/// or two.
+#[test]
+fn fast_f32_encoder_matches_the_reference() {
+    if assets().is_none() {
+        return;
+    }
+    let m = MiniLm::load_with(Path::new(ASSETS), Precision::F32).unwrap();
+    assert_eq!(m.precision_name(), "f32");
+    let reference = reference();
+    let texts: Vec<&str> = reference.sentences.iter().map(|s| s.text.as_str()).collect();
+    let docs = m.embed_documents(&texts).unwrap();
+    let checked = model().embed_documents(&texts).unwrap();
+    for ((s, v), r) in reference.sentences.iter().zip(&docs).zip(&checked) {
+        let c = cosine(v, r);
+        assert!(c >= 0.99999, "cosine {c} to the reference encoder for {:?}", s.text);
+        let alone = m.embed_query(s.text.as_str()).unwrap();
+        assert!(cosine(&alone, v) >= 0.99999, "batching changed the vector of {:?}", s.text);
+    }
+    let one = m.with_threads(1).embed_documents(&texts).unwrap();
+    for (a, b) in one.iter().zip(&docs) {
+        assert!(cosine(a, b) >= 0.99999, "threads changed the vectors");
+    }
+}
+
+/// The 8-bit encoder (what `MiniLm::load` runs on CPUs with AVX-512 VNNI; AVX2 elsewhere) against
+/// the float64 reference and against the f32 encoder: the same vectors within quantization error,
+/// the same vector for a text whether it is embedded alone or in a batch, and on one thread or two.
+#[test]
+fn int8_encoder_keeps_the_vectors() {
+    if assets().is_none() {
+        return;
+    }
+    if int8_kernel() == Int8Kernel::Scalar {
+        eprintln!("SKIP: this CPU has neither AVX-512 VNNI nor AVX2 for the 8-bit kernel");
+        return;
+    }
+    let m = MiniLm::load_with(Path::new(ASSETS), Precision::Int8).unwrap();
+    assert_eq!(m.precision_name(), "int8");
+    let reference = reference();
+    let texts: Vec<&str> = reference.sentences.iter().map(|s| s.text.as_str()).collect();
+    let docs = m.embed_documents(&texts).unwrap();
+    let f32_docs = model().embed_documents(&texts).unwrap();
+    let mut worst = 1f32;
+    for ((s, v), f) in reference.sentences.iter().zip(&docs).zip(&f32_docs) {
+        let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
+        let c = cosine(v, f);
+        eprintln!("int8 vs f32 cosine {c:.5}, vs reference {:.5}  {:.40}", cosine(v, &s.embedding), s.text);
+        worst = worst.min(c);
+        if s.ids.len() < reference.max_len {
+            assert!(cosine(v, &s.embedding) >= 0.99, "{:?}", s.text);
+        }
+        let alone = m.embed_query(s.text.as_str()).unwrap();
+        assert!(cosine(&alone, v) >= 0.99999, "batching changed the vector of {:?}", s.text);
+    }
+    assert!(worst >= 0.99, "int8 vs f32 cosine {worst}");
+    let one = m.with_threads(1).embed_documents(&texts).unwrap();
+    assert_eq!(one, docs, "threads changed the vectors");
 }

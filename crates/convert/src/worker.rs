@@ -16,7 +16,7 @@
 //! Either way the caller gets a typed [`ErrorKind`]: [`ErrorKind::TimedOut`],
 //! [`ErrorKind::OutOfMemory`], [`ErrorKind::Crashed`] or [`ErrorKind::Cancelled`].
 
-use crate::{check_file, convert_file, ConvertError, ConvertOptions, ErrorKind};
+use crate::{check_file, convert_file_reporting, ConvertError, ConvertOptions, ErrorKind};
 use folio_core::model::Document;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
@@ -60,7 +60,8 @@ pub fn this_executable() -> Option<PathBuf> {
     WORKER_EXE.get().cloned().flatten()
 }
 
-/// The worker's side: request on stdin, `Result<Document, ErrorKind>` as JSON on stdout.
+/// The worker's side: request on stdin; on stdout, a line `P done total` as pages are read, then
+/// `Result<Document, ErrorKind>` as JSON (compact JSON has no line breaks: it is the last line).
 fn serve() -> i32 {
     let mut input = Vec::new();
     if std::io::stdin().read_to_end(&mut input).is_err() {
@@ -68,14 +69,29 @@ fn serve() -> i32 {
     }
     let Ok(req) = serde_json::from_slice::<Request>(&input) else { return 3 };
     limit_memory(req.options.memory_limit);
-    let result = std::panic::catch_unwind(|| convert_file(&req.path, &req.options).map_err(|e| e.kind))
-        .unwrap_or_else(|_| Err(ErrorKind::Crashed("the converter panicked on this file".into())));
-    let Ok(out) = serde_json::to_vec(&result) else { return 4 };
     let mut stdout = std::io::stdout().lock();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut pages = |done: u32, total: u32| {
+            let _ = writeln!(stdout, "{PAGES_LINE}{done} {total}").and_then(|()| stdout.flush());
+        };
+        convert_file_reporting(&req.path, &req.options, &mut pages).map_err(|e| e.kind)
+    }))
+    .unwrap_or_else(|_| Err(ErrorKind::Crashed("the converter panicked on this file".into())));
+    let Ok(out) = serde_json::to_vec(&result) else { return 4 };
     if stdout.write_all(&out).and_then(|()| stdout.flush()).is_err() {
         return 4;
     }
     0
+}
+
+/// How a worker's progress line starts.
+const PAGES_LINE: &str = "P ";
+
+/// A worker's progress line's pages read and pages in all.
+fn parse_pages(line: &[u8]) -> Option<(u32, u32)> {
+    let rest = std::str::from_utf8(line.strip_prefix(PAGES_LINE.as_bytes())?).ok()?;
+    let (done, total) = rest.trim_end().split_once(' ')?;
+    Some((done.parse().ok()?, total.parse().ok()?))
 }
 
 /// Caps this process's address space (Unix); allocations past it fail, and the process aborts.
@@ -99,14 +115,31 @@ pub fn convert_file_guarded(
     options: &ConvertOptions,
     cancel: &AtomicBool,
 ) -> Result<Document, ConvertError> {
+    convert_file_guarded_reporting(path, options, cancel, &mut |_, _| {})
+}
+
+/// [`convert_file_guarded`], calling `pages(done, total)` on the caller's thread as the pages of a
+/// paged format (PDF) are read.
+pub fn convert_file_guarded_reporting(
+    path: &Path,
+    options: &ConvertOptions,
+    cancel: &AtomicBool,
+    pages: &mut dyn FnMut(u32, u32),
+) -> Result<Document, ConvertError> {
     let fail = |kind| ConvertError { path: path.to_path_buf(), kind };
     // What needs no conversion is refused here: a folder, a file over the size limit (a 2 GB sparse
     // file is refused without reading a byte of it).
     check_file(path, options).map_err(fail)?;
     match &options.worker {
-        Some(exe) => in_process(exe, path, options, cancel).map_err(fail),
-        None => on_thread(path, options, cancel),
+        Some(exe) => in_process(exe, path, options, cancel, pages).map_err(fail),
+        None => on_thread(path, options, cancel, pages),
     }
+}
+
+/// What a conversion running elsewhere sends back.
+enum Event<T> {
+    Pages(u32, u32),
+    Done(T),
 }
 
 /// Polls `done` until it answers, the time limit passes or `cancel` is set.
@@ -132,31 +165,78 @@ fn wait<T>(
     }
 }
 
-fn on_thread(path: &Path, options: &ConvertOptions, cancel: &AtomicBool) -> Result<Document, ConvertError> {
+/// Takes what has arrived on `rx`: page events go to `pages`; the answer, if it came, is returned.
+fn take_events<T>(
+    rx: &std::sync::mpsc::Receiver<Event<T>>,
+    pages: &mut dyn FnMut(u32, u32),
+) -> Result<Option<T>, std::sync::mpsc::TryRecvError> {
+    loop {
+        match rx.try_recv()? {
+            Event::Pages(done, total) => pages(done, total),
+            Event::Done(r) => return Ok(Some(r)),
+        }
+    }
+}
+
+fn on_thread(
+    path: &Path,
+    options: &ConvertOptions,
+    cancel: &AtomicBool,
+    pages: &mut dyn FnMut(u32, u32),
+) -> Result<Document, ConvertError> {
     let (tx, rx) = std::sync::mpsc::channel();
     let (p, o) = (path.to_path_buf(), options.clone());
     let spawned = std::thread::Builder::new().name("folio-convert".into()).spawn(move || {
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| convert_file(&p, &o)))
-            .unwrap_or_else(|_| {
-                Err(ConvertError {
-                    path: p.clone(),
-                    kind: ErrorKind::Crashed("the converter panicked".into()),
-                })
-            });
-        let _ = tx.send(r);
+        let progress = tx.clone();
+        let mut report = move |done, total| {
+            let _ = progress.send(Event::Pages(done, total));
+        };
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            convert_file_reporting(&p, &o, &mut report)
+        }))
+        .unwrap_or_else(|_| {
+            Err(ConvertError { path: p.clone(), kind: ErrorKind::Crashed("the converter panicked".into()) })
+        });
+        let _ = tx.send(Event::Done(r));
     });
     let fail = |kind| ConvertError { path: path.to_path_buf(), kind };
     if let Err(e) = spawned {
         return Err(fail(ErrorKind::Io(format!("cannot start a converter thread: {e}"))));
     }
-    let got = wait(options, cancel, || match rx.try_recv() {
-        Ok(r) => Some(r),
+    let got = wait(options, cancel, || match take_events(&rx, pages) {
+        Ok(r) => r,
         Err(std::sync::mpsc::TryRecvError::Empty) => None,
         Err(std::sync::mpsc::TryRecvError::Disconnected) => {
             Some(Err(fail(ErrorKind::Crashed("the converter thread ended without an answer".into()))))
         }
     });
     got.map_err(fail)?
+}
+
+/// Reads a worker's stdout to its end on a thread: its page lines become events on `tx` as they
+/// come; the rest (the answer) is returned.
+fn drain_answer(
+    r: impl Read + Send + 'static,
+    tx: std::sync::mpsc::Sender<Event<()>>,
+) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut r = std::io::BufReader::with_capacity(64 * 1024, r);
+        let mut out = Vec::new();
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match std::io::BufRead::read_until(&mut r, b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => match parse_pages(&line) {
+                    Some((done, total)) => {
+                        let _ = tx.send(Event::Pages(done, total));
+                    }
+                    None => out.extend_from_slice(&line),
+                },
+            }
+        }
+        out
+    })
 }
 
 /// Reads a pipe to its end on a thread, keeping at most `cap` bytes.
@@ -181,6 +261,7 @@ fn in_process(
     path: &Path,
     options: &ConvertOptions,
     cancel: &AtomicBool,
+    pages: &mut dyn FnMut(u32, u32),
 ) -> Result<Document, ErrorKind> {
     let request = serde_json::to_vec(&Request { path: path.to_path_buf(), options: options.clone() })
         .map_err(|e| ErrorKind::Io(e.to_string()))?;
@@ -191,13 +272,17 @@ fn in_process(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| ErrorKind::Io(format!("cannot start the converter process {}: {e}", exe.display())))?;
-    let stdout = drain(child.stdout.take().expect("stdout is piped"), usize::MAX);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = drain_answer(child.stdout.take().expect("stdout is piped"), tx);
     let stderr = drain(child.stderr.take().expect("stderr is piped"), 64 * 1024);
     if let Some(mut stdin) = child.stdin.take() {
         // A worker that died at once closed its end; its exit status tells why.
         let _ = stdin.write_all(&request);
     }
-    let status = wait(options, cancel, || child.try_wait().ok().flatten());
+    let status = wait(options, cancel, || {
+        let _ = take_events(&rx, pages);
+        child.try_wait().ok().flatten()
+    });
     let status = match status {
         Ok(s) => s,
         Err(e) => {
@@ -207,6 +292,7 @@ fn in_process(
         }
     };
     let out = stdout.join().unwrap_or_default();
+    let _ = take_events(&rx, pages);
     let err = String::from_utf8_lossy(&stderr.join().unwrap_or_default()).into_owned();
     if status.success() {
         return serde_json::from_slice::<Result<Document, ErrorKind>>(&out).unwrap_or_else(|e| {
@@ -263,11 +349,20 @@ mod tests {
     }
 
     #[test]
+    fn page_lines_are_told_from_the_answer() {
+        assert_eq!(parse_pages(b"P 3 12\n"), Some((3, 12)));
+        assert_eq!(parse_pages(b"P 3 12"), Some((3, 12)));
+        assert_eq!(parse_pages(b"{\"Ok\":{}}"), None);
+        assert_eq!(parse_pages(b"P x 12\n"), None);
+        assert_eq!(parse_pages(b"P 3\n"), None);
+    }
+
+    #[test]
     fn a_thread_conversion_answers_like_a_direct_one() {
         let (dir, p) = temp_file("rules.md", b"# 1 Scope\n\nThese rules apply.\n");
         let options = ConvertOptions { worker: None, ..ConvertOptions::default() };
         let guarded = convert_file_guarded(&p, &options, &AtomicBool::new(false)).unwrap();
-        assert_eq!(guarded, convert_file(&p, &options).unwrap());
+        assert_eq!(guarded, crate::convert_file(&p, &options).unwrap());
         std::fs::remove_dir_all(dir).unwrap();
     }
 

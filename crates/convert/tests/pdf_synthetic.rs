@@ -5,7 +5,8 @@
 //! Skips (with a message) when `libpdfium.so` is not found.
 
 use folio_convert::pdf::{find_pdfium_library, PdfConverter};
-use folio_convert::{convert_bytes, ConvertOptions, Converter, ErrorKind};
+use folio_convert::{convert_bytes, convert_file_guarded_reporting, ConvertOptions, Converter, ErrorKind};
+use std::sync::atomic::AtomicBool;
 
 mod common;
 use common::headings;
@@ -171,6 +172,43 @@ fn handbook_structure() {
         let scope = doc.blocks.iter().find(|b| doc.block_text(b) == "2 Rules").unwrap();
         assert_eq!(scope.pages.unwrap().start, 4);
     }
+}
+
+#[test]
+fn pages_are_reported_as_they_are_read_in_a_worker_process_and_on_a_thread() {
+    if !engine_present() {
+        return;
+    }
+    let bytes = handbook();
+    let mut seen = Vec::new();
+    PdfConverter
+        .convert_reporting("handbook.pdf", &bytes, &ConvertOptions::default(), &mut |d, t| seen.push((d, t)))
+        .unwrap();
+    assert_eq!(seen, (1..=5).map(|d| (d, 5)).collect::<Vec<_>>());
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("handbook.pdf");
+    std::fs::write(&path, &bytes).unwrap();
+    let worker = std::path::PathBuf::from(env!("CARGO_BIN_EXE_folio-convert-worker"));
+    for worker in [Some(worker), None] {
+        let options = ConvertOptions { worker: worker.clone(), ..ConvertOptions::default() };
+        let mut seen = Vec::new();
+        let doc = convert_file_guarded_reporting(&path, &options, &AtomicBool::new(false), &mut |d, t| {
+            seen.push((d, t))
+        })
+        .unwrap();
+        assert_eq!(doc.meta.page_count, Some(5));
+        assert_eq!(seen, (1..=5).map(|d| (d, 5)).collect::<Vec<_>>(), "worker {worker:?}");
+    }
+    // Formats without pages say nothing.
+    let md = dir.path().join("a.md");
+    std::fs::write(&md, "# 1 Scope\n\nText.\n").unwrap();
+    let mut seen = 0;
+    convert_file_guarded_reporting(&md, &ConvertOptions::default(), &AtomicBool::new(false), &mut |_, _| {
+        seen += 1
+    })
+    .unwrap();
+    assert_eq!(seen, 0);
 }
 
 #[test]

@@ -26,8 +26,8 @@ pub use context::ContextMode;
 pub use folio_ai::keys::KeyStatus;
 pub use workspace::{
     BackendError, DocumentStats, DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage,
-    ProgressThrottle, Rect, SearchRequest, SectionFilter, SectionView, Settings, SettingsChange, TermMark,
-    WatchedFolder, Weights, Workspace,
+    ProgressThrottle, Rect, SearchRequest, SectionFilter, SectionView, Settings, SettingsChange, TableMark,
+    TermMark, WatchedFolder, Weights, Workspace,
 };
 
 /// Call first thing in a shell's `main`: in a process started as a converter worker, converts

@@ -4,7 +4,7 @@ use crate::context::{contextualize, plan, ContextMode};
 use crate::EngineError;
 use folio_ai::context::cost::Estimate;
 use folio_ai::Embedder;
-use folio_convert::{convert_file_guarded, ConvertOptions};
+use folio_convert::{convert_file_guarded, convert_file_guarded_reporting, ConvertOptions};
 use folio_core::analysis::analyze;
 use folio_core::chunker::ChunkerConfig;
 use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
@@ -12,6 +12,7 @@ use folio_core::query::parse_query;
 use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
 use folio_index::catalog::{
     Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, FailureRow, NewDocument, RefRow, SectionRow,
+    TableRow,
 };
 use folio_index::exact::{document_label, number_keys, ExactIndex};
 use folio_index::keyword::{KeywordDoc, KeywordFilter, KeywordIndex};
@@ -616,11 +617,15 @@ impl Library {
         let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
         let path = abs.display().to_string();
         let mtime = mtime_of(&abs);
-        let doc = convert_file_guarded(&abs, &self.options.convert, cancel).map_err(|e| match e.kind {
-            folio_convert::ErrorKind::Cancelled => ("cancelled".to_string(), "cancelled".to_string()),
-            // The failure names the file already: the message is the reason alone.
-            _ => (e.kind.code().to_string(), e.kind.to_string()),
-        })?;
+        let mut pages = |done: u32, total: u32| progress(Stage::Converting, done as usize, total as usize);
+        let doc =
+            convert_file_guarded_reporting(&abs, &self.options.convert, cancel, &mut pages).map_err(|e| {
+                match e.kind {
+                    folio_convert::ErrorKind::Cancelled => ("cancelled".to_string(), "cancelled".to_string()),
+                    // The failure names the file already: the message is the reason alone.
+                    _ => (e.kind.code().to_string(), e.kind.to_string()),
+                }
+            })?;
         let mode = self.options.context.tag();
         let old = self.catalog.document_by_path(&path).map_err(|e| internal(e.into()))?;
         if let Some(old) = &old {
@@ -1423,6 +1428,11 @@ impl Library {
     /// References written inside a section (its subsections included).
     pub fn section_references(&self, doc_id: i64, section: &SectionRow) -> Result<Vec<RefRow>, EngineError> {
         Ok(self.catalog.references_within(doc_id, section.span)?)
+    }
+
+    /// The tables inside a section's text.
+    pub fn section_tables(&self, doc_id: i64, section: &SectionRow) -> Result<Vec<TableRow>, EngineError> {
+        Ok(self.catalog.tables_within(doc_id, section.span)?)
     }
 
     /// One chunk by id.

@@ -176,6 +176,16 @@ pub struct LinkMark {
     pub target_section: Option<String>,
 }
 
+/// A table in a section's text (offsets in UTF-16 code units of `SectionView::text`): its rows are
+/// the lines of `text[start..end]`, its cells separated by tabs, its first `header_rows` rows head
+/// the columns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct TableMark {
+    pub start: usize,
+    pub end: usize,
+    pub header_rows: u32,
+}
+
 /// A section as the reader shows it.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SectionView {
@@ -187,6 +197,7 @@ pub struct SectionView {
     pub text: String,
     pub terms: Vec<TermMark>,
     pub links: Vec<LinkMark>,
+    pub tables: Vec<TableMark>,
     pub pages: Option<PageRange>,
     pub path: String,
     pub format: String,
@@ -417,6 +428,15 @@ impl Workspace {
                 }
             })
             .collect();
+        let tables = lib
+            .section_tables(d.id, &st.section)?
+            .into_iter()
+            .map(|t| TableMark {
+                start: utf16.at(t.span.start - base),
+                end: utf16.at(t.span.end - base),
+                header_rows: t.header_rows,
+            })
+            .collect();
         Ok(SectionView {
             doc_id: d.id,
             document: d.title.clone(),
@@ -427,6 +447,7 @@ impl Workspace {
             text,
             terms,
             links,
+            tables,
             path: d.path,
             format: d.format,
         })

@@ -6,7 +6,7 @@ use crate::IndexError;
 use folio_core::analysis::Analysis;
 use folio_core::chunker::Chunk;
 use folio_core::definitions::DefinitionScope;
-use folio_core::model::{PageRange, Span};
+use folio_core::model::{BlockKind, PageRange, Span};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use std::path::Path;
@@ -15,7 +15,7 @@ use std::sync::{Mutex, MutexGuard};
 /// The current schema version.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     r#"
 CREATE TABLE documents (
     id INTEGER PRIMARY KEY,
@@ -134,6 +134,14 @@ CREATE TABLE failures (
     at INTEGER NOT NULL
 );
 "#,
+    r#"
+CREATE TABLE tables (
+    doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    span_start INTEGER NOT NULL, span_end INTEGER NOT NULL,
+    header_rows INTEGER NOT NULL
+);
+CREATE INDEX tables_by_doc ON tables(doc_id, span_start);
+"#,
 ];
 
 /// A document's row.
@@ -163,6 +171,14 @@ pub struct FailureRow {
     pub message: String,
     /// When it failed (Unix seconds).
     pub at: i64,
+}
+
+/// A table block as stored: its place in the document text (rows separated by `\n`, cells by
+/// `\t`) and how many of its first rows are column headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TableRow {
+    pub span: Span,
+    pub header_rows: u32,
 }
 
 /// A chunk as stored.
@@ -473,6 +489,16 @@ impl Catalog {
                     r.span.start as i64,
                     r.span.end as i64
                 ])?;
+            }
+        }
+        {
+            let mut st = tx.prepare(
+                "INSERT INTO tables (doc_id, span_start, span_end, header_rows) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for b in &a.document.blocks {
+                if let BlockKind::Table { header_rows } = b.kind {
+                    st.execute(params![doc_id, b.span.start as i64, b.span.end as i64, header_rows as i64])?;
+                }
             }
         }
         let mut stored = Vec::with_capacity(a.chunks.len());
@@ -922,6 +948,24 @@ impl Catalog {
         Ok(rows)
     }
 
+    /// Tables inside a span of a document (a section and its subsections), in text order.
+    pub fn tables_within(&self, doc_id: i64, span: Span) -> Result<Vec<TableRow>, IndexError> {
+        let conn = self.conn();
+        let mut st = conn.prepare(
+            "SELECT span_start, span_end, header_rows FROM tables
+             WHERE doc_id = ?1 AND span_start >= ?2 AND span_end <= ?3 ORDER BY span_start",
+        )?;
+        let rows = st
+            .query_map(params![doc_id, span.start as i64, span.end as i64], |r| {
+                Ok(TableRow {
+                    span: Span::new(r.get::<_, i64>(0)? as usize, r.get::<_, i64>(1)? as usize),
+                    header_rows: r.get::<_, i64>(2)? as u32,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
     /// Sections, chunks, definitions and references of a document.
     pub fn document_counts(&self, doc_id: i64) -> Result<[usize; 4], IndexError> {
         let conn = self.conn();
@@ -1064,5 +1108,53 @@ fn chunk_row_of(id: i64, doc_id: i64, c: &Chunk, context: ChunkContext) -> Chunk
         context: context.text,
         context_source: context.source,
         defined_terms: c.defined_terms.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use folio_core::analysis::analyze;
+    use folio_core::chunker::ChunkerConfig;
+    use folio_core::model::{DocumentBuilder, Format};
+    use folio_core::tokens::WordCounter;
+
+    #[test]
+    fn tables_are_kept_with_their_header_rows_and_go_with_their_document() {
+        let mut b = DocumentBuilder::new(Format::Markdown, "Report", b"r");
+        b.push(BlockKind::Heading { level: 1, number: None }, "Balance sheet", None);
+        b.push(BlockKind::Paragraph, "Figures in millions.", None);
+        b.push(BlockKind::Table { header_rows: 1 }, "\t2022\t2021\nTotal assets\t352\t351", None);
+        b.push(BlockKind::Table { header_rows: 0 }, "a\tb", None);
+        let a = analyze(b.finish(), &WordCounter, &ChunkerConfig::default());
+        let mut cat = Catalog::in_memory().unwrap();
+        let new = |path| NewDocument {
+            path,
+            label: "R",
+            mtime: 0,
+            size: 1,
+            analysis: &a,
+            contexts: &[],
+            context_mode: "none",
+        };
+        let (id, _) = cat.put_document(&new("/r.md")).unwrap();
+        let all = Span::new(0, a.document.text.len());
+        let tables = cat.tables_within(id, all).unwrap();
+        assert_eq!(tables.len(), 2);
+        assert_eq!(tables[0].header_rows, 1);
+        assert_eq!(
+            &a.document.text[tables[0].span.start..tables[0].span.end],
+            "\t2022\t2021\nTotal assets\t352\t351"
+        );
+        assert_eq!(tables[1].header_rows, 0);
+        // Only the tables inside the span asked for.
+        assert_eq!(cat.tables_within(id, Span::new(0, tables[0].span.end)).unwrap().len(), 1);
+        // Replacing the document replaces its tables; removing it removes them.
+        // (SQLite may give the new row the old id: the count tells the old tables are gone.)
+        let (id2, _) = cat.put_document(&new("/r.md")).unwrap();
+        assert_eq!(cat.tables_within(id2, all).unwrap().len(), 2);
+        assert!(id2 == id || cat.tables_within(id, all).unwrap().is_empty());
+        assert!(cat.remove_document(id2).unwrap());
+        assert!(cat.tables_within(id2, all).unwrap().is_empty());
     }
 }

@@ -28,6 +28,7 @@ import type {
   SettingsChange,
   Stage,
   SyncReport,
+  TableMark,
   TermMark,
   Timings,
   WatchedFolder,
@@ -36,6 +37,29 @@ import { isLlmProvider, type LlmProvider } from './providers';
 import { writeClipboard } from './clipboard';
 import { encodeGrayPng } from './png';
 import { formatPages } from '../text/format';
+
+/**
+ * Tables in a sample body: each run of lines with tab-separated cells, its first `headerRows`
+ * rows heading the columns (the engine stores what the converter found instead).
+ */
+function tableMarks(body: string, headerRows: number): TableMark[] {
+  const out: TableMark[] = [];
+  let at = 0;
+  let open: TableMark | null = null;
+  for (const line of body.split('\n')) {
+    const end = at + line.length;
+    if (line.includes('\t')) {
+      if (open) open.end = end;
+      else open = { start: at, end, header_rows: headerRows };
+    } else if (open) {
+      out.push(open);
+      open = null;
+    }
+    at = end + 1;
+  }
+  if (open) out.push(open);
+  return out;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Sample documents
@@ -198,7 +222,8 @@ const GEN: DocSpec = {
       type: 'table',
       pages: [5, 5],
       body:
-        'Record | Retention period\nClient agreements | 6 years\nTransaction records | 6 years\nComplaints | 3 years',
+        'Records are kept for at least these periods.\n\n' +
+        'Record\tRetention period\nClient agreements\t6 years\nTransaction records\t6 years\nComplaints\t3 years',
     },
   ],
   definitions: [{ term: 'Senior Management', section: 2, scope: 3 }],
@@ -734,6 +759,7 @@ export class FakeBackend implements Backend {
       text: d.bodies[s.ord],
       terms: this.termMarks(d, s),
       links,
+      tables: tableMarks(d.bodies[s.ord], d.types[s.ord] === 'table' ? 1 : 0),
       pages: s.pages,
       path: d.row.path,
       format: d.row.format,

@@ -3,7 +3,13 @@ import type { DefinitionHit, LinkMark, SectionView, TermMark } from '../backend/
 import type { Loc } from '../state/history';
 import type { Headings } from '../state/useHeadings';
 import { sectionLabel } from '../text/sections';
-import { segmentText } from './segments';
+import { segmentRange } from './segments';
+import { splitTables } from './tables';
+
+/** Whether a cell holds a figure ("$3,954,687", "(12.5)%", "—"): set right-aligned. */
+function isFigure(cell: string): boolean {
+  return /^[\s$€£¥(−–—-]*[\d.,]*\d[\d.,]*\s*[)%]*\s*$|^\s*[—–-]\s*$/.test(cell);
+}
 
 type Props = {
   view: SectionView;
@@ -44,7 +50,7 @@ export function bestDefinition(defs: DefinitionHit[], mark: TermMark, view: Sect
 
 /** A section's text with defined terms and cross-references marked, rendered as text nodes. */
 export function SectionText({ view, define, onOpen, headings }: Props) {
-  const segments = useMemo(() => segmentText(view.text, view.terms, view.links), [view]);
+  const parts = useMemo(() => splitTables(view.text, view.tables), [view]);
   const [popover, setPopover] = useState<PopoverState | null>(null);
   const hideTimer = useRef<number | undefined>(undefined);
 
@@ -86,10 +92,8 @@ export function SectionText({ view, define, onOpen, headings }: Props) {
     }
   };
 
-  return (
-    <>
-      <div className="reader-text" data-testid="reader-text">
-        {segments.map((seg) => {
+  const renderRange = (start: number, end: number) =>
+    segmentRange(view.text, start, end, view.terms, view.links).map((seg) => {
           if (seg.kind === 'text') return <span key={seg.start}>{seg.text}</span>;
           if (seg.kind === 'term') {
             const open = popover?.start === seg.start;
@@ -138,7 +142,51 @@ export function SectionText({ view, define, onOpen, headings }: Props) {
               {seg.text}
             </a>
           );
-        })}
+        });
+
+  return (
+    <>
+      <div className="reader-text" data-testid="reader-text">
+        {parts.map((part) =>
+          part.kind === 'flow' ? (
+            <span key={part.start}>{renderRange(part.start, part.end)}</span>
+          ) : (
+            <div key={part.start} className="reader-table-wrap">
+              <table className="reader-table" data-testid="reader-table">
+                {part.headerRows.length > 0 && (
+                  <thead>
+                    {part.headerRows.map((row) => (
+                      <tr key={row[0]?.start}>
+                        {row.map((c, i) => (
+                          <th key={i} scope="col">
+                            {renderRange(c.start, c.end)}
+                          </th>
+                        ))}
+                      </tr>
+                    ))}
+                  </thead>
+                )}
+                <tbody>
+                  {part.bodyRows.map((row) => (
+                    <tr key={row[0]?.start}>
+                      {row.map((c, i) =>
+                        i === 0 && part.headerRows.length > 0 ? (
+                          <th key={i} scope="row">
+                            {renderRange(c.start, c.end)}
+                          </th>
+                        ) : (
+                          <td key={i} className={isFigure(view.text.slice(c.start, c.end)) ? 'num' : undefined}>
+                            {renderRange(c.start, c.end)}
+                          </td>
+                        ),
+                      )}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ),
+        )}
       </div>
       {popover && (
         <DefinitionPopover

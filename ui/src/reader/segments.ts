@@ -32,3 +32,16 @@ export function segmentText(text: string, terms: TermMark[], links: LinkMark[]):
   if (pos < text.length) out.push({ kind: 'text', text: text.slice(pos), start: pos });
   return out;
 }
+
+/**
+ * The segments of `text[start..end]`, with offsets into the whole text: marks are cut to the
+ * range (a mark that crosses a table cell's edge is shown in part on each side).
+ */
+export function segmentRange(text: string, start: number, end: number, terms: TermMark[], links: LinkMark[]): Segment[] {
+  const shift = <T extends { start: number; end: number }>(m: T): T => ({ ...m, start: m.start - start, end: m.end - start });
+  const inside = (m: { start: number; end: number }) => m.end > start && m.start < end;
+  return segmentText(text.slice(start, end), terms.filter(inside).map(shift), links.filter(inside).map(shift)).map((s) => ({
+    ...s,
+    start: s.start + start,
+  }));
+}

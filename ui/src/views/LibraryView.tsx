@@ -353,6 +353,7 @@ type IngestPanelProps = {
 export function stageText(row: IngestRow): string {
   if (row.stage === 'failed') return `failed: ${row.error?.message ?? 'unknown error'}`;
   if (row.stage === 'embedding' && row.total > 0) return `embedding ${row.done}/${row.total}`;
+  if (row.stage === 'converting' && row.total > 1) return `reading page ${row.done}/${row.total}`;
   return STAGE_LABELS[row.stage] ?? row.stage;
 }
 

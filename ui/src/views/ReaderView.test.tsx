@@ -44,6 +44,23 @@ describe('reader', () => {
     expect(link).toHaveAttribute('data-target-section', 'sec_2_1_3');
   });
 
+  it('shows a table as a grid with its header row', async () => {
+    const { user } = setup();
+    await openVia(user, '2.3', 'sec_2_3');
+    const text = screen.getByTestId('reader-text');
+    expect(text).toHaveTextContent('Records are kept for at least these periods.');
+    const table = within(text).getByTestId('reader-table');
+    const head = within(table).getAllByRole('columnheader').map((c) => c.textContent);
+    expect(head).toEqual(['Record', 'Retention period']);
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(rows.map((r) => Array.from(r.children).map((c) => c.textContent))).toEqual([
+      ['Client agreements', '6 years'],
+      ['Transaction records', '6 years'],
+      ['Complaints', '3 years'],
+    ]);
+    expect(within(rows[0]).getByRole('rowheader')).toHaveTextContent('Client agreements');
+  });
+
   it('marks references that are not in the library', async () => {
     const { user } = setup();
     await openVia(user, '2.1.3', 'sec_2_1_3');

@@ -31,6 +31,7 @@ pub(super) fn convert_document(
     name: &str,
     bytes: &[u8],
     options: &ConvertOptions,
+    report: &mut dyn FnMut(u32, u32),
 ) -> Result<Document, ErrorKind> {
     let page_count =
         doc.page_count().ok_or_else(|| ErrorKind::Corrupt("the page tree is unreadable".into()))?;
@@ -54,10 +55,22 @@ pub(super) fn convert_document(
     let mut page_lines_of: Vec<Vec<Line>> = Vec::with_capacity(page_count as usize);
     let mut recognizer: Option<Recognizer> = None;
     let mut scanned = 0u32;
+    // Pages read so far: a text page when its lines are laid out, a scanned one when OCR answers.
+    let mut read = 0u32;
+    let mut page_read = |n: u32| {
+        if n > 0 {
+            read += n;
+            report(read, page_count);
+        }
+    };
     for p in 0..page_count {
         page_lines_of.push(Vec::new());
+        if let Some(r) = recognizer.as_mut() {
+            page_read(r.collect_ready());
+        }
         let Some(page) = doc.page(p) else {
             pages.push(PageInfo { width: 612.0, height: 792.0 });
+            page_read(1);
             continue;
         };
         let (width, height) = page.size();
@@ -69,11 +82,15 @@ pub(super) fn convert_document(
                 Ok(image) => recognizer
                     .get_or_insert_with(|| Recognizer::start(&OcrOptions::default(), ocr_threads()))
                     .send(image),
-                Err(e) => warnings.push(format!("page {}: cannot render it for OCR ({e})", p + 1)),
+                Err(e) => {
+                    warnings.push(format!("page {}: cannot render it for OCR ({e})", p + 1));
+                    page_read(1);
+                }
             }
             continue;
         }
         if !page.has_text() {
+            page_read(1);
             continue;
         }
         if p < 8 || tagged {
@@ -83,9 +100,10 @@ pub(super) fn convert_document(
         let frags = page_fragments(&page, &mut stats, &tags);
         drop(page);
         page_lines_of[p as usize] = page_lines(frags, p, info);
+        page_read(1);
     }
     if let Some(r) = recognizer {
-        let mut results: Vec<_> = r.finish().into_iter().collect();
+        let mut results: Vec<_> = r.finish(|| page_read(1)).into_iter().collect();
         results.sort_by_key(|(p, _)| *p);
         for (p, words) in results {
             match words {

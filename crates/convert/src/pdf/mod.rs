@@ -58,10 +58,22 @@ impl Converter for PdfConverter {
     }
 
     fn convert(&self, name: &str, bytes: &[u8], options: &ConvertOptions) -> Result<Document, ErrorKind> {
+        self.convert_reporting(name, bytes, options, &mut |_, _| {})
+    }
+
+    fn convert_reporting(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        options: &ConvertOptions,
+        pages: &mut dyn FnMut(u32, u32),
+    ) -> Result<Document, ErrorKind> {
         if !engine::has_eof_marker(bytes) {
             return Err(ErrorKind::Corrupt("the PDF is truncated (no end-of-file marker)".into()));
         }
-        engine::with_document(bytes, options, |doc| convert::convert_document(doc, name, bytes, options))?
+        engine::with_document(bytes, options, |doc| {
+            convert::convert_document(doc, name, bytes, options, pages)
+        })?
     }
 }
 

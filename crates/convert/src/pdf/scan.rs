@@ -110,6 +110,8 @@ pub(super) struct Recognizer {
     rx: mpsc::Receiver<PageWords>,
     workers: Vec<std::thread::JoinHandle<()>>,
     sent: usize,
+    /// Pages answered so far, by page index.
+    answered: HashMap<u32, Result<Vec<ScanWord>, OcrError>>,
 }
 
 impl Recognizer {
@@ -140,7 +142,7 @@ impl Recognizer {
                 })
             })
             .collect();
-        Recognizer { tx: Some(tx), rx, workers, sent: 0 }
+        Recognizer { tx: Some(tx), rx, workers, sent: 0, answered: HashMap::new() }
     }
 
     /// Queues a page image; blocks while two are waiting.
@@ -152,14 +154,26 @@ impl Recognizer {
         }
     }
 
-    /// Waits for every queued page; results by page index.
-    pub fn finish(mut self) -> HashMap<u32, Result<Vec<ScanWord>, OcrError>> {
+    /// Takes the answers that have arrived, without waiting; returns how many.
+    pub fn collect_ready(&mut self) -> u32 {
+        let mut n = 0;
+        while let Ok((page, words)) = self.rx.try_recv() {
+            self.answered.insert(page, words);
+            n += 1;
+        }
+        n
+    }
+
+    /// Waits for every queued page, calling `on_page` as each of those not yet collected is
+    /// answered; results by page index.
+    pub fn finish(mut self, mut on_page: impl FnMut()) -> HashMap<u32, Result<Vec<ScanWord>, OcrError>> {
         self.tx = None;
-        let mut out = HashMap::new();
-        for _ in 0..self.sent {
+        let mut out = std::mem::take(&mut self.answered);
+        while out.len() < self.sent {
             match self.rx.recv() {
                 Ok((page, words)) => {
                     out.insert(page, words);
+                    on_page();
                 }
                 Err(_) => break,
             }

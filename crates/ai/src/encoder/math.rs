@@ -1,0 +1,140 @@
+//! The element-wise parts of the encoder, written branch-free so that the compiler vectorizes them
+//! (the exponential is a polynomial, not a libm call: GELU and softmax take one per value).
+
+const LOG2E: f32 = std::f32::consts::LOG2_E;
+
+/// `eˣ` to about 2e-7 relative error: `2^round(y)` built from the exponent bits times a degree-6
+/// polynomial for `2^f`, `|f| ≤ ½`.
+#[inline(always)]
+pub fn exp(x: f32) -> f32 {
+    // 1.5 · 2²³: adding it leaves round(y) in the low mantissa bits (no float-to-int conversion,
+    // so the loop around this vectorises).
+    const MAGIC: f32 = 12_582_912.0;
+    let y = x.clamp(-87.0, 88.0) * LOG2E;
+    let t = y + MAGIC;
+    let n = t - MAGIC;
+    let f = y - n;
+    let p = 1.0
+        + f * (std::f32::consts::LN_2
+            + f * (0.240_226_5
+                + f * (0.055_504_11 + f * (0.009_618_129 + f * (0.001_333_356 + f * 0.000_154_035_3)))));
+    let n_bits = t.to_bits().wrapping_sub(MAGIC.to_bits());
+    p * f32::from_bits(n_bits.wrapping_add(127) << 23)
+}
+
+/// The sum of a slice in eight independent lanes (a vectorisable reduction).
+#[inline(always)]
+pub fn sum(xs: &[f32]) -> f32 {
+    let mut lanes = [0f32; 8];
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        for (l, x) in lanes.iter_mut().zip(c) {
+            *l += x;
+        }
+    }
+    lanes.iter().sum::<f32>() + chunks.remainder().iter().sum::<f32>()
+}
+
+/// The error function (Abramowitz and Stegun 7.1.26, absolute error below 1.5e-7).
+#[inline(always)]
+pub fn erf(x: f32) -> f32 {
+    let a = x.abs();
+    let t = 1.0 / (1.0 + 0.327_591_1 * a);
+    let poly =
+        t * (0.254_829_6 + t * (-0.284_496_7 + t * (1.421_413_8 + t * (-1.453_152 + t * 1.061_405_4))));
+    let y = 1.0 - poly * exp(-a * a);
+    y.copysign(x)
+}
+
+/// GELU as BERT computes it (with the error function, not the tanh approximation), in place.
+#[inline(always)]
+pub fn gelu(xs: &mut [f32]) {
+    for x in xs {
+        *x = 0.5 * *x * (1.0 + erf(*x * std::f32::consts::FRAC_1_SQRT_2));
+    }
+}
+
+/// Softmax of a row, in place.
+#[inline(always)]
+pub fn softmax(xs: &mut [f32]) {
+    let mut lanes = [f32::NEG_INFINITY; 8];
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        for (l, &x) in lanes.iter_mut().zip(c) {
+            *l = if x > *l { x } else { *l };
+        }
+    }
+    let max = lanes.iter().chain(chunks.remainder()).fold(f32::NEG_INFINITY, |m, &x| m.max(x));
+    for x in xs.iter_mut() {
+        *x = exp(*x - max);
+    }
+    let inv = 1.0 / sum(xs);
+    xs.iter_mut().for_each(|x| *x *= inv);
+}
+
+/// Layer normalisation of a row, in place.
+#[inline(always)]
+pub fn layer_norm(xs: &mut [f32], gamma: &[f32], beta: &[f32], eps: f32) {
+    let n = xs.len() as f32;
+    let mean = sum(xs) / n;
+    let mut lanes = [0f32; 8];
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        for (l, x) in lanes.iter_mut().zip(c) {
+            *l += (x - mean) * (x - mean);
+        }
+    }
+    let var = (lanes.iter().sum::<f32>()
+        + chunks.remainder().iter().map(|x| (x - mean) * (x - mean)).sum::<f32>())
+        / n;
+    let inv = 1.0 / (var + eps).sqrt();
+    for ((x, g), b) in xs.iter_mut().zip(gamma).zip(beta) {
+        *x = (*x - mean) * inv * g + b;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exp_and_erf_match_the_library_functions() {
+        for i in -2000..=2000 {
+            let x = i as f32 / 100.0;
+            let (got, want) = (exp(x), x.exp());
+            assert!((got - want).abs() <= 2e-6 * want, "exp({x}) = {got}, want {want}");
+            // A&S 7.1.26 against the series (good to 1e-9 in f64 for |x| ≤ 5; erf is ±1 in f32 beyond).
+            let want = if x.abs() > 5.0 { 1f64.copysign(x as f64) } else { erf_series(x as f64) };
+            assert!((erf(x) as f64 - want).abs() < 4e-7, "erf({x}) = {}, want {want}", erf(x));
+        }
+        assert!(exp(-1000.0) < 1e-37 && exp(1000.0).is_finite());
+    }
+
+    fn erf_series(x: f64) -> f64 {
+        // erf x = 2/√π Σ (−1)ⁿ x^(2n+1) / (n! (2n+1))
+        let (mut sum, mut term, mut n) = (0.0, x, 0.0);
+        while term.abs() > 1e-17 || n < 3.0 {
+            sum += term / (2.0 * n + 1.0);
+            n += 1.0;
+            term *= -x * x / n;
+        }
+        sum * 2.0 / std::f64::consts::PI.sqrt()
+    }
+
+    #[test]
+    fn softmax_sums_to_one_and_layer_norm_centres() {
+        let mut xs = [1.0, 2.0, 3.0, -50.0];
+        softmax(&mut xs);
+        assert!((xs.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        assert!(xs[2] > xs[1] && xs[1] > xs[0] && xs[3] < 1e-20);
+        let mut ys = [1.0, 2.0, 3.0, 6.0];
+        layer_norm(&mut ys, &[1.0; 4], &[0.5; 4], 1e-12);
+        assert!((ys.iter().sum::<f32>() / 4.0 - 0.5).abs() < 1e-6);
+        let mut g = [-3.0f32, -1.0, 0.0, 1.0, 3.0];
+        gelu(&mut g);
+        let want = [-0.004_049_7, -0.158_655_3, 0.0, 0.841_344_7, 2.995_950_3];
+        for (a, b) in g.iter().zip(want) {
+            assert!((a - b).abs() < 1e-6, "{a} vs {b}");
+        }
+    }
+}

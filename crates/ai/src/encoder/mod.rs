@@ -1,0 +1,347 @@
+//! A BERT sentence encoder for the CPU. The six linear layers of each transformer block run either
+//! as 8-bit integer products ([`gemm`], on CPUs with AVX-512 VNNI, four times the f32 rate) or as
+//! f32 products ([`dense`]); embeddings, attention, GELU and layer norms are f32 ([`math`]).
+//!
+//! Texts are not padded: the rows of every text in a batch are stacked into one matrix for the
+//! linear layers, and attention runs per text over its own length, so a batch of mixed lengths
+//! costs what its pieces cost. Batches run on all cores, one batch per thread.
+
+mod dense;
+mod gemm;
+mod math;
+
+use dense::DenseLinear;
+pub use gemm::{kernel, Kernel};
+use gemm::{QuantLinear, Quantized};
+
+/// A linear layer in the precision the encoder runs in.
+enum Linear {
+    Int8(QuantLinear),
+    F32(DenseLinear),
+}
+
+impl Linear {
+    fn new(weight: &[f32], bias: &[f32], n: usize, k: usize, int8: bool) -> Option<Linear> {
+        if int8 {
+            QuantLinear::new(weight, bias, n, k).map(Linear::Int8)
+        } else {
+            DenseLinear::new(weight, bias, n, k).map(Linear::F32)
+        }
+    }
+
+    #[inline(always)]
+    fn forward(&self, x: &[f32], rows: usize, out: &mut Vec<f32>, s: &mut Quantized, threads: usize) {
+        match self {
+            Linear::Int8(l) => l.forward(x, rows, out, s),
+            Linear::F32(l) => l.forward(x, rows, out, threads),
+        }
+    }
+}
+
+use crate::minilm::BertConfig;
+use crate::AiError;
+use std::collections::HashMap;
+
+/// A tensor of the checkpoint, flattened.
+type Tensors = HashMap<String, Vec<f32>>;
+
+struct Norm {
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+}
+
+struct Block {
+    /// Query, key and value as one 3h-wide layer.
+    qkv: Linear,
+    attn_out: Linear,
+    attn_norm: Norm,
+    intermediate: Linear,
+    output: Linear,
+    out_norm: Norm,
+}
+
+/// The encoder's weights.
+pub struct FastBert {
+    int8: bool,
+    hidden: usize,
+    heads: usize,
+    eps: f32,
+    max_positions: usize,
+    vocab: usize,
+    word: Vec<f32>,
+    position: Vec<f32>,
+    token_type: Vec<f32>,
+    emb_norm: Norm,
+    blocks: Vec<Block>,
+}
+
+/// Buffers one thread reuses from batch to batch.
+#[derive(Default)]
+struct Scratch {
+    x: Vec<f32>,
+    qkv: Vec<f32>,
+    ctx: Vec<f32>,
+    tmp: Vec<f32>,
+    wide: Vec<f32>,
+    quant: Quantized,
+    scores: Vec<f32>,
+    keys_t: Vec<f32>,
+    /// Threads one product may use: all of them for a lone batch (a query), else 1 (the batches
+    /// themselves run in parallel).
+    threads: usize,
+}
+
+impl FastBert {
+    /// The encoder of a checkpoint (tensor names with or without a `bert.` prefix), its linear
+    /// layers quantized to 8 bits when `int8`.
+    pub fn new(cfg: &BertConfig, tensors: &Tensors, int8: bool) -> Result<FastBert, AiError> {
+        let prefix =
+            if tensors.contains_key("bert.embeddings.word_embeddings.weight") { "bert." } else { "" };
+        let h = cfg.hidden_size;
+        let get = |name: &str, len: usize| -> Result<Vec<f32>, AiError> {
+            let full = format!("{prefix}{name}");
+            let t = tensors
+                .get(&full)
+                .ok_or_else(|| AiError::Assets(format!("model.safetensors has no {full}")))?;
+            if t.len() != len {
+                return Err(AiError::Assets(format!("{full} has {} values, expected {len}", t.len())));
+            }
+            Ok(t.clone())
+        };
+        let linear = |name: &str, n: usize, k: usize| -> Result<Linear, AiError> {
+            let w = get(&format!("{name}.weight"), n * k)?;
+            let b = get(&format!("{name}.bias"), n)?;
+            Linear::new(&w, &b, n, k, int8)
+                .ok_or_else(|| AiError::Assets(format!("{name}: shape {n}×{k} unsupported")))
+        };
+        let norm = |name: &str| -> Result<Norm, AiError> {
+            Ok(Norm { gamma: get(&format!("{name}.weight"), h)?, beta: get(&format!("{name}.bias"), h)? })
+        };
+        let mut blocks = Vec::with_capacity(cfg.num_hidden_layers);
+        for i in 0..cfg.num_hidden_layers {
+            let l = format!("encoder.layer.{i}");
+            let own = format!("{l}.attention.self");
+            let mut w = Vec::with_capacity(3 * h * h);
+            let mut b = Vec::with_capacity(3 * h);
+            for part in ["query", "key", "value"] {
+                w.extend(get(&format!("{own}.{part}.weight"), h * h)?);
+                b.extend(get(&format!("{own}.{part}.bias"), h)?);
+            }
+            let qkv = Linear::new(&w, &b, 3 * h, h, int8)
+                .ok_or_else(|| AiError::Assets(format!("{own}: hidden size {h} unsupported")))?;
+            blocks.push(Block {
+                qkv,
+                attn_out: linear(&format!("{l}.attention.output.dense"), h, h)?,
+                attn_norm: norm(&format!("{l}.attention.output.LayerNorm"))?,
+                intermediate: linear(&format!("{l}.intermediate.dense"), cfg.intermediate_size, h)?,
+                output: linear(&format!("{l}.output.dense"), h, cfg.intermediate_size)?,
+                out_norm: norm(&format!("{l}.output.LayerNorm"))?,
+            });
+        }
+        Ok(FastBert {
+            int8,
+            hidden: h,
+            heads: cfg.num_attention_heads,
+            eps: cfg.layer_norm_eps as f32,
+            max_positions: cfg.max_position_embeddings,
+            vocab: cfg.vocab_size,
+            word: get("embeddings.word_embeddings.weight", cfg.vocab_size * h)?,
+            position: get("embeddings.position_embeddings.weight", cfg.max_position_embeddings * h)?,
+            token_type: get("embeddings.token_type_embeddings.weight", cfg.type_vocab_size * h)?[..h]
+                .to_vec(),
+            emb_norm: norm("embeddings.LayerNorm")?,
+            blocks,
+        })
+    }
+
+    /// Mean-pooled, L2-normalised vectors of `seqs` (token ids, `[CLS]` … `[SEP]`, each no longer
+    /// than the model's positions), in order, on up to `threads` threads.
+    pub fn embed(&self, seqs: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
+        // Batches of about this many pieces: big enough to keep the kernel busy, small enough that
+        // each thread's buffers stay in a few megabytes.
+        const BATCH_PIECES: usize = 2048;
+        let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut start = 0;
+        let mut pieces = 0;
+        for (i, s) in seqs.iter().enumerate() {
+            pieces += s.len();
+            if pieces >= BATCH_PIECES {
+                batches.push(start..i + 1);
+                start = i + 1;
+                pieces = 0;
+            }
+        }
+        if start < seqs.len() {
+            batches.push(start..seqs.len());
+        }
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); seqs.len()];
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let threads_asked = threads.max(1);
+        let threads = threads.clamp(1, batches.len().max(1));
+        let lone = batches.len() == 1;
+        let results: Vec<Vec<(usize, Vec<f32>)>> = std::thread::scope(|scope| {
+            let work = || {
+                let mut scratch =
+                    Scratch { threads: if lone { threads_asked } else { 1 }, ..Scratch::default() };
+                let mut done = Vec::new();
+                loop {
+                    let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(range) = batches.get(b) else { break };
+                    let vecs = self.forward(&seqs[range.clone()], &mut scratch);
+                    done.extend(range.clone().zip(vecs));
+                }
+                done
+            };
+            let handles: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+            let mut all = vec![work()];
+            all.extend(handles.into_iter().map(|h| h.join().expect("an encoder thread panicked")));
+            all
+        });
+        for (i, v) in results.into_iter().flatten() {
+            out[i] = v;
+        }
+        out
+    }
+
+    /// Whether the linear layers run in 8 bits.
+    pub fn is_int8(&self) -> bool {
+        self.int8
+    }
+
+    fn forward(&self, seqs: &[&[u32]], s: &mut Scratch) -> Vec<Vec<f32>> {
+        match kernel() {
+            // SAFETY: the CPU has the features `forward_avx512` is compiled for (`kernel` checked).
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vnni => unsafe { self.forward_avx512(seqs, s) },
+            // SAFETY: as above, for AVX2 and FMA.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { self.forward_avx2(seqs, s) },
+            _ => self.forward_plain(seqs, s),
+        }
+    }
+
+    /// [`Self::forward_plain`] compiled for AVX-512, so that its element-wise loops use it.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F, BW and VNNI.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    unsafe fn forward_avx512(&self, seqs: &[&[u32]], s: &mut Scratch) -> Vec<Vec<f32>> {
+        self.forward_plain(seqs, s)
+    }
+
+    /// [`Self::forward_plain`] compiled for AVX2 and FMA.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn forward_avx2(&self, seqs: &[&[u32]], s: &mut Scratch) -> Vec<Vec<f32>> {
+        self.forward_plain(seqs, s)
+    }
+
+    #[inline(always)]
+    fn forward_plain(&self, seqs: &[&[u32]], s: &mut Scratch) -> Vec<Vec<f32>> {
+        let h = self.hidden;
+        let rows: usize = seqs.iter().map(|q| q.len()).sum();
+        // Embeddings.
+        s.x.clear();
+        s.x.resize(rows * h, 0.0);
+        let mut r = 0;
+        for seq in seqs {
+            for (p, &id) in seq.iter().enumerate() {
+                let id = (id as usize).min(self.vocab - 1);
+                let p = p.min(self.max_positions - 1);
+                let row = &mut s.x[r * h..(r + 1) * h];
+                let (w, pos) = (&self.word[id * h..(id + 1) * h], &self.position[p * h..(p + 1) * h]);
+                for (((x, a), b), c) in row.iter_mut().zip(w).zip(pos).zip(&self.token_type) {
+                    *x = a + b + c;
+                }
+                math::layer_norm(row, &self.emb_norm.gamma, &self.emb_norm.beta, self.eps);
+                r += 1;
+            }
+        }
+        for block in &self.blocks {
+            block.qkv.forward(&s.x, rows, &mut s.qkv, &mut s.quant, s.threads);
+            self.attention(seqs, s);
+            block.attn_out.forward(&s.ctx, rows, &mut s.tmp, &mut s.quant, s.threads);
+            add_norm(&mut s.x, &s.tmp, &block.attn_norm, h, self.eps);
+            block.intermediate.forward(&s.x, rows, &mut s.wide, &mut s.quant, s.threads);
+            math::gelu(&mut s.wide);
+            block.output.forward(&s.wide, rows, &mut s.tmp, &mut s.quant, s.threads);
+            add_norm(&mut s.x, &s.tmp, &block.out_norm, h, self.eps);
+        }
+        // Mean pooling and normalisation.
+        let mut out = Vec::with_capacity(seqs.len());
+        let mut r = 0;
+        for seq in seqs {
+            let mut v = vec![0f32; h];
+            for row in s.x[r * h..(r + seq.len()) * h].chunks_exact(h) {
+                v.iter_mut().zip(row).for_each(|(a, b)| *a += b);
+            }
+            let inv = 1.0 / seq.len().max(1) as f32;
+            v.iter_mut().for_each(|a| *a *= inv);
+            crate::normalize(&mut v);
+            out.push(v);
+            r += seq.len();
+        }
+        out
+    }
+
+    /// Self-attention of every text over its own tokens: `s.qkv` (rows × 3h) to `s.ctx` (rows × h).
+    #[inline(always)]
+    fn attention(&self, seqs: &[&[u32]], s: &mut Scratch) {
+        let h = self.hidden;
+        let d = h / self.heads;
+        let w = 3 * h;
+        let scale = 1.0 / (d as f32).sqrt();
+        let rows: usize = seqs.iter().map(|q| q.len()).sum();
+        s.ctx.clear();
+        s.ctx.resize(rows * h, 0.0);
+        let mut r0 = 0;
+        for seq in seqs {
+            let len = seq.len();
+            s.scores.resize(len, 0.0);
+            s.keys_t.resize(d * len, 0.0);
+            for head in 0..self.heads {
+                let (qo, ko, vo) = (head * d, h + head * d, 2 * h + head * d);
+                // Keys transposed (d × len), so a query's scores are d multiply-adds over rows.
+                for j in 0..len {
+                    let key = &s.qkv[(r0 + j) * w + ko..(r0 + j) * w + ko + d];
+                    for (e, &k) in key.iter().enumerate() {
+                        s.keys_t[e * len + j] = k;
+                    }
+                }
+                for i in 0..len {
+                    let q = &s.qkv[(r0 + i) * w + qo..(r0 + i) * w + qo + d];
+                    let scores = &mut s.scores[..len];
+                    scores.fill(0.0);
+                    for (e, &qe) in q.iter().enumerate() {
+                        let qe = qe * scale;
+                        for (sc, &k) in scores.iter_mut().zip(&s.keys_t[e * len..(e + 1) * len]) {
+                            *sc = qe.mul_add(k, *sc);
+                        }
+                    }
+                    math::softmax(scores);
+                    let ctx = &mut s.ctx[(r0 + i) * h + qo..(r0 + i) * h + qo + d];
+                    for (j, &p) in scores.iter().enumerate() {
+                        let v = &s.qkv[(r0 + j) * w + vo..(r0 + j) * w + vo + d];
+                        for (c, &x) in ctx.iter_mut().zip(v) {
+                            *c = p.mul_add(x, *c);
+                        }
+                    }
+                }
+            }
+            r0 += len;
+        }
+    }
+}
+
+/// `x = LayerNorm(x + y)`, row by row.
+#[inline(always)]
+fn add_norm(x: &mut [f32], y: &[f32], norm: &Norm, h: usize, eps: f32) {
+    for (row, add) in x.chunks_exact_mut(h).zip(y.chunks_exact(h)) {
+        row.iter_mut().zip(add).for_each(|(a, b)| *a += b);
+        math::layer_norm(row, &norm.gamma, &norm.beta, eps);
+    }
+}

@@ -9,7 +9,8 @@
 #
 # Environment: FOLIO_MODEL (minilm|fast, default minilm), FOLIO_PRECISION (f32|int8),
 # PEER_HOME (where the peer's venv is, default /tmp/seed-peer; set up with its setup.sh when absent),
-# SKIP_PEER=1 to time Folio alone.
+# SKIP_PEER=1 to time Folio alone, BENCH_LIBRARY=DIR to keep Folio's library there (it must not
+# exist yet; for scripts/eval/obliqa.py afterwards).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -55,8 +56,10 @@ measure() {
   python3 -c "print(f'{$wall:.1f} {$user + $sys:.1f} {$rss / 1024:.0f}')" >"$SCRATCH/$name.times"
 }
 
-say "Folio: folio ingest --model $MODEL, ${#DOCS[@]} files"
-measure folio "$FOLIO" ingest --library "$SCRATCH/lib" --model "$MODEL" "${DOCS[@]}"
+LIBRARY=${BENCH_LIBRARY:-$SCRATCH/lib}
+[ ! -e "$LIBRARY" ] || die "$LIBRARY exists: a fresh library is measured"
+say "Folio: folio ingest --model $MODEL, ${#DOCS[@]} files, into $LIBRARY"
+measure folio "$FOLIO" ingest --library "$LIBRARY" --model "$MODEL" "${DOCS[@]}"
 read -r f_wall f_cpu f_rss <"$SCRATCH/folio.times"
 tail -1 "$SCRATCH/folio.out"
 echo "  wall ${f_wall} s, CPU ${f_cpu} s, peak RSS ${f_rss} MB"

@@ -38,7 +38,7 @@ fi
 command -v /usr/bin/time >/dev/null || die "needs GNU time (/usr/bin/time; Debian package 'time')"
 
 say "building folio (the build scripts/run.sh makes)"
-cargo build --manifest-path "$FOLIO_ROOT/Cargo.toml" -p folio-cli -q
+cargo build --manifest-path "$FOLIO_ROOT/Cargo.toml" --workspace -q
 FOLIO=$CARGO_TARGET_DIR/debug/folio
 
 SCRATCH=$(mktemp -d)

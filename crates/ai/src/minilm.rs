@@ -162,8 +162,10 @@ impl Bert {
 /// How the encoder computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Precision {
-    /// The default: [`Precision::F32`], unless the environment variable `FOLIO_PRECISION` says
-    /// `int8` (the 8-bit encoder's retrieval figures are not yet measured against f32's).
+    /// [`Precision::Int8`] where the CPU has AVX-512 VNNI (integer products at four times the
+    /// f32 rate), else [`Precision::F32`]; the environment variable `FOLIO_PRECISION` (`int8` or
+    /// `f32`) overrides. On ObliQA dev the 8-bit library scores as the f32 one (Recall@10 0.767
+    /// both, MAP@10 0.614 against 0.612; cookbook Pass@10 92.5 against 92.9).
     #[default]
     Auto,
     /// 8-bit linear layers (vectors within about 0.005 in cosine of f32): with AVX-512 VNNI
@@ -252,10 +254,8 @@ impl MiniLm {
         };
         let encoder = match int8 {
             Some(int8) => {
-                let tensors = candle_core::safetensors::load_buffer(&weights, &device)?
-                    .into_iter()
-                    .map(|(name, t)| Ok((name, t.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()?)))
-                    .collect::<candle_core::Result<std::collections::HashMap<_, _>>>()?;
+                let tensors = crate::encoder::read_safetensors(&weights)?;
+                drop(weights);
                 Encoder::Fast(crate::encoder::FastBert::new(&cfg, &tensors, int8)?)
             }
             None => {

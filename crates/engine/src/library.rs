@@ -71,19 +71,25 @@ pub struct CatalogRebuild {
     pub lost: Vec<String>,
 }
 
-/// The text embedded for a chunk: "{context}\n\n{chunk}", or, without a context, its heading chain
-/// and text. Ingest, re-ingest (which keeps vectors by this exact text) and repair all use it.
-fn embedded_text(context: &str, parent_chain: &[String], content: &str) -> String {
-    if context.is_empty() {
-        format!("{}\n{}", parent_chain.join(" › "), content)
-    } else {
+/// The text embedded for a chunk: the chunk alone, or "{context}\n\n{chunk}" when an LLM wrote
+/// its context (`source` `llm` or `llm-excerpt`: contextual retrieval). The structural context
+/// (document and heading chain) is left out of the vector, where it cost a quarter of the word
+/// pieces embedded and lowered retrieval; the keyword index keeps it. Measured on ObliQA dev, f32
+/// MiniLM, all three channels: with the structural prefix Recall@10 0.767, MAP@10 0.612 (dense
+/// alone 0.622 / 0.445), without it 0.777 / 0.635 (dense alone 0.667 / 0.500), ingest 423 → 326 s;
+/// cookbook Pass@5/10/20 88.4 / 92.9 / 95.5 → 88.8 / 92.9 / 95.5; identifier queries 50/50 both.
+/// Ingest, re-ingest (which keeps vectors by this exact text) and repair all use it.
+fn embedded_text(context: &str, source: &str, content: &str) -> String {
+    if source.starts_with("llm") && !context.is_empty() {
         format!("{context}\n\n{content}")
+    } else {
+        content.to_string()
     }
 }
 
 /// The embedded text of a stored chunk.
 fn stored_embedded_text(c: &ChunkRow) -> String {
-    embedded_text(&c.context, &c.parent_chain, &c.content)
+    embedded_text(&c.context, &c.context_source, &c.content)
 }
 
 /// Replaces a document's chunks in the keyword index: the contextualized text beside the heading
@@ -152,7 +158,7 @@ impl Default for LibraryOptions {
             convert: ConvertOptions::default(),
             in_memory_vectors: false,
             vocab: None,
-            embed_batch: 64,
+            embed_batch: 32,
             context: ContextMode::default(),
         }
     }
@@ -685,7 +691,7 @@ impl Library {
             .chunks
             .iter()
             .zip(&contexts)
-            .map(|(c, x)| embedded_text(&x.text, &c.parent_chain, &c.text))
+            .map(|(c, x)| embedded_text(&x.text, &x.source, &c.text))
             .collect();
         let mut vectors: Vec<Option<Vec<f32>>> =
             texts.iter().map(|t| previous.vectors.get(t).cloned()).collect();

@@ -157,15 +157,20 @@ impl FastBert {
     /// Mean-pooled, L2-normalised vectors of `seqs` (token ids, `[CLS]` … `[SEP]`, each no longer
     /// than the model's positions), in order, on up to `threads` threads.
     pub fn embed(&self, seqs: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
-        // Batches of about this many pieces: big enough to keep the kernel busy, small enough that
-        // each thread's buffers stay in a few megabytes.
-        const BATCH_PIECES: usize = 2048;
+        // Batches of at most this many pieces: big enough to keep the kernels busy, small enough
+        // that each thread's buffers stay in a few megabytes; their number a multiple of the
+        // threads, so that no core idles at the end.
+        const MAX_BATCH_PIECES: usize = 2048;
+        let total: usize = seqs.iter().map(|s| s.len()).sum();
+        let workers = threads.max(1);
+        let count = total.div_ceil(MAX_BATCH_PIECES).div_ceil(workers) * workers;
+        let target = total.div_ceil(count.max(1)).max(1);
         let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
         let mut start = 0;
         let mut pieces = 0;
         for (i, s) in seqs.iter().enumerate() {
             pieces += s.len();
-            if pieces >= BATCH_PIECES {
+            if pieces >= target {
                 batches.push(start..i + 1);
                 start = i + 1;
                 pieces = 0;
@@ -343,5 +348,77 @@ fn add_norm(x: &mut [f32], y: &[f32], norm: &Norm, h: usize, eps: f32) {
     for (row, add) in x.chunks_exact_mut(h).zip(y.chunks_exact(h)) {
         row.iter_mut().zip(add).for_each(|(a, b)| *a += b);
         math::layer_norm(row, &norm.gamma, &norm.beta, eps);
+    }
+}
+
+/// Reads the F32 tensors of a `.safetensors` file (an 8-byte little-endian header length, a JSON
+/// header naming each tensor's dtype, shape and byte range, then the data), each flattened: one
+/// copy from the file's bytes, where going through candle's tensors made three.
+pub fn read_safetensors(bytes: &[u8]) -> Result<Tensors, AiError> {
+    let bad = |why: &str| AiError::Assets(format!("model.safetensors: {why}"));
+    let len = bytes.get(..8).ok_or_else(|| bad("shorter than its header"))?;
+    let len = u64::from_le_bytes(len.try_into().expect("eight bytes")) as usize;
+    let header = bytes.get(8..8usize.saturating_add(len)).ok_or_else(|| bad("header past the end"))?;
+    let data = &bytes[8 + len..];
+    let header: HashMap<String, serde_json::Value> =
+        serde_json::from_slice(header).map_err(|e| bad(&format!("header: {e}")))?;
+    let mut out = HashMap::new();
+    for (name, info) in header {
+        if name == "__metadata__" {
+            continue;
+        }
+        let dtype = info.get("dtype").and_then(|d| d.as_str()).unwrap_or("");
+        let range = info
+            .get("data_offsets")
+            .and_then(|o| o.as_array())
+            .and_then(|o| Some((o.first()?.as_u64()? as usize, o.get(1)?.as_u64()? as usize)))
+            .ok_or_else(|| bad(&format!("{name}: no data_offsets")))?;
+        if dtype != "F32" {
+            // Not a weight the encoder reads (position ids are I64); a weight it needs in another
+            // dtype is reported missing by `FastBert::new`.
+            continue;
+        }
+        let raw = data
+            .get(range.0..range.1)
+            .filter(|r| r.len() % 4 == 0)
+            .ok_or_else(|| bad(&format!("{name}: data range {range:?} outside the file")))?;
+        let values = raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        out.insert(name, values);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(header: &str, data: &[u8]) -> Vec<u8> {
+        let mut out = (header.len() as u64).to_le_bytes().to_vec();
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    #[test]
+    fn safetensors_are_read_and_bad_files_refused() {
+        let data: Vec<u8> = [1.5f32, -2.0, 0.25].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let ok = file(
+            r#"{"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[3],"data_offsets":[0,12]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}"#,
+            &data,
+        );
+        let t = read_safetensors(&ok).unwrap();
+        assert_eq!(t["a"], vec![1.5, -2.0, 0.25]);
+        assert_eq!(t["b"], vec![-2.0]);
+        let other = file(r#"{"ids":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}}"#, &data);
+        assert!(read_safetensors(&other).unwrap().is_empty());
+        for bad in [
+            file(r#"{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}"#, &data),
+            file(r#"{"a":{"dtype":"F32"}}"#, &data),
+            file("not json", &data),
+            vec![200, 0, 0, 0, 0, 0, 0, 0, b'{'],
+            vec![1, 2],
+        ] {
+            assert!(read_safetensors(&bad).is_err());
+        }
     }
 }

@@ -256,7 +256,7 @@ impl MiniLm {
             Some(int8) => {
                 let tensors = crate::encoder::read_safetensors(&weights)?;
                 drop(weights);
-                Encoder::Fast(crate::encoder::FastBert::new(&cfg, &tensors, int8)?)
+                Encoder::Fast(crate::encoder::FastBert::new(&cfg, tensors, int8)?)
             }
             None => {
                 let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)?;

@@ -94,19 +94,22 @@ struct Scratch {
 impl FastBert {
     /// The encoder of a checkpoint (tensor names with or without a `bert.` prefix), its linear
     /// layers quantized to 8 bits when `int8`.
-    pub fn new(cfg: &BertConfig, tensors: &Tensors, int8: bool) -> Result<FastBert, AiError> {
+    pub fn new(cfg: &BertConfig, tensors: Tensors, int8: bool) -> Result<FastBert, AiError> {
         let prefix =
             if tensors.contains_key("bert.embeddings.word_embeddings.weight") { "bert." } else { "" };
         let h = cfg.hidden_size;
+        // Each tensor is taken out as it is used (no copy of the model is kept aside).
+        let tensors = std::cell::RefCell::new(tensors);
         let get = |name: &str, len: usize| -> Result<Vec<f32>, AiError> {
             let full = format!("{prefix}{name}");
             let t = tensors
-                .get(&full)
+                .borrow_mut()
+                .remove(&full)
                 .ok_or_else(|| AiError::Assets(format!("model.safetensors has no {full}")))?;
             if t.len() != len {
                 return Err(AiError::Assets(format!("{full} has {} values, expected {len}", t.len())));
             }
-            Ok(t.clone())
+            Ok(t)
         };
         let linear = |name: &str, n: usize, k: usize| -> Result<Linear, AiError> {
             let w = get(&format!("{name}.weight"), n * k)?;

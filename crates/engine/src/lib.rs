@@ -18,6 +18,7 @@ pub mod assets;
 pub mod bindings;
 mod context;
 mod library;
+mod outcome;
 mod recovery;
 mod watcher;
 mod workspace;

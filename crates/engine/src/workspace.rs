@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+pub use crate::outcome::{BackendError, DocumentStats};
 use folio_ai::keys::{ApiKeys, KeyStatus};
 use folio_core::context::TermFinder;
 use folio_core::fusion::FusionConfig;
@@ -34,19 +35,6 @@ pub struct WatchedFolder {
     pub exists: bool,
     /// Documents from files under it.
     pub documents: usize,
-}
-
-/// An error as the UI receives it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct BackendError {
-    pub code: String,
-    pub message: String,
-}
-
-impl From<EngineError> for BackendError {
-    fn from(e: EngineError) -> BackendError {
-        BackendError { code: e.code().to_string(), message: e.to_string() }
-    }
 }
 
 /// The user's settings. Saved as JSON in the config folder; keys are never part of them.
@@ -109,15 +97,6 @@ pub struct DocumentSummary {
     pub document: DocumentRow,
     pub stats: DocumentStats,
     pub error: Option<BackendError>,
-}
-
-/// What a document holds.
-#[derive(Debug, Clone, Copy, Default, Serialize, JsonSchema)]
-pub struct DocumentStats {
-    pub sections: usize,
-    pub chunks: usize,
-    pub definitions: usize,
-    pub references: usize,
 }
 
 /// The library as a whole: where it is, whether this process may write it, and what was repaired

@@ -1,0 +1,587 @@
+//! The library: ingest, search and navigation over one folder.
+
+use crate::context::{contextualize, plan, ContextMode};
+use crate::EngineError;
+use folio_ai::context::cost::Estimate;
+use folio_ai::Embedder;
+use folio_convert::{convert_file_guarded, convert_file_guarded_reporting, ConvertOptions};
+use folio_core::analysis::analyze;
+use folio_core::chunker::ChunkerConfig;
+use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
+use folio_core::query::parse_query;
+use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
+use folio_index::catalog::{
+    Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, FailureRow, NewDocument, RefRow, SectionRow,
+    TableRow,
+};
+use folio_index::exact::{document_label, number_keys, ExactIndex};
+use folio_index::keyword::{KeywordDoc, KeywordFilter, KeywordIndex};
+use folio_index::vectors::{LanceVectors, MemoryVectors, VectorRecord, VectorStore};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+mod folders;
+mod ingest;
+mod lock;
+mod repair;
+mod search;
+
+use folders::collect_files;
+pub use folders::{is_library_file, SyncPlan};
+pub use ingest::ingest_shared;
+use ingest::{file_stamp, put_keywords, stored_embedded_text, vector_record, Prepared, RecordSource};
+use lock::{lock_is_free, take_write_lock};
+pub use repair::{CatalogRebuild, RepairReport};
+#[cfg(test)]
+use search::{highlight_terms, snippet};
+pub use search::{Hit, SearchOptions, DEFAULT_DEPTH};
+
+/// The most word pieces of a library chunk's text. A section (a numbered rule with its list of
+/// items, a definition table row) up to this size stays one chunk; larger ones split at sentences.
+/// Chunks longer than MiniLM's 256-piece window are embedded window by window and the windows
+/// averaged (see `folio_ai::MiniLm::embed_documents`), so no forward pass exceeds the window.
+/// Measured on ObliQA (40 rulebooks; BM25 alone, fast-model libraries, tuned on the even half of
+/// the dev questions): of the 13,012 gold passages, 96.2 % lie inside one chunk at 254 pieces and
+/// 98.8 % at 512;
+/// Recall@10 / MAP@10 at 254: 0.733 / 0.599, 320: 0.744 / 0.612, 400: 0.750 / 0.620,
+/// 512: 0.753 / 0.625, 768: 0.753 / 0.626; the held-out odd half at 512: 0.760 / 0.622 (254:
+/// 0.745 / 0.602). With MiniLM, all three channels fused, all 2,788 questions: 254 → 0.748 /
+/// 0.592, 512 → 0.767 / 0.612.
+pub const DEFAULT_CHUNK_TOKENS: usize = 512;
+
+/// A channel's ranked chunk ids with their scores.
+type Ranked = Vec<(i64, f32)>;
+
+/// How a library is opened.
+#[derive(Debug, Clone)]
+pub struct LibraryOptions {
+    pub chunker: ChunkerConfig,
+    pub convert: ConvertOptions,
+    /// Keep vectors in RAM instead of LanceDB (tests).
+    pub in_memory_vectors: bool,
+    /// The vocabulary for counting chunk tokens in the embedder's own units (`vocab.txt`).
+    pub vocab: Option<PathBuf>,
+    /// Texts embedded per batch during ingest.
+    pub embed_batch: usize,
+    /// How chunks get their context (structural by default).
+    pub context: ContextMode,
+}
+
+impl Default for LibraryOptions {
+    fn default() -> Self {
+        LibraryOptions {
+            chunker: ChunkerConfig {
+                max_tokens: DEFAULT_CHUNK_TOKENS,
+                merge_small: true,
+                merge_limit: folio_core::chunker::DEFAULT_MERGE_LIMIT,
+            },
+            convert: ConvertOptions::default(),
+            in_memory_vectors: false,
+            vocab: None,
+            embed_batch: 32,
+            context: ContextMode::default(),
+        }
+    }
+}
+
+/// What ingest is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    Queued,
+    Converting,
+    Contextualizing,
+    Embedding,
+    Indexing,
+    Indexed,
+    Unchanged,
+    Failed,
+    Cancelled,
+}
+
+/// A progress event.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Progress {
+    pub file: String,
+    /// Index of the file among those asked for, and their number.
+    pub file_index: usize,
+    pub files: usize,
+    pub stage: Stage,
+    /// Work done and total within the stage (chunks embedded, say).
+    pub done: usize,
+    pub total: usize,
+    /// Why the file failed (with `Stage::Failed`).
+    pub error: Option<crate::outcome::BackendError>,
+}
+
+impl Progress {
+    /// A repair's progress: document `index` of `count` being written again (see
+    /// [`Library::repair`]).
+    pub fn repairing(path: &str, index: usize, count: usize) -> Progress {
+        Progress {
+            file: path.to_string(),
+            file_index: index,
+            files: count,
+            stage: Stage::Indexing,
+            done: 0,
+            total: 1,
+            error: None,
+        }
+    }
+}
+
+/// One failed file.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct IngestFailure {
+    pub path: String,
+    pub code: String,
+    pub message: String,
+}
+
+/// The result of an ingest.
+#[derive(Debug, Default, Clone, Serialize, schemars::JsonSchema)]
+pub struct IngestReport {
+    pub indexed: Vec<String>,
+    pub unchanged: Vec<String>,
+    pub failed: Vec<IngestFailure>,
+    pub cancelled: bool,
+    pub chunks: usize,
+    pub seconds: f64,
+    /// Per document contextualized by an LLM: cache hits and misses, fallbacks, tokens and cost.
+    pub contexts: Vec<ContextRun>,
+}
+
+/// One step of a breadcrumb.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Crumb {
+    pub section_id: String,
+    pub heading: String,
+}
+
+/// A definition with its document.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct DefinitionHit {
+    pub document: String,
+    pub doc_id: i64,
+    #[serde(flatten)]
+    pub definition: DefinitionRow,
+}
+
+/// A section's text.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionText {
+    pub doc_id: i64,
+    pub document: String,
+    pub section: SectionRow,
+    pub parent_chain: Vec<String>,
+    pub text: String,
+}
+
+/// References out of a section and into it.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Backlinks {
+    pub outgoing: Vec<RefRow>,
+    pub incoming: Vec<RefRow>,
+}
+
+/// A library folder.
+pub struct Library {
+    dir: PathBuf,
+    catalog: Catalog,
+    keyword: KeywordIndex,
+    exact: ExactIndex,
+    vectors: Box<dyn VectorStore + Sync>,
+    embedder: Arc<dyn Embedder>,
+    counter: Box<dyn TokenCounter>,
+    options: LibraryOptions,
+    /// The library's write lock (`write.lock`, an OS file lock, released by the OS when this
+    /// process ends, however it ends); `None` when another process holds it and this one reads only.
+    write_lock: Option<std::fs::File>,
+    /// Documents rolled back on open.
+    repaired: Vec<String>,
+    /// The catalog's data version when a read-only library last caught up (see `refresh`).
+    seen_version: i64,
+    /// The documents and their outlines, kept in memory (rebuilt with the exact index).
+    docs: Vec<DocumentRow>,
+    outlines: std::collections::HashMap<i64, Vec<SectionRow>>,
+}
+
+impl Library {
+    /// Opens (or creates) the library in `dir`. The lookup tables are rebuilt from storage.
+    pub fn open(
+        dir: &Path,
+        embedder: Arc<dyn Embedder>,
+        options: LibraryOptions,
+    ) -> Result<Library, EngineError> {
+        Self::open_stores(dir, embedder, options).map_err(|e| match e {
+            EngineError::Storage(e) if e.is_damage() => EngineError::Damaged(format!(
+                "the library's catalog (catalog.sqlite) in {} is damaged ({e}); Repair library (or `folio repair`) rebuilds it from the chunk records",
+                dir.display()
+            )),
+            e => e,
+        })
+    }
+
+    fn open_stores(
+        dir: &Path,
+        embedder: Arc<dyn Embedder>,
+        options: LibraryOptions,
+    ) -> Result<Library, EngineError> {
+        std::fs::create_dir_all(dir).map_err(folio_index::IndexError::from)?;
+        let write_lock = take_write_lock(dir)?;
+        let catalog = Catalog::open(&dir.join("catalog.sqlite"))?;
+        let damaged = |store: &str, e: folio_index::IndexError| {
+            EngineError::Damaged(format!(
+                "the library's {store} in {} is damaged ({e}); Repair library (or `folio repair`) rebuilds it from the catalog",
+                dir.display()
+            ))
+        };
+        let keyword = KeywordIndex::open(&dir.join("keyword")).map_err(|e| damaged("keyword index", e))?;
+        let vectors: Box<dyn VectorStore + Sync> = if options.in_memory_vectors {
+            Box::new(MemoryVectors::default())
+        } else {
+            Box::new(
+                LanceVectors::open(&dir.join("vectors"), embedder.id(), embedder.dim())
+                    .map_err(|e| damaged("vector store", e))?,
+            )
+        };
+        let counter: Box<dyn TokenCounter> =
+            match options.vocab.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
+                Some(v) => Box::new(WordPieceCounter::from_vocab_txt(&v)),
+                None => Box::new(WordCounter),
+            };
+        let mut lib = Library {
+            dir: dir.to_path_buf(),
+            catalog,
+            keyword,
+            exact: ExactIndex::default(),
+            vectors,
+            embedder,
+            counter,
+            options,
+            write_lock,
+            repaired: Vec::new(),
+            seen_version: 0,
+            docs: Vec::new(),
+            outlines: std::collections::HashMap::new(),
+        };
+        lib.seen_version = lib.catalog.data_version()?;
+        if lib.is_writable() {
+            lib.repaired = lib.reconcile()?;
+        }
+        lib.rebuild_exact()?;
+        Ok(lib)
+    }
+
+    /// The library folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Whether this process may write the library (another one holds its write lock otherwise).
+    pub fn is_writable(&self) -> bool {
+        self.write_lock.is_some()
+    }
+
+    /// Whether a read-only library is behind: the writing process committed since it last caught
+    /// up, or let go of the library. Cheap (one SQLite pragma and a lock probe); always `false` for
+    /// the writer.
+    pub fn is_stale(&self) -> bool {
+        !self.is_writable()
+            && (self.catalog.data_version().is_ok_and(|v| v != self.seen_version) || lock_is_free(&self.dir))
+    }
+
+    /// Catches a read-only library up with the writing process: the document list, outlines and
+    /// exact index from the catalog first, then the keyword index and the vectors (so a document
+    /// the list shows as indexed is whole in the stores read after it). Once the writer has let go,
+    /// takes the write lock (rolling back what a crashed writer left half-written) and becomes
+    /// writable. Returns whether anything changed.
+    pub fn refresh(&mut self) -> Result<bool, EngineError> {
+        if self.is_writable() {
+            return Ok(false);
+        }
+        if let Some(lock) = take_write_lock(&self.dir)? {
+            self.write_lock = Some(lock);
+            self.seen_version = self.catalog.data_version()?;
+            self.keyword.reload()?;
+            self.vectors.reload()?;
+            self.repaired = self.reconcile()?;
+            self.rebuild_exact()?;
+            return Ok(true);
+        }
+        let version = self.catalog.data_version()?;
+        if version == self.seen_version {
+            return Ok(false);
+        }
+        self.seen_version = version;
+        self.rebuild_exact()?;
+        self.keyword.reload()?;
+        self.vectors.reload()?;
+        Ok(true)
+    }
+
+    fn check_writable(&self) -> Result<(), EngineError> {
+        if self.is_writable() {
+            Ok(())
+        } else {
+            Err(EngineError::ReadOnly(format!(
+                "another Folio process is writing the library in {}; it is open read-only here until that one closes",
+                self.dir.display()
+            )))
+        }
+    }
+
+    fn rebuild_exact(&mut self) -> Result<(), EngineError> {
+        let docs = self.catalog.documents()?;
+        let mut sections = Vec::new();
+        let mut outlines = std::collections::HashMap::new();
+        for d in &docs {
+            let s = self.catalog.sections(d.id)?;
+            sections.extend(s.iter().cloned());
+            outlines.insert(d.id, s);
+        }
+        let chunks = self.catalog.chunks(None)?;
+        self.exact = ExactIndex::build(&docs, &sections, &chunks);
+        self.docs = docs;
+        self.outlines = outlines;
+        Ok(())
+    }
+
+    /// The breadcrumb of a section: its ancestors below the document root, then itself.
+    pub fn crumbs(&self, doc_id: i64, section_id: &str) -> Vec<Crumb> {
+        let Some(sections) = self.outlines.get(&doc_id) else { return Vec::new() };
+        let Some(s) = sections.iter().find(|s| s.section_id == section_id) else { return Vec::new() };
+        let mut out = vec![Crumb { section_id: s.section_id.clone(), heading: s.heading.clone() }];
+        let mut cur = s.parent_ord;
+        while let Some(p) = cur.filter(|p| *p > 0) {
+            let Some(ps) = sections.get(p as usize) else { break };
+            out.push(Crumb { section_id: ps.section_id.clone(), heading: ps.heading.clone() });
+            cur = ps.parent_ord;
+        }
+        out.reverse();
+        out
+    }
+
+    /// A citation of a chunk: "GEN 2.1.3, General Rulebook, p. 12".
+    fn citation(
+        &self,
+        doc: Option<&DocumentRow>,
+        section_id: &str,
+        pages: Option<folio_core::model::PageRange>,
+    ) -> String {
+        let Some(d) = doc else { return String::new() };
+        let section = self.outlines.get(&d.id).and_then(|v| v.iter().find(|s| s.section_id == section_id));
+        let mut out = match section {
+            Some(s) if s.number.is_some() => format!("{} {}", d.label, s.number.as_deref().unwrap_or("")),
+            Some(s) if s.parent_ord.is_some() => format!("{}, {}", d.label, s.heading),
+            _ => d.label.clone(),
+        };
+        if !d.title.is_empty() && d.title != d.label {
+            out.push_str(&format!(", {}", d.title));
+        }
+        match pages {
+            Some(p) if p.end > p.start => out.push_str(&format!(", pp. {}–{}", p.start, p.end)),
+            Some(p) => out.push_str(&format!(", p. {}", p.start)),
+            None => {}
+        }
+        out
+    }
+
+    /// Resolves references to other documents against the documents now in the library.
+    fn resolve_external(&mut self) -> Result<(), EngineError> {
+        let refs = self.catalog.external_references()?;
+        let mut out = Vec::with_capacity(refs.len());
+        for (rowid, r) in refs {
+            let target_doc = r.document.as_deref().and_then(|l| self.exact.document(l));
+            let section = target_doc.and_then(|d| {
+                let number = r.label.split_whitespace().last().unwrap_or("");
+                number_keys(number)
+                    .into_iter()
+                    .find_map(|k| self.exact.sections(&k, Some(d)).into_iter().next().map(|s| s.1))
+            });
+            out.push((rowid, target_doc, section));
+        }
+        self.catalog.set_resolutions(&out)?;
+        Ok(())
+    }
+
+    /// Removes a document (by id, label or path).
+    pub fn remove(&mut self, doc: &str) -> Result<DocumentRow, EngineError> {
+        self.check_writable()?;
+        let d = self.find_document(doc)?;
+        self.vectors.remove_document(d.id)?;
+        self.keyword.remove_document(d.id as u64)?;
+        self.keyword.commit()?;
+        self.catalog.remove_document(d.id)?;
+        self.rebuild_exact()?;
+        self.resolve_external()?;
+        Ok(d)
+    }
+
+    /// All documents.
+    pub fn documents(&self) -> Result<Vec<DocumentRow>, EngineError> {
+        Ok(self.catalog.documents()?)
+    }
+
+    /// A document by id, label, path or file name.
+    pub fn find_document(&self, key: &str) -> Result<DocumentRow, EngineError> {
+        let docs = self.catalog.documents()?;
+        let found = docs
+            .iter()
+            .find(|d| d.id.to_string() == key || d.path == key)
+            .or_else(|| docs.iter().find(|d| d.label.eq_ignore_ascii_case(key)))
+            .or_else(|| {
+                docs.iter()
+                    .find(|d| Path::new(&d.path).file_name().is_some_and(|n| n.to_string_lossy() == key))
+            })
+            .or_else(|| docs.iter().find(|d| d.title.eq_ignore_ascii_case(key)));
+        found.cloned().ok_or_else(|| EngineError::NotFound(format!("no document '{key}' in the library")))
+    }
+
+    /// Definitions of a term (by its normalised key), each with its document.
+    pub fn define(&self, term: &str) -> Result<Vec<DefinitionHit>, EngineError> {
+        let key = folio_core::definitions::normalise_term(term.trim_matches(|c: char| "\"'“”‘’".contains(c)));
+        self.definition_hits(Some(&key))
+    }
+
+    /// Every definition in the library (a glossary), in document order.
+    pub fn definitions(&self) -> Result<Vec<DefinitionHit>, EngineError> {
+        self.definition_hits(None)
+    }
+
+    /// Definitions of one key, or all, each with its document's label.
+    fn definition_hits(&self, key: Option<&str>) -> Result<Vec<DefinitionHit>, EngineError> {
+        let docs = self.catalog.documents()?;
+        Ok(self
+            .catalog
+            .definitions(key)?
+            .into_iter()
+            .map(|d| DefinitionHit {
+                document: docs.iter().find(|x| x.id == d.doc_id).map(|x| x.label.clone()).unwrap_or_default(),
+                doc_id: d.doc_id,
+                definition: d,
+            })
+            .collect())
+    }
+
+    /// A document's outline.
+    pub fn outline(&self, doc: &str) -> Result<(DocumentRow, Vec<SectionRow>), EngineError> {
+        let d = self.find_document(doc)?;
+        let s = self.catalog.sections(d.id)?;
+        Ok((d, s))
+    }
+
+    /// A section's text (doc may be omitted when the section id is unique in the library).
+    pub fn show(&self, doc: Option<&str>, section: &str) -> Result<SectionText, EngineError> {
+        let candidates: Vec<DocumentRow> = match doc {
+            Some(k) => vec![self.find_document(k)?],
+            None => self.catalog.documents()?,
+        };
+        for d in candidates {
+            let sections = self.catalog.sections(d.id)?;
+            let wanted = sections.iter().find(|s| s.section_id == section).or_else(|| {
+                let keys = number_keys(section);
+                sections.iter().find(|s| {
+                    s.number.as_deref().is_some_and(|n| number_keys(n).iter().any(|k| keys.contains(k)))
+                })
+            });
+            if let Some(s) = wanted {
+                let text = self.catalog.document_text(d.id)?;
+                let body = text.get(s.span.start..s.span.end).unwrap_or("").to_string();
+                let mut chain = Vec::new();
+                let mut cur = s.parent_ord;
+                while let Some(p) = cur {
+                    let ps = &sections[p as usize];
+                    chain.push(if p == 0 { d.title.clone() } else { ps.heading.clone() });
+                    cur = ps.parent_ord;
+                }
+                chain.reverse();
+                chain.push(s.heading.clone());
+                return Ok(SectionText {
+                    doc_id: d.id,
+                    document: d.label.clone(),
+                    section: s.clone(),
+                    parent_chain: chain,
+                    text: body,
+                });
+            }
+        }
+        Err(EngineError::NotFound(format!("no section '{section}'")))
+    }
+
+    /// References out of a section and backlinks into it.
+    pub fn references(&self, doc: Option<&str>, section: &str) -> Result<Backlinks, EngineError> {
+        let s = self.show(doc, section)?;
+        Ok(Backlinks {
+            outgoing: self.catalog.references(s.doc_id, &s.section.section_id, true)?,
+            incoming: self.catalog.references(s.doc_id, &s.section.section_id, false)?,
+        })
+    }
+
+    /// References written inside a section (its subsections included).
+    pub fn section_references(&self, doc_id: i64, section: &SectionRow) -> Result<Vec<RefRow>, EngineError> {
+        Ok(self.catalog.references_within(doc_id, section.span)?)
+    }
+
+    /// The tables inside a section's text.
+    pub fn section_tables(&self, doc_id: i64, section: &SectionRow) -> Result<Vec<TableRow>, EngineError> {
+        Ok(self.catalog.tables_within(doc_id, section.span)?)
+    }
+
+    /// One chunk by id.
+    pub fn chunk(&self, id: i64) -> Result<Option<ChunkRow>, EngineError> {
+        Ok(self.catalog.chunks_by_id(&[id])?.into_iter().next())
+    }
+
+    /// The converter settings (where pdfium is).
+    pub fn convert_options(&self) -> &folio_convert::ConvertOptions {
+        &self.options.convert
+    }
+
+    /// What a document holds.
+    pub fn document_stats(&self, doc_id: i64) -> Result<crate::outcome::DocumentStats, EngineError> {
+        let [sections, chunks, definitions, references] = self.catalog.document_counts(doc_id)?;
+        Ok(crate::outcome::DocumentStats { sections, chunks, definitions, references })
+    }
+
+    /// Chunks stored, for reports.
+    pub fn chunk_count(&self) -> Result<usize, EngineError> {
+        Ok(self.vectors.len()?)
+    }
+
+    /// All chunks of the library (for evaluation).
+    pub fn chunks(&self) -> Result<Vec<ChunkRow>, EngineError> {
+        Ok(self.catalog.chunks(None)?)
+    }
+}
+
+/// Reads a shared library; a writer that panicked left nothing half-written in the stores it
+/// had finished, so the lock is taken over.
+pub(crate) fn read(l: &RwLock<Library>) -> std::sync::RwLockReadGuard<'_, Library> {
+    l.read().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(crate) fn write(l: &RwLock<Library>) -> std::sync::RwLockWriteGuard<'_, Library> {
+    l.write().unwrap_or_else(|e| e.into_inner())
+}
+
+// The desktop app shares one library between its ingest thread and its searches.
+const _: fn() = || {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Library>();
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_mark_terms() {
+        let s =
+            snippet("A Relevant Person must keep records of GEN 2.1.3.", &highlight_terms("records 2.1.3"));
+        assert_eq!(s, "A Relevant Person must keep [[records]] of GEN [[2.1.3]].");
+    }
+}

@@ -388,25 +388,26 @@ impl Embedder for MiniLm {
             .flat_map(|(i, ws)| ws.iter().enumerate().map(move |(j, w)| (w.len(), i, j)))
             .collect();
         order.sort_unstable();
-        let mut sums: Vec<Vec<f32>> = vec![vec![0f32; self.hidden]; texts.len()];
-        if let Encoder::Fast(bert) = &self.encoder {
-            let seqs: Vec<&[u32]> = order.iter().map(|&(_, i, j)| windows[i][j].as_slice()).collect();
-            for (&(len, i, _), v) in order.iter().zip(bert.embed(&seqs, self.threads)) {
-                let w = (len - 2).max(1) as f32;
-                for (s, x) in sums[i].iter_mut().zip(v) {
-                    *s += w * x;
-                }
+        // One vector per window, in `order`.
+        let vectors: Vec<Vec<f32>> = match &self.encoder {
+            Encoder::Fast(bert) => {
+                let seqs: Vec<&[u32]> = order.iter().map(|&(_, i, j)| windows[i][j].as_slice()).collect();
+                bert.embed(&seqs, self.threads)
             }
-            sums.iter_mut().for_each(|v| crate::normalize(v));
-            return Ok(sums);
-        }
-        for group in order.chunks(self.batch) {
-            let batch: Vec<&Vec<u32>> = group.iter().map(|&(_, i, j)| &windows[i][j]).collect();
-            for (&(len, i, _), v) in group.iter().zip(self.embed_batch(&batch)?) {
-                let w = (len - 2).max(1) as f32;
-                for (s, x) in sums[i].iter_mut().zip(v) {
-                    *s += w * x;
+            Encoder::Reference(_) => {
+                let mut out = Vec::with_capacity(order.len());
+                for group in order.chunks(self.batch) {
+                    let batch: Vec<&Vec<u32>> = group.iter().map(|&(_, i, j)| &windows[i][j]).collect();
+                    out.extend(self.embed_batch(&batch)?);
                 }
+                out
+            }
+        };
+        let mut sums: Vec<Vec<f32>> = vec![vec![0f32; self.hidden]; texts.len()];
+        for (&(len, i, _), v) in order.iter().zip(vectors) {
+            let w = (len - 2).max(1) as f32;
+            for (s, x) in sums[i].iter_mut().zip(v) {
+                *s += w * x;
             }
         }
         sums.iter_mut().for_each(|v| crate::normalize(v));

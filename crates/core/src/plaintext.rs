@@ -125,6 +125,12 @@ struct Nesting {
     numbered_started: bool,
     /// Container kinds of the explicit labels accepted so far.
     kinds_seen: std::collections::HashSet<Container>,
+    /// The last numbered heading placed at the top level: the running numbering of the document's
+    /// divisions ("1.", "2.", "3." or "Part 1", "Part 2").
+    last_top: Option<Label>,
+    /// The value of the last numbered record taken for a list item ("1." in a rule's list), so the
+    /// rest of its list ("2.", "3.") follows it even where a value happens to continue the top level.
+    stray_last: Option<String>,
 }
 
 impl Nesting {
@@ -142,12 +148,18 @@ impl Nesting {
 
     /// Places a heading and returns its level (1-based).
     fn place(&mut self, head: Open) -> u8 {
+        let misplaced_note = head.label.as_ref().is_some_and(|l| self.is_misplaced_note(l));
         while let Some(top) = self.stack.last() {
-            if is_ancestor(top, &head) {
+            let is_note = top.label.as_ref().is_some_and(is_note);
+            if misplaced_note && !is_note || !misplaced_note && is_ancestor(top, &head) {
                 break;
             }
             self.stack.pop();
         }
+        if let (true, Some(l)) = (self.stack.is_empty(), &head.label) {
+            self.last_top = Some(l.clone());
+        }
+        self.stray_last = None;
         if let Some(l) = &head.label {
             self.seen.insert(l.section_id());
             if l.segments.iter().any(|s| s.explicit) {
@@ -157,6 +169,78 @@ impl Nesting {
         }
         self.stack.push(head);
         self.stack.len().min(u8::MAX as usize) as u8
+    }
+
+    /// A guidance note whose rule was closed before it ("8.4.1.Guidance" printed again after the
+    /// heading of 8.5): it belongs to the rule it follows, not back under 8.4.1.
+    fn is_misplaced_note(&self, label: &Label) -> bool {
+        let Some(at) = label.segments.iter().position(|s| s.container == Container::Guidance) else {
+            return false;
+        };
+        let base: Vec<&str> =
+            label.segments[..at].iter().flat_map(|s| s.tokens.iter().map(String::as_str)).collect();
+        if base.is_empty() {
+            return false;
+        }
+        let open = self.stack.iter().any(|o| o.label.as_ref().is_some_and(|l| l.tokens() == base));
+        let base_id = Label::parse(&base.join(".")).map(|l| l.section_id());
+        !open && base_id.is_some_and(|id| self.seen.contains(&id))
+    }
+
+    /// Whether a numbered heading would find no open heading to sit under.
+    fn would_be_top(&self, label: &Label) -> bool {
+        let head = Open { label: Some(label.clone()), style: None };
+        !self.stack.iter().any(|open| is_ancestor(open, &head))
+    }
+
+    /// Whether a label continues the running numbering of the top level: the first division, the
+    /// next one ("4." after "3.", "Part 3" after "Part 2"), or the first of a new kind of division
+    /// ("Part 1" or "APP 1" after the chapters).
+    fn continues_top(&self, label: &Label) -> bool {
+        let Some(last) = &self.last_top else { return true };
+        let (first, prev) = (&label.segments[0], &last.segments[0]);
+        if first.explicit
+            && first.container != Container::Guidance
+            && (!prev.explicit || first.container != prev.container)
+        {
+            return true;
+        }
+        match (first.tokens.first(), prev.tokens.first()) {
+            (Some(v), Some(p)) => first.container == prev.container && is_successor(p, v),
+            _ => false,
+        }
+    }
+
+    /// A numbered record that breaks the document's numbering: it would sit at the top level without
+    /// continuing the divisions there ("1." in a list inside Rule 3.3.41 while the chapters run 1, 2,
+    /// 3; "7.2.1" of another rulebook quoted in a guidance numbered "11)", "12)"), or it goes on a
+    /// list of such records. It is a numbered paragraph, not a section.
+    fn is_stray(&self, label: &Label) -> bool {
+        if !self.numbered_started || !self.would_be_top(label) {
+            return false;
+        }
+        let toks = label.tokens();
+        if toks.len() == 1 && self.stray_last.as_deref().is_some_and(|p| is_successor(p, toks[0])) {
+            return true;
+        }
+        !self.continues_top(label) && self.implied_division(label).is_none()
+    }
+
+    /// Notes a record taken for a list item.
+    fn stray(&mut self, label: &Label) {
+        self.stray_last = label.tokens().last().map(|t| t.to_string());
+    }
+
+    /// The division a numbered heading implies when the document never printed it: "3.2" arriving
+    /// at the top level after chapter 2 implies a chapter "3" (its value only).
+    fn implied_division(&self, label: &Label) -> Option<String> {
+        if !self.numbered_started || label.segments.iter().any(|s| s.explicit) || label.tokens().len() < 2 {
+            return None;
+        }
+        let first = label.tokens()[0].to_string();
+        let parent = Label::parse(&first)?;
+        (self.would_be_top(label) && !self.seen.contains(&parent.section_id()) && self.continues_top(&parent))
+            .then_some(first)
     }
 
     /// Whether a numbered candidate continues the numbering: it was not used before and it is a
@@ -190,6 +274,11 @@ impl Nesting {
         }
         false
     }
+}
+
+/// A guidance note or one of its paragraphs ("8.4.1.Guidance", "3.3.41.(3).Guidance.2.").
+fn is_note(label: &Label) -> bool {
+    label.segments.iter().any(|s| s.container == Container::Guidance)
 }
 
 fn is_first_value(v: &str) -> bool {
@@ -308,7 +397,13 @@ fn compound_label(line: &str) -> Option<(&str, &str)> {
         end += skip + next.find(char::is_whitespace).unwrap_or(next.len());
     }
     let mut head = &trimmed[..end];
-    if !head.contains('.') || head.len() < 3 {
+    // A record label carries a number ("P.O. Box" is an address) and opens with it ("(VER08.040723)"
+    // is a version note).
+    if !head.contains('.')
+        || head.len() < 3
+        || !head.contains(|c: char| c.is_ascii_digit())
+        || head.starts_with('(')
+    {
         return None;
     }
     // "PART 1.INTRODUCTION": a caps title glued to its label.
@@ -323,6 +418,13 @@ fn compound_label(line: &str) -> Option<(&str, &str)> {
     }
     let label = Label::parse_full(head)?;
     let rest = trimmed[end..].trim_start_matches('.').trim();
+    // "Rule 7.2.1 supports the operation of …", "Rules 12.8, 12.10 and 12.12 require …": a sentence
+    // that opens with a reference. A record label's keyword is printed in capitals ("PART 2.3").
+    let keyword = &trimmed[..trimmed.find(char::is_whitespace).unwrap_or(0)];
+    let sentence_case = keyword.chars().skip(1).any(char::is_lowercase);
+    if sentence_case && (head.ends_with(',') || rest.starts_with(|c: char| c.is_lowercase())) {
+        return None;
+    }
     (label.depth() >= 2 || rest.chars().all(|c| !c.is_lowercase())).then_some((head, rest))
 }
 
@@ -603,6 +705,16 @@ impl Parser<'_> {
 
     /// An ADGM record: a heading for the label, and the rest as its title or its first paragraph.
     fn labelled(&mut self, parsed: Label, label: &str, rest: &str) {
+        if self.nest.is_stray(&parsed) {
+            self.nest.stray(&parsed);
+            let text = if rest.is_empty() { label.to_string() } else { format!("{label} {rest}") };
+            self.para(BlockKind::ListItem { marker: Some(label.to_string()), depth: 0 }, text);
+            return;
+        }
+        if let Some(value) = self.nest.implied_division(&parsed) {
+            let implied = Label::parse(&value);
+            self.heading(implied, Some(&value), "", None);
+        }
         if rest.is_empty() || is_title_like(rest) && !looks_like_rule_text(rest) {
             self.heading(Some(parsed), Some(label), rest, None);
         } else if let Some((title, body)) = run_in_title(rest) {
@@ -679,6 +791,71 @@ mod tests {
             .blocks
             .iter()
             .any(|b| matches!(&b.kind, BlockKind::ListItem { marker: Some(m), .. } if m == "(a)")));
+    }
+
+    #[test]
+    fn records_that_break_the_numbering_are_list_items() {
+        // A lone "1." inside a guidance note, letters inside a rule's list, a list 1–4 whose "3."
+        // happens to follow chapter "2.", and an address line: none is a section.
+        let text = "1.\tINTRODUCTION\n1.1\tScope\n2.\tRULES\n2.1\tGeneral\n2.1.1\tA firm must:\n\
+                    (a)\tact; or\nA.\ta portfolio trade; or\nB.\ta weighted trade.\n\
+                    2.1.1.Guidance.1\tScope of governance\n1.\tGovernance is a framework which:\n\
+                    2.\tpromotes sound management;\n3.\tprotects Customers; and\n4.\tplaces responsibility.\n\
+                    2.1.1.Guidance.2.\tMany requirements apply.\n2.1.2\tThe address is:\nP.O. Box 111999\n\
+                    2.1.3\tTimely notification.\n";
+        let d = parse(text);
+        let h = headings(&d);
+        let got: Vec<(u8, &str)> = h.iter().map(|(l, t)| (*l, t.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, "1. INTRODUCTION"),
+                (2, "1.1 Scope"),
+                (1, "2. RULES"),
+                (2, "2.1 General"),
+                (3, "2.1.1"),
+                (4, "2.1.1.Guidance.1 Scope of governance"),
+                (4, "2.1.1.Guidance.2."),
+                (3, "2.1.2"),
+                (3, "2.1.3"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_division_the_text_never_printed_is_implied() {
+        // Chapter 3's own heading is missing from the text: "3.2" still nests under a "3".
+        let text = "1.\tINTRODUCTION\n1.1\tScope\n2.\tCLIENTS\n2.1\tGeneral\n\
+                    3.2\tCommunication of Information\n3.2.1\tA firm must be clear.\n3.3\tKey Information\n";
+        let h = headings(&parse(text));
+        let got: Vec<(u8, &str)> = h.iter().map(|(l, t)| (*l, t.as_str())).collect();
+        assert_eq!(
+            got[4..],
+            [(1, "3"), (2, "3.2 Communication of Information"), (3, "3.2.1"), (2, "3.3 Key Information")]
+        );
+    }
+
+    #[test]
+    fn a_note_printed_after_the_next_heading_stays_with_the_rule_it_follows() {
+        let text = "8.\tPERMISSIONS\n8.4\tWithdrawal\n8.4.1\tA firm must apply.\n\
+                    8.4.1.Guidance\tWhen considering a withdrawal, the Regulator will look.\n\
+                    8.5\tChanges to an Approved Person status\n\
+                    8.4.1.Guidance\tThis Rule addresses requests regarding Approved Persons.\n\
+                    8.5.1\tAn application must be made.\n";
+        let h = headings(&parse(text));
+        let got: Vec<(u8, &str)> = h.iter().map(|(l, t)| (*l, t.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, "8. PERMISSIONS"),
+                (2, "8.4 Withdrawal"),
+                (3, "8.4.1"),
+                (4, "8.4.1.Guidance"),
+                (2, "8.5 Changes to an Approved Person status"),
+                (3, "8.4.1.Guidance"),
+                (3, "8.5.1"),
+            ]
+        );
     }
 
     #[test]

@@ -1,0 +1,308 @@
+//! Cross-references: "Section 203(a)", "§ 4.2", "§§ 4.2–4.5", "Rule 2.1.3", "Rules 2.2.6, 2.2.7 and
+//! 2.2.9", "Chapter 5", "paragraph (b)(2) of this section", "(2) and (3)" relative to the current rule,
+//! "see Appendix B", and references to other documents ("GEN 3.3.31", "section 196 of the FSMR",
+//! "33 U.S.C. 2201", "117 Stat. 2518", "Public Law 113-121").
+//!
+//! [`scan`] finds references in a text; [`find_references`] scans a document's blocks and resolves
+//! same-document targets to section ids. References to other documents keep their document label for
+//! resolution at library level.
+
+mod names;
+mod resolve;
+mod scan;
+
+pub use names::{declared_names, name_key, DocumentNames};
+pub use resolve::{SectionIndex, Target};
+pub(crate) use scan::fast_captures;
+pub use scan::scan;
+
+use crate::model::{Document, Span};
+use crate::outline::Outline;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// A reference found in text, before resolution.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RawRef {
+    /// Byte range in the scanned text of this one target (for lists, the number alone, the keyword
+    /// included for the first).
+    pub start: usize,
+    pub end: usize,
+    /// A normalised label: "Rule 2.2.7", "Section 203(a)", "Appendix B", "33 U.S.C. 2201",
+    /// "Schedule 1, Part 4" (the containers it lies in first, as [`Target::from_label`] reads it).
+    pub label: String,
+    /// The container the reference names.
+    pub container: Option<RefContainer>,
+    /// Value tokens of the target's number (`["203", "a"]`).
+    pub tokens: Vec<String>,
+    /// Containers the target lies in, outermost first ("Part 4 of Schedule 1" → Schedule 1).
+    #[serde(default)]
+    pub within: Vec<(RefContainer, String)>,
+    /// The other document it points into ("GEN", "FSMR", "title 49, United States Code").
+    pub document: Option<String>,
+    /// Relative to the current section ("(2)", "paragraph (b) of this section").
+    pub relative: bool,
+}
+
+/// Kinds of referenced containers, as in [`Container`] plus paragraph-level ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefContainer {
+    Section,
+    Part,
+    Chapter,
+    Article,
+    Title,
+    Schedule,
+    Appendix,
+    Annex,
+    Paragraph,
+    /// A citation to another corpus: U.S.C., Stat., CFR, Fed. Reg., a public law, a bill.
+    Citation,
+}
+
+/// A resolved cross-reference in a document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrossReference {
+    /// The text as written.
+    pub text: String,
+    pub label: String,
+    /// Where it lies in the document text.
+    pub span: Span,
+    /// The section it is written in.
+    pub from_section: String,
+    /// The target section in the same document, when found.
+    pub target_section: Option<String>,
+    /// The other document it points into, for library-level resolution.
+    pub document: Option<String>,
+    pub container: Option<RefContainer>,
+}
+
+/// Finds and resolves the references of a document.
+///
+/// A reference that names another document keeps that name for the library to resolve; one that
+/// names nothing here while its sentence names another instrument ("in FSMR … in particular with
+/// Part 4") points into that instrument; a short title the document declares ("the Regulations")
+/// is replaced by the full name it stands for.
+pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference> {
+    let index = SectionIndex::from_outline(outline);
+    let declared = names::declared_names(&doc.text);
+    let mut out = Vec::new();
+    for (bi, block) in doc.blocks.iter().enumerate() {
+        if block.kind.is_heading() {
+            continue;
+        }
+        let text = doc.block_text(block);
+        let section = outline.block_section.get(bi).copied().unwrap_or(0);
+        let mentions = instrument_mentions(text);
+        for r in scan(text) {
+            let target = if r.document.is_none() { index.resolve(&Target::of(&r), Some(section)) } else { None };
+            if r.relative && r.container == Some(RefContainer::Paragraph) && target.is_none() && !r.label.contains(' ')
+            {
+                // A bare "(2)" that names nothing here is more likely an enumeration than a reference.
+                continue;
+            }
+            let mut document = r.document.clone();
+            if document.is_none() && target.is_none() && !r.relative && r.container != Some(RefContainer::Citation) {
+                document = mention_before(text, &mentions, r.start);
+            }
+            if let Some(d) = &document {
+                let is_code = d.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+                if !is_code {
+                    if let Some((_, full)) = declared.iter().find(|(short, _)| short.eq_ignore_ascii_case(d)) {
+                        document = Some(full.clone());
+                    }
+                }
+            }
+            out.push(CrossReference {
+                text: text[r.start..r.end].trim().to_string(),
+                label: r.label,
+                span: Span::new(block.span.start + r.start, block.span.start + r.end),
+                from_section: outline.sections[section].id.clone(),
+                target_section: target.map(|t| outline.sections[t].id.clone()),
+                document,
+                container: r.container,
+            });
+        }
+    }
+    out
+}
+
+/// Names of instruments a text mentions after a preposition ("in FSMR", "under the Insolvency
+/// Regulations"), with where each ends.
+fn instrument_mentions(text: &str) -> Vec<(usize, String)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(&format!(
+            r"(?-u:\b)(?:in|under|of|by|with|to)\s+(?:the\s+)?(?P<doc>[A-Z][A-Z0-9]{{1,7}}(?-u:\b)|{})",
+            scan::INSTRUMENT
+        ))
+        .expect("valid regex")
+    });
+    const NOT_INSTRUMENTS: &[&str] = &["ADGM", "FSRA", "UAE", "DFSA", "EU", "UK", "US", "USA", "OECD", "FATF", "IOSCO"];
+    scan::fast_captures(re, text)
+        .filter_map(|c| {
+            let d = c.name("doc")?;
+            (!NOT_INSTRUMENTS.contains(&d.as_str())).then(|| (d.end(), d.as_str().to_string()))
+        })
+        .collect()
+}
+
+/// The instrument named last before `at` in the same sentence.
+fn mention_before(text: &str, mentions: &[(usize, String)], at: usize) -> Option<String> {
+    let (end, name) = mentions.iter().rev().find(|(end, _)| *end <= at)?;
+    let between = &text[*end..at];
+    let sentence_ends = between.contains(". ") || between.contains(";") || between.contains('\n');
+    (!sentence_ends).then(|| name.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{DocumentBuilder, Format};
+    use crate::plaintext;
+
+    fn labels(text: &str) -> Vec<String> {
+        scan(text).into_iter().map(|r| r.label).collect()
+    }
+
+    #[test]
+    fn the_spec_examples() {
+        assert_eq!(labels("see Section 203(a) now"), vec!["Section 203(a)"]);
+        assert_eq!(labels("under § 4.2 and §§ 4.2–4.5"), vec!["§ 4.2", "§ 4.2", "§ 4.5"]);
+        assert_eq!(labels("Rule 2.1.3 applies"), vec!["Rule 2.1.3"]);
+        assert_eq!(labels("Rules 2.2.6, 2.2.7 and 2.2.9"), vec!["Rule 2.2.6", "Rule 2.2.7", "Rule 2.2.9"]);
+        assert_eq!(labels("in Chapter 5."), vec!["Chapter 5"]);
+        assert_eq!(labels("see Appendix B"), vec!["Appendix B"]);
+        assert!(labels("the Mooring Rules 2026 and Regulations 2015").is_empty());
+        assert_eq!(labels("GEN 3.3.31 says"), vec!["GEN 3.3.31"]);
+        assert_eq!(
+            labels("as in 33 U.S.C. 2201 and 42 U.S.C. 4321 et seq."),
+            vec!["33 U.S.C. 2201", "42 U.S.C. 4321 et seq."]
+        );
+        let r = scan("section 196 of the FSMR");
+        assert_eq!(r[0].document.as_deref(), Some("FSMR"));
+        let r = scan("paragraph (b)(2) of this section");
+        assert!(r[0].relative);
+        assert_eq!(r[0].tokens, vec!["b", "2"]);
+        let r = scan("Section 48103(a) of title 49, United States Code");
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].document.as_deref(), Some("title 49, United States Code"));
+        assert_eq!(
+            labels("117 Stat. 2518 and Public Law 113-121"),
+            vec!["117 Stat. 2518", "Public Law 113-121"]
+        );
+    }
+
+    #[test]
+    fn resolves_in_document() {
+        let text =
+            "1\tScope\n1.1\tGeneral\n1.1.1\t\n1.1.1.(1)\tSubject to (2), see Rule 1.2.1 and Chapter 2.\n\
+                    1.1.1.(2)\tOther.\n1.2\tMore\n1.2.1\tThis Rule applies; see GEN 3.3.31.\n2\tTwo\n";
+        let mut b = DocumentBuilder::new(Format::Text, "T", text.as_bytes());
+        plaintext::parse_into(text, &mut b);
+        let d = b.finish();
+        let o = Outline::build(&d);
+        let refs = find_references(&d, &o);
+        let got: Vec<(String, Option<String>)> =
+            refs.iter().map(|r| (r.label.clone(), r.target_section.clone())).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("(2)".to_string(), Some("sec_1_1_1_2".to_string())),
+                ("Rule 1.2.1".to_string(), Some("sec_1_2_1".to_string())),
+                // Top-level numbered headings are the chapters of a rulebook.
+                ("Chapter 2".to_string(), Some("sec_2".to_string())),
+                ("GEN 3.3.31".to_string(), None),
+            ]
+        );
+        assert_eq!(refs[3].document.as_deref(), Some("GEN"));
+        assert_eq!(&d.text[refs[1].span.start..refs[1].span.end], "Rule 1.2.1");
+    }
+
+    fn docs(text: &str) -> Vec<(String, Option<String>)> {
+        scan(text).into_iter().map(|r| (r.label, r.document)).collect()
+    }
+
+    #[test]
+    fn document_labels_before_and_after_the_container() {
+        let s = |a: &str, b: Option<&str>| (a.to_string(), b.map(String::from));
+        assert_eq!(docs("under GEN Rule 5.5.1, an Authorised Person"), vec![s("Rule 5.5.1", Some("GEN"))]);
+        assert_eq!(docs("see MIR Rule 3.2 (Capital Requirements)"), vec![s("Rule 3.2", Some("MIR"))]);
+        let r = scan("MKT Rule 4.3.1(13) applies");
+        assert_eq!(r[0].tokens, vec!["4", "3", "1", "13"]);
+        assert_eq!(r[0].document.as_deref(), Some("MKT"));
+        assert_eq!(&"MKT Rule 4.3.1(13) applies"[r[0].start..r[0].end], "MKT Rule 4.3.1(13)");
+        assert_eq!(docs("Rule 5.5.1 of GEN"), vec![s("Rule 5.5.1", Some("GEN"))]);
+        assert_eq!(docs("Part 4 of the FSMR"), vec![s("Part 4", Some("FSMR"))]);
+        assert_eq!(
+            docs("in Part 4 of Schedule 1 of FSMR"),
+            vec![s("Schedule 1, Part 4", Some("FSMR"))]
+        );
+        assert_eq!(
+            docs("section 41(2) of the Commercial Licensing Regulations 2015"),
+            vec![s("Section 41(2)", Some("Commercial Licensing Regulations 2015"))]
+        );
+        assert_eq!(
+            docs("section 196 of the Financial Services and Markets Regulations 2015"),
+            vec![s("Section 196", Some("Financial Services and Markets Regulations 2015"))]
+        );
+        assert_eq!(
+            docs("Article 5(2) of Regulation (EU) 2016/679"),
+            vec![s("Article 5(2)", Some("Regulation (EU) 2016/679"))]
+        );
+        assert_eq!(docs("section 12 of these Regulations"), vec![s("Section 12", None)]);
+        assert_eq!(docs("THE Rule 2.1 and IN Rule 2.2"), vec![s("Rule 2.1", None), s("Rule 2.2", None)]);
+        let r = scan("COBS Rules 6.1 and 6.2");
+        assert_eq!(r.len(), 2);
+        assert!(r.iter().all(|r| r.document.as_deref() == Some("COBS")));
+    }
+
+    fn analysed(text: &str) -> Vec<(String, Option<String>, Option<String>)> {
+        let mut b = DocumentBuilder::new(Format::Text, "T", text.as_bytes());
+        plaintext::parse_into(text, &mut b);
+        let d = b.finish();
+        let o = Outline::build(&d);
+        find_references(&d, &o).into_iter().map(|r| (r.label, r.target_section, r.document)).collect()
+    }
+
+    #[test]
+    fn the_sentence_names_the_instrument_and_short_titles_stand_for_their_names() {
+        let got = analysed(
+            "1\tScope\n1.1\tGeneral\n1.1.1\tA Captive Insurer must comply with the restrictions in FSMR on its \
+             business and in particular with Part 4 (Authorisation). The Data Protection Regulations 2015 (the \
+             \u{201c}Regulations\u{201d}) apply; see section 5 of the Regulations and Rule 1.1.2(3).\n1.1.2\tMore.\n",
+        );
+        assert_eq!(
+            got,
+            vec![
+                ("Part 4".to_string(), None, Some("FSMR".to_string())),
+                ("Section 5".to_string(), None, Some("Data Protection Regulations 2015".to_string())),
+                // The most specific section that exists: 1.1.2 has no (3).
+                ("Rule 1.1.2(3)".to_string(), Some("sec_1_1_2".to_string()), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_reference_inside_named_containers_resolves_there() {
+        let text = "Part 1\tGeneral\nPart 1.1.\tOne\nPart 4\tAuthorisation\nPart 4.5.\tFive\n\
+                    Schedule 1\tActivities\nSchedule 1.Part 4\tDealing\nSchedule 1.Part 4.92.\tNinety-two\n";
+        let mut b = DocumentBuilder::new(Format::Text, "T", text.as_bytes());
+        plaintext::parse_into(text, &mut b);
+        let d = b.finish();
+        let o = Outline::build(&d);
+        let index = SectionIndex::from_outline(&o);
+        let id = |t: &str| {
+            let r = &scan(t)[0];
+            index.resolve(&Target::of(r), None).map(|i| o.sections[i].number.clone().unwrap_or_default())
+        };
+        assert_eq!(id("Part 4 of the FSMR").as_deref(), Some("Part 4"));
+        assert_eq!(id("Part 4 of Schedule 1 of FSMR").as_deref(), Some("Schedule 1.Part 4"));
+        assert_eq!(id("paragraph 92 of Schedule 1 of FSMR").as_deref(), Some("Schedule 1.Part 4.92."));
+        assert_eq!(id("section 5 of FSMR").as_deref(), Some("Part 4.5."));
+        let t = Target::from_label("Schedule 1, Part 4", Some(RefContainer::Part));
+        assert_eq!(index.resolve(&t, None).map(|i| o.sections[i].number.clone().unwrap()).as_deref(), Some("Schedule 1.Part 4"));
+    }
+}

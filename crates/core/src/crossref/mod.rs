@@ -7,10 +7,12 @@
 //! same-document targets to section ids. References to other documents keep their document label for
 //! resolution at library level.
 
+mod across;
 mod names;
 mod resolve;
 mod scan;
 
+pub use across::CrossIndex;
 pub use names::{declared_names, name_key, DocumentNames};
 pub use resolve::{SectionIndex, Target};
 pub(crate) use scan::fast_captures;
@@ -89,28 +91,50 @@ pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference>
     let index = SectionIndex::from_outline(outline);
     let declared = names::declared_names(&doc.text);
     let mut out = Vec::new();
+    // The instrument a paragraph that introduces a list named last ("protections in FSMR,
+    // including:"), for the list's items.
+    let mut introduced: Option<String> = None;
     for (bi, block) in doc.blocks.iter().enumerate() {
         if block.kind.is_heading() {
+            introduced = None;
             continue;
         }
         let text = doc.block_text(block);
         let section = outline.block_section.get(bi).copied().unwrap_or(0);
-        let mentions = instrument_mentions(text);
+        let mut mentions = instrument_mentions(text);
+        let is_item = matches!(block.kind, crate::model::BlockKind::ListItem { .. });
+        if let (true, Some(name)) = (is_item, &introduced) {
+            mentions.insert(0, (0, name.clone()));
+        } else if !is_item {
+            introduced = None;
+        }
+        if !is_item && text.trim_end().ends_with(':') {
+            introduced = mentions.last().map(|(_, n)| n.clone());
+        }
         for r in scan(text) {
-            let target = if r.document.is_none() { index.resolve(&Target::of(&r), Some(section)) } else { None };
-            if r.relative && r.container == Some(RefContainer::Paragraph) && target.is_none() && !r.label.contains(' ')
+            let target =
+                if r.document.is_none() { index.resolve(&Target::of(&r), Some(section)) } else { None };
+            if r.relative
+                && r.container == Some(RefContainer::Paragraph)
+                && target.is_none()
+                && !r.label.contains(' ')
             {
                 // A bare "(2)" that names nothing here is more likely an enumeration than a reference.
                 continue;
             }
             let mut document = r.document.clone();
-            if document.is_none() && target.is_none() && !r.relative && r.container != Some(RefContainer::Citation) {
+            if document.is_none()
+                && target.is_none()
+                && !r.relative
+                && r.container != Some(RefContainer::Citation)
+            {
                 document = mention_before(text, &mentions, r.start);
             }
             if let Some(d) = &document {
                 let is_code = d.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
                 if !is_code {
-                    if let Some((_, full)) = declared.iter().find(|(short, _)| short.eq_ignore_ascii_case(d)) {
+                    if let Some((_, full)) = declared.iter().find(|(short, _)| short.eq_ignore_ascii_case(d))
+                    {
                         document = Some(full.clone());
                     }
                 }
@@ -140,7 +164,8 @@ fn instrument_mentions(text: &str) -> Vec<(usize, String)> {
         ))
         .expect("valid regex")
     });
-    const NOT_INSTRUMENTS: &[&str] = &["ADGM", "FSRA", "UAE", "DFSA", "EU", "UK", "US", "USA", "OECD", "FATF", "IOSCO"];
+    const NOT_INSTRUMENTS: &[&str] =
+        &["ADGM", "FSRA", "UAE", "DFSA", "EU", "UK", "US", "USA", "OECD", "FATF", "IOSCO"];
     scan::fast_captures(re, text)
         .filter_map(|c| {
             let d = c.name("doc")?;
@@ -236,10 +261,7 @@ mod tests {
         assert_eq!(&"MKT Rule 4.3.1(13) applies"[r[0].start..r[0].end], "MKT Rule 4.3.1(13)");
         assert_eq!(docs("Rule 5.5.1 of GEN"), vec![s("Rule 5.5.1", Some("GEN"))]);
         assert_eq!(docs("Part 4 of the FSMR"), vec![s("Part 4", Some("FSMR"))]);
-        assert_eq!(
-            docs("in Part 4 of Schedule 1 of FSMR"),
-            vec![s("Schedule 1, Part 4", Some("FSMR"))]
-        );
+        assert_eq!(docs("in Part 4 of Schedule 1 of FSMR"), vec![s("Schedule 1, Part 4", Some("FSMR"))]);
         assert_eq!(
             docs("section 41(2) of the Commercial Licensing Regulations 2015"),
             vec![s("Section 41(2)", Some("Commercial Licensing Regulations 2015"))]
@@ -303,6 +325,9 @@ mod tests {
         assert_eq!(id("paragraph 92 of Schedule 1 of FSMR").as_deref(), Some("Schedule 1.Part 4.92."));
         assert_eq!(id("section 5 of FSMR").as_deref(), Some("Part 4.5."));
         let t = Target::from_label("Schedule 1, Part 4", Some(RefContainer::Part));
-        assert_eq!(index.resolve(&t, None).map(|i| o.sections[i].number.clone().unwrap()).as_deref(), Some("Schedule 1.Part 4"));
+        assert_eq!(
+            index.resolve(&t, None).map(|i| o.sections[i].number.clone().unwrap()).as_deref(),
+            Some("Schedule 1.Part 4")
+        );
     }
 }

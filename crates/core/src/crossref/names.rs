@@ -99,10 +99,12 @@ impl DocumentNames {
 fn meaning_of(text: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i:means|refers\s+to|is)\s+(?:the\s+)?(?P<name>[A-Z][^.,;:()]{1,80})").expect("valid regex")
+        Regex::new(r"(?i:means|refers\s+to|is)\s+(?:the\s+)?(?P<name>[A-Z][^.,;:()]{1,80})")
+            .expect("valid regex")
     });
     let name = re.captures(text)?.name("name")?.as_str().trim().to_string();
-    let starts_like_a_title = name.split_whitespace().next().is_some_and(|w| w.starts_with(char::is_uppercase));
+    let starts_like_a_title =
+        name.split_whitespace().next().is_some_and(|w| w.starts_with(char::is_uppercase));
     (starts_like_a_title && name.split_whitespace().count() <= 10).then_some(name)
 }
 

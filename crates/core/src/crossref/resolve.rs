@@ -125,9 +125,24 @@ impl SectionIndex {
         })
     }
 
+    /// Whether a section lies in a schedule, appendix or annex.
+    fn is_annexed(&self, s: usize) -> bool {
+        self.labels[s].as_ref().is_some_and(|l| {
+            l.segments.iter().any(|s| {
+                s.explicit
+                    && matches!(s.container, Container::Schedule | Container::Appendix | Container::Annex)
+            })
+        })
+    }
+
     /// Of several candidates: the one sharing most ancestors with the citing section; from another
     /// document, the body before schedules and appendices, then the shallowest, then the first.
-    fn best(&self, candidates: &[usize], from: Option<usize>, within: &[(RefContainer, String)]) -> Option<usize> {
+    fn best(
+        &self,
+        candidates: &[usize],
+        from: Option<usize>,
+        within: &[(RefContainer, String)],
+    ) -> Option<usize> {
         let inside: Vec<usize> = candidates.iter().copied().filter(|&c| self.is_within(c, within)).collect();
         match from {
             Some(from) => {
@@ -141,7 +156,11 @@ impl SectionIndex {
                 let label = self.labels[c].as_ref();
                 let annexed = label.is_some_and(|l| {
                     l.segments.iter().any(|s| {
-                        s.explicit && matches!(s.container, Container::Schedule | Container::Appendix | Container::Annex)
+                        s.explicit
+                            && matches!(
+                                s.container,
+                                Container::Schedule | Container::Appendix | Container::Annex
+                            )
                     })
                 }) && within.is_empty();
                 (annexed, self.ancestors(c).count(), c)
@@ -188,13 +207,36 @@ impl SectionIndex {
             }
             return None;
         }
-        // The most specific section that exists: "4.3.1(13)" is 4.3.1.(13), else 4.3.1.
-        let keep_at_least = t.tokens.len().min(2);
-        for n in (keep_at_least.max(1)..=t.tokens.len()).rev() {
-            let want = &t.tokens[..n];
-            for map in [&self.full, &self.local] {
-                if let Some(found) = map.get(want).and_then(|c| self.best(c, from, &t.within)) {
-                    return Some(found);
+        // A section, rule or paragraph is never a Part or a Chapter ("section 2 of the FSMR" is not
+        // its Part 2); a "Part" is never a plain-numbered chapter; the body answers before an
+        // appendix unless the reference names one.
+        let fits = |c: usize| {
+            let Some(label) = &self.labels[c] else { return false };
+            let last = label.segments.last();
+            // "Part 4" is a division; "Part 16.196." is section 196 inside one.
+            let is_div = last.is_some_and(|seg| is_division(seg) && seg.tokens.len() == 1);
+            match t.container {
+                Some(RefContainer::Section | RefContainer::Paragraph) | None => !is_div,
+                Some(RefContainer::Chapter) => true,
+                Some(_) => is_div,
+            }
+        };
+        // The most specific section that exists: "4.3.1(13)" is 4.3.1.(13), else 4.3.1 (a number of
+        // three or more parts keeps two).
+        let keep_at_least = if t.tokens.len() >= 3 { 2 } else { 1 };
+        for annexed_too in [false, true] {
+            for n in (keep_at_least..=t.tokens.len()).rev() {
+                let want = &t.tokens[..n];
+                for map in [&self.full, &self.local] {
+                    let Some(cands) = map.get(want) else { continue };
+                    let cands: Vec<usize> = cands
+                        .iter()
+                        .copied()
+                        .filter(|&c| fits(c) && (annexed_too || !t.within.is_empty() || !self.is_annexed(c)))
+                        .collect();
+                    if let Some(found) = self.best(&cands, from, &t.within) {
+                        return Some(found);
+                    }
                 }
             }
         }

@@ -11,7 +11,7 @@ const NUM: &str = r"(?:\d+[A-Za-z]{0,2}(?:[.\-–]\d+[A-Za-z]?)*\.?(?:\s?\([A-Za
 
 /// The name of an instrument as the texts write it after "of": "the Insolvency Regulations",
 /// "Financial Services and Markets Regulations 2015", "UAE Penal Code", "Regulation (EU) 2016/679".
-pub(crate) const INSTRUMENT: &str = r"(?:[A-Z][\w'’\-]*\s+(?:(?:and|of|the|for|on|in|&)\s+)?){0,8}(?:Act|Regulations?|Rules|Rulebook|Code|Law|Guidelines|Manual|Standard|Decree|Directive|Ordinance|Statute)(?:\s+(?:\(EU\)\s+)?(?:No\.?\s+)?\d+/\d+(?:/E[CU])?)?(?:\s+(?:of\s+)?\(?\d{4}\)?)?";
+pub(crate) const INSTRUMENT: &str = r"(?:[A-Z][\w'’\-]*[ \t]+(?:(?:and|of|the|for|on|in|&)[ \t]+)?){0,8}(?:Act|Regulations?|Rules|Rulebook|Code|Law|Guidelines|Manual|Standard|Decree|Decision|Directive|Ordinance|Statute)(?:[ \t]+(?:\(EU\)[ \t]+)?(?:No\.?[ \t]+)?\d+/\d+(?:/E[CU])?)?(?:[ \t]+No\.?[ \t]*\(?\d+\)?)?(?:[ \t]+(?:of[ \t]+)?\(?\d{4}\)?)?";
 
 fn keyword_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -22,7 +22,7 @@ fn keyword_re() -> &'static Regex {
         // "of Schedule 1", "in Part 2": the containers the target lies in, innermost first.
         let chain = r"(?P<chain>(?:\s+(?:of|in)\s+(?:the\s+)?(?i:schedule|part|chapter|appendix|annex|article)\s+[0-9A-Z]{1,4}(?-u:\b))*)";
         let doc = format!(
-            r"(?:\s+of\s+(?P<of>(?:the\s+)?(?:(?P<this>this\s+(?:section|part|chapter|rule|article|schedule|paragraph|subsection))|(?P<own>these\s+(?:Regulations|Rules)|this\s+(?:Rulebook|Guidance|Code|Act|Law|Manual|Policy|document))|title\s+\d+(?:,\s+(?:United States Code|Code of Federal Regulations))?|[A-Z][A-Z0-9]{{1,7}}(?-u:\b)|{INSTRUMENT})))?"
+            r"(?:\s+of\s+(?P<of>(?:the\s+)?(?:(?P<this>this\s+(?:section|part|chapter|rule|article|schedule|paragraph|subsection))|(?P<own>these\s+(?:Regulations|Rules)|this\s+(?:Rulebook|Guidance|Code|Act|Law|Manual|Policy|document))|title\s+\d+(?:,\s+(?:United States Code|Code of Federal Regulations))?|{INSTRUMENT}|[A-Z][A-Z0-9]{{1,7}}(?-u:\b))))?"
         );
         let pre = r"(?:(?P<pre>[A-Z][A-Z0-9]{1,7})\s+)?";
         Regex::new(&format!(r"(?:^|[^A-Za-z0-9_§])(?P<whole>{pre}{kw}\s*{list}{chain}{doc})"))
@@ -162,6 +162,17 @@ fn parse_chain(chain: &str) -> Vec<(RefContainer, String)> {
 /// assert_eq!(gen[1].label, "Schedule 1, Part 4");
 /// ```
 pub fn scan(text: &str) -> Vec<RawRef> {
+    // Direction marks and byte-order marks sit between words and numbers in some texts ("Rule
+    // \u{200e}1.1.2", "of \u{200e}Schedule 1"): read them as spaces of the same width, so every
+    // offset still points into `text`.
+    let invisible = ['\u{200e}', '\u{200f}', '\u{feff}'];
+    let cleaned;
+    let text = if text.contains(invisible) {
+        cleaned = text.replace(invisible, "   ");
+        cleaned.as_str()
+    } else {
+        text
+    };
     let mut out: Vec<RawRef> = Vec::new();
     for caps in fast_captures(keyword_re(), text) {
         let (Some(whole), Some(kw), Some(list)) = (caps.name("whole"), caps.name("kw"), caps.name("list"))

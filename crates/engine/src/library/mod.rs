@@ -7,6 +7,7 @@ use folio_ai::Embedder;
 use folio_convert::{convert_file_guarded, convert_file_guarded_reporting, ConvertOptions};
 use folio_core::analysis::analyze;
 use folio_core::chunker::ChunkerConfig;
+use folio_core::crossref::{CrossIndex, SectionIndex};
 use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
 use folio_core::query::parse_query;
 use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
@@ -390,17 +391,38 @@ impl Library {
         out
     }
 
+    /// The library's documents by the names they go by (labels, titles, what glossaries call them),
+    /// with their sections, for resolving references across documents.
+    pub(crate) fn cross_index(&self) -> Result<CrossIndex, EngineError> {
+        let mut x = CrossIndex::default();
+        for d in &self.docs {
+            let sections = self.outlines.get(&d.id).map(Vec::as_slice).unwrap_or(&[]);
+            let index = SectionIndex::new(
+                sections.iter().map(|s| (s.number.as_deref(), s.parent_ord.map(|p| p as usize))),
+            );
+            x.add_document(d.id, &d.label, &d.title, index);
+        }
+        for def in self.catalog.definitions(None)? {
+            if def.term.split_whitespace().count() <= 8 {
+                x.learn_definition(&def.term, &def.text);
+            }
+        }
+        Ok(x)
+    }
+
     /// Resolves references to other documents against the documents now in the library.
     fn resolve_external(&mut self) -> Result<(), EngineError> {
         let refs = self.catalog.external_references()?;
+        let x = self.cross_index()?;
         let mut out = Vec::with_capacity(refs.len());
         for (rowid, r) in refs {
-            let target_doc = r.document.as_deref().and_then(|l| self.exact.document(l));
-            let section = target_doc.and_then(|d| {
-                let number = r.label.split_whitespace().last().unwrap_or("");
-                number_keys(number)
-                    .into_iter()
-                    .find_map(|k| self.exact.sections(&k, Some(d)).into_iter().next().map(|s| s.1))
+            let container =
+                r.container.as_deref().and_then(|c| serde_json::from_value(serde_json::Value::from(c)).ok());
+            let found = r.document.as_deref().and_then(|name| x.resolve(name, &r.label, container));
+            let target_doc = found.map(|(d, _)| d);
+            let section = found.and_then(|(d, i)| {
+                let i = i?;
+                self.outlines.get(&d).and_then(|s| s.get(i)).map(|s| s.section_id.clone())
             });
             out.push((rowid, target_doc, section));
         }

@@ -71,7 +71,7 @@ PIDS+=($!)
 sleep 1
 
 export FOLIO_E2E_APP=$APP
-export FOLIO_E2E_DOCS="$DATA/obliqa/documents/GEN_VER08.181223.txt:$DATA/obliqa/documents/GLO_VER19.181223.txt"
+export FOLIO_E2E_DOCS="$DATA/obliqa/documents/GEN_VER08.181223.txt:$DATA/obliqa/documents/GLO_VER19.181223.txt:$DATA/obliqa/documents/AML_VER09.211223.txt"
 [ -f "$BIG" ] && export FOLIO_E2E_BIG_PDF=$BIG
 export FOLIO_E2E_ARTIFACTS=$FOLIO_ROOT/tests/artifacts/e2e
 mkdir -p "$SCRATCH/watched"

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use folio_engine::{
     BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, FailureRow, Hit, IngestReport,
-    LibraryStatus, Outline, PageImage, Progress, ProgressThrottle, RepairReport, SearchRequest, SectionView,
+    LibraryStatus, MissingDocument, Outline, PageImage, Progress, ProgressThrottle, RepairReport, SearchRequest, SectionView,
     Settings, SettingsChange, WatchedFolder, Workspace,
 };
 use tauri::ipc::Channel;
@@ -242,6 +242,11 @@ async fn unwatch_folder(app: State<'_, Arc<App>>, path: PathBuf) -> Res<Vec<Watc
 }
 
 #[tauri::command]
+async fn missing_documents(app: State<'_, Arc<App>>) -> Res<Vec<MissingDocument>> {
+    run(&app, |w| w.missing_documents()).await
+}
+
+#[tauri::command]
 async fn failures(app: State<'_, Arc<App>>) -> Res<Vec<FailureRow>> {
     run(&app, |w| w.failures()).await
 }
@@ -305,6 +310,7 @@ fn main() {
             watch_folder,
             unwatch_folder,
             failures,
+            missing_documents,
             repair_library,
         ])
         .run(tauri::generate_context!())

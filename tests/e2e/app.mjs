@@ -7,7 +7,7 @@
 //   node tests/e2e/app.mjs   (scripts/e2e.sh sets up the display, the driver and the data)
 //
 // Environment: FOLIO_E2E_DRIVER (default http://127.0.0.1:4444), FOLIO_E2E_APP (the binary),
-// FOLIO_E2E_DOCS (two documents, ':'-separated), FOLIO_E2E_BIG_PDF, FOLIO_E2E_ARTIFACTS,
+// FOLIO_E2E_DOCS (two documents or more, ':'-separated; GEN and AML for the cross-document check), FOLIO_E2E_BIG_PDF, FOLIO_E2E_ARTIFACTS,
 // FOLIO_E2E_WATCH_DIR (an empty folder: watched, then files are added, renamed and deleted in it),
 // FOLIO_E2E_LIBRARY (the library folder: after the first session its catalog is damaged, and a
 // second start of the app must offer the repair, run it and show the library again).
@@ -94,12 +94,12 @@ async function main() {
     await s.until(
       async () => {
         const rows = await s.findAll('[data-testid="doc-row"]');
-        return rows.length >= 2;
+        return rows.length >= docs.length;
       },
-      { timeoutMs: 240000, what: 'two documents indexed' },
+      { timeoutMs: 240000, what: `${docs.length} documents indexed` },
     );
     const labels = await Promise.all((await s.findAll('[data-testid="doc-row"]')).map((r) => r.attr('data-label')));
-    check('two documents ingested', labels.length >= 2, labels.join(', '));
+    check('documents ingested', labels.length >= 2, labels.join(', '));
     await shot(s, 'library');
 
     // Search: results as you type, with breadcrumbs.
@@ -165,6 +165,44 @@ async function main() {
     await (await s.find('[data-testid="back"]')).click();
     await s.until(async () => (await (await s.find('[data-testid="reader-heading"]')).text()).trim() === before, { what: 'back' });
     check('cross-reference followed and back', true, `${before} → ${target} (${after}) → back`);
+
+    // Across documents: AML's "GEN Rule 5.5.1" leads to GEN 5.5.1, and GEN 5.5.1's "Referenced by"
+    // panel leads back to AML.
+    await nav(s, 'search');
+    const box4 = await s.find('[data-testid="search-input"]');
+    await clearSearch(s);
+    await box4.type('Authorised Persons are reminded that under GEN Rule 5.5.1 the MLRO function is a mandatory appointment');
+    const amlHit = await s.until(async () => {
+      for (const h of await s.findAll('[data-testid="hit"]')) {
+        if ((await h.attr('data-section-id'))?.startsWith('sec_12_1_3')) return h;
+      }
+      return null;
+    }, { what: "AML's guidance 12.1.3 among the hits", timeoutMs: 20000 });
+    const amlSection = await amlHit.attr('data-section-id');
+    await (await s.find(`[data-testid="hit"][data-section-id="${amlSection}"] [data-testid="hit-title"]`)).click();
+    const toGen = await s.until(async () => {
+      for (const x of await s.findAll('[data-testid="xref"][data-target-section="sec_5_5_1"]')) return x;
+      return null;
+    }, { what: 'the link "GEN Rule 5.5.1" in AML', timeoutMs: 15000 });
+    const amlHeading = (await (await s.find('[data-testid="reader-heading"]')).text()).trim();
+    const genDoc = await toGen.attr('data-target-doc');
+    await toGen.click();
+    await s.until(async () => {
+      const cur = await s.findAll('[data-testid="outline-item"][aria-current="true"]');
+      return cur.length && (await cur[0].attr('data-section-id')) === 'sec_5_5_1';
+    }, { what: 'GEN 5.5.1 in the reader' });
+    const back = await s.until(async () => {
+      for (const b of await s.findAll('[data-testid="backlink"]')) {
+        if ((await b.attr('data-section-id')) === amlSection) return b;
+      }
+      return null;
+    }, { what: `a backlink from AML ${amlSection} under "Referenced by"`, timeoutMs: 15000 });
+    await shot(s, 'reader-backlinks');
+    await back.click();
+    await s.until(async () => (await (await s.find('[data-testid="reader-heading"]')).text()).trim() === amlHeading, {
+      what: 'back in AML by the backlink',
+    });
+    check('cross-document reference and its backlink', true, `AML ${amlSection} → document ${genDoc} sec_5_5_1 → back to AML`);
 
     // A definition popover on a marked term.
     const terms = await s.until(async () => {

@@ -33,6 +33,7 @@ pub fn typescript() -> String {
         crate::PageImage,
         crate::WatchedFolder,
         crate::FailureRow,
+        crate::MissingDocument,
         crate::SyncReport,
         crate::RepairReport,
     );

@@ -153,6 +153,9 @@ pub struct LinkMark {
     pub label: String,
     pub target_doc_id: Option<i64>,
     pub target_section: Option<String>,
+    /// The other document the reference names, as written ("FSMR"); with no `target_doc_id` it is
+    /// not in the library.
+    pub document: Option<String>,
 }
 
 /// A table in a section's text (offsets in UTF-16 code units of `SectionView::text`): its rows are
@@ -404,6 +407,7 @@ impl Workspace {
                     label: r.label,
                     target_doc_id,
                     target_section,
+                    document: r.document,
                 }
             })
             .collect();
@@ -580,6 +584,11 @@ impl Workspace {
             w.unwatch(folder.to_path_buf());
         }
         self.watched_folders()
+    }
+
+    /// The documents the library cites most but does not hold (at most 20, most cited first).
+    pub fn missing_documents(&self) -> Result<Vec<crate::MissingDocument>, EngineError> {
+        self.lib().missing_documents(20)
     }
 
     /// Files that could not be indexed, with why (each is tried again when it changes).

@@ -16,6 +16,7 @@ import type {
   KeyStatus,
   LibraryStatus,
   LinkMark,
+  MissingDocument,
   Outline,
   PageImage,
   Progress,
@@ -566,7 +567,7 @@ export class FakeBackend implements Backend {
       const row: RefRow = {
         doc_id: d.row.id,
         text: m[0],
-        label: prefix ? `${prefix} Rule ${number}` : `Rule ${number}`,
+        label: `Rule ${number}`,
         from_section: s.section_id,
         target_section: null,
         document: prefix,
@@ -749,6 +750,7 @@ export class FakeBackend implements Backend {
       label: r.label,
       target_doc_id: r.target_doc_id ?? (r.target_section ? d.row.id : null),
       target_section: r.target_doc_section ?? r.target_section,
+      document: r.document,
     }));
     return {
       doc_id: d.row.id,
@@ -1159,6 +1161,25 @@ export class FakeBackend implements Backend {
     if (!this.writable) throw this.readOnly();
     this.watched = this.watched.filter((p) => p !== path);
     return this.watchedFolderRows();
+  }
+
+  async missingDocuments(): Promise<MissingDocument[]> {
+    const byName = new Map<string, { citations: number; docs: Set<number> }>();
+    for (const d of this.docs) {
+      for (const s of d.sections) {
+        for (const r of this.refsOf(d, s)) {
+          if (r.document === null || r.target_doc_id !== null) continue;
+          const e = byName.get(r.document) ?? { citations: 0, docs: new Set<number>() };
+          e.citations += 1;
+          e.docs.add(d.row.id);
+          byName.set(r.document, e);
+        }
+      }
+    }
+    return [...byName.entries()]
+      .map(([name, e]) => ({ name, citations: e.citations, citing_documents: e.docs.size }))
+      .sort((a, b) => b.citations - a.citations || a.name.localeCompare(b.name))
+      .slice(0, 20);
   }
 
   async failures(): Promise<FailureRow[]> {

@@ -10,6 +10,7 @@ import type {
   IngestReport,
   KeyStatus,
   LibraryStatus,
+  MissingDocument,
   Outline,
   PageImage,
   Progress,
@@ -75,6 +76,8 @@ export interface Backend {
   unwatchFolder(path: string): Promise<WatchedFolder[]>;
   /** Files that could not be added, with why; each is tried again when it changes. */
   failures(): Promise<FailureRow[]>;
+  /** The documents the library cites most but does not hold, most cited first. */
+  missingDocuments(): Promise<MissingDocument[]>;
   /** Calls `cb` after each background pass over watched folders; returns the function that stops listening. */
   onLibraryChanged(cb: (report: SyncReport) => void): () => void;
   /**

@@ -14,6 +14,7 @@ import type {
   IngestReport,
   KeyStatus,
   LibraryStatus,
+  MissingDocument,
   Outline,
   PageImage,
   Progress,
@@ -137,6 +138,7 @@ export function createTauriBackend(): Backend {
     watchFolder: (path) => call<WatchedFolder[]>('watch_folder', { path }),
     unwatchFolder: (path) => call<WatchedFolder[]>('unwatch_folder', { path }),
     failures: () => call<FailureRow[]>('failures'),
+    missingDocuments: () => call<MissingDocument[]>('missing_documents'),
     repairLibrary: (onProgress) => call<RepairReport>('repair_library', { onProgress: progressChannel(onProgress) }),
     onLibraryChanged: (cb) => subscription(listen<SyncReport>('library-changed', (event) => cb(event.payload))),
   };

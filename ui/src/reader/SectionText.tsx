@@ -120,7 +120,7 @@ export function SectionText({ view, define, onOpen, headings }: Props) {
           const target = linkTarget(seg.mark, view.doc_id);
           if (!target) {
             return (
-              <span key={seg.start} className="xref unresolved" data-testid="xref-unresolved" title="not in library">
+              <span key={seg.start} className="xref unresolved" data-testid="xref-unresolved" title={unresolvedNote(seg.mark)}>
                 {seg.text}
               </span>
             );
@@ -290,4 +290,9 @@ function DefinitionPopover({ state, view, define, headings, onEnter, onLeave, on
       )}
     </div>
   );
+}
+
+/** Why a reference leads nowhere: "FSMR, Part 4: not in your library", or no such section here. */
+export function unresolvedNote(mark: { label: string; document: string | null }): string {
+  return mark.document ? `${mark.document}, ${mark.label}: not in your library` : `${mark.label}: no such section in this document`;
 }

@@ -8,7 +8,7 @@ describe('segmentText', () => {
     const segs = segmentText(
       text,
       [{ start: 3, end: 20, term: 'Authorised Person', key: 'authorised person' }],
-      [{ start: 38, end: 48, label: 'Rule 2.1.3', target_doc_id: 1, target_section: 'sec_2_1_3' }],
+      [{ start: 38, end: 48, label: 'Rule 2.1.3', target_doc_id: 1, target_section: 'sec_2_1_3', document: null }],
     );
     expect(segs.map((s) => [s.kind, s.text])).toEqual([
       ['text', 'An '],
@@ -28,7 +28,7 @@ describe('segmentText', () => {
         { start: 2, end: 3, term: 'c', key: 'c' },
         { start: 5, end: 99, term: 'f', key: 'f' },
       ],
-      [{ start: 1, end: 3, label: 'bc', target_doc_id: null, target_section: null }],
+      [{ start: 1, end: 3, label: 'bc', target_doc_id: null, target_section: null, document: null }],
     );
     expect(segs.map((s) => [s.kind, s.text])).toEqual([
       ['text', 'a'],

@@ -5,6 +5,7 @@ import type { BackendError, DocumentSummary, IngestReport, LibraryStatus, Stage 
 import { ErrorNote } from '../components/ErrorNote';
 import { ContextUsage } from '../components/ContextUsage';
 import { WatchedFolders } from './WatchedFolders';
+import { MissingDocuments } from './MissingDocuments';
 import { FileIcon, FolderIcon, UploadIcon } from '../components/Icons';
 import { FINAL_STAGES, useIngest, type IngestRow } from '../state/ingest';
 import { useNav } from '../state/nav';
@@ -161,6 +162,7 @@ export function LibraryView() {
       <ErrorNote error={error} onDismiss={() => setError(null)} />
 
       <WatchedFolders disabledReason={readOnlyReason} />
+      <MissingDocuments />
 
       {(state.rows.length > 0 || state.running || state.error) && (
         <IngestPanel

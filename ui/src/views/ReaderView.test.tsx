@@ -66,7 +66,7 @@ describe('reader', () => {
     await openVia(user, '2.1.3', 'sec_2_1_3');
     const unresolved = screen.getByTestId('xref-unresolved');
     expect(unresolved).toHaveTextContent('COBS Rule 6.1.1');
-    expect(unresolved).toHaveAttribute('title', 'not in library');
+    expect(unresolved).toHaveAttribute('title', 'COBS, Rule 6.1.1: not in your library');
     expect(unresolved.tagName).not.toBe('A');
   });
 

@@ -6,7 +6,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { BackIcon, ForwardIcon, PageIcon } from '../components/Icons';
 import { OriginalOverlay } from '../reader/OriginalOverlay';
 import { OutlineTree } from '../reader/OutlineTree';
-import { SectionText } from '../reader/SectionText';
+import { SectionText, unresolvedNote } from '../reader/SectionText';
 import type { Loc } from '../state/history';
 import { useNav } from '../state/nav';
 import { useHeadings } from '../state/useHeadings';
@@ -320,14 +320,13 @@ function RefsPanel({ backlinks, docLabel, sectionHeading, onOpen }: RefsPanelPro
                 <li key={i}>
                   {target ? (
                     <button type="button" className="link-button ref-link" data-testid="reference" data-target-section={target.sectionId ?? ''} onClick={() => onOpen(target)}>
-                      {r.label || r.text}
+                      {r.document ? `${r.document} ${r.label}` : r.label || r.text}
                     </button>
                   ) : (
-                    <span className="xref unresolved" data-testid="reference-unresolved" title="not in library">
-                      {r.label || r.text}
+                    <span className="xref unresolved" data-testid="reference-unresolved" title={unresolvedNote(r)}>
+                      {unresolvedNote(r)}
                     </span>
                   )}
-                  {!target && <span className="muted"> — not in library{r.document ? ` (${r.document})` : ''}</span>}
                 </li>
               );
             })}

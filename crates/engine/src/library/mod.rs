@@ -188,6 +188,17 @@ pub struct Backlinks {
     pub incoming: Vec<RefRow>,
 }
 
+/// A document the library cites but does not hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct MissingDocument {
+    /// Its name, as the citing documents most often write it ("FSMR", "Insolvency Regulations").
+    pub name: String,
+    /// References to it.
+    pub citations: usize,
+    /// Documents of the library that cite it.
+    pub citing_documents: usize,
+}
+
 /// A library folder.
 pub struct Library {
     dir: PathBuf,
@@ -428,6 +439,34 @@ impl Library {
         }
         self.catalog.set_resolutions(&out)?;
         Ok(())
+    }
+
+    /// The documents the library cites most but does not hold, most cited first: what to add so
+    /// its references lead somewhere. Names written differently ("the Insolvency Regulations",
+    /// "Insolvency Regulations 2015") count as one, shown as most often written.
+    pub fn missing_documents(&self, limit: usize) -> Result<Vec<MissingDocument>, EngineError> {
+        let mut by_key: std::collections::HashMap<String, (std::collections::HashMap<String, usize>, std::collections::HashSet<i64>)> =
+            std::collections::HashMap::new();
+        for (doc, name) in self.catalog.unresolved_documents()? {
+            let key = folio_core::crossref::name_key(&name);
+            if key.is_empty() {
+                continue;
+            }
+            let entry = by_key.entry(key).or_default();
+            *entry.0.entry(name).or_default() += 1;
+            entry.1.insert(doc);
+        }
+        let mut out: Vec<MissingDocument> = by_key
+            .into_values()
+            .map(|(names, docs)| {
+                let citations = names.values().sum();
+                let name = names.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.len().cmp(&a.0.len()))).map(|(n, _)| n).unwrap_or_default();
+                MissingDocument { name, citations, citing_documents: docs.len() }
+            })
+            .collect();
+        out.sort_by(|a, b| b.citations.cmp(&a.citations).then(a.name.cmp(&b.name)));
+        out.truncate(limit);
+        Ok(out)
     }
 
     /// Removes a document (by id, label or path).

@@ -6,8 +6,8 @@ dense.jsonl`, the same for keyword and exact), then
 
     scripts/eval/fusion_sweep.py dense.jsonl keyword.jsonl exact.jsonl
 
-(SWEEP_DENSE, SWEEP_EXACT and SWEEP_DEPTH, comma-separated, replace the grid's dense weights,
-exact weights and dense depths) fuses them here with weighted RRF (k = 60, ranks from 1, as folio does) for a grid of weights and
+(SWEEP_DENSE, SWEEP_EXACT, SWEEP_DEPTH and SWEEP_K, comma-separated, replace the grid's dense
+weights, exact weights, dense depths and RRF k) fuses them here with weighted RRF (k = 60, ranks from 1, as folio does) for a grid of weights and
 channel depths and prints Recall@10 / MAP@10 for each, scored as scripts/eval/obliqa.py does.
 """
 import itertools
@@ -52,11 +52,12 @@ def main():
         for wk in [1.0]:
             for we in [float(x) for x in os.environ.get("SWEEP_EXACT", "0,1,2").split(",")]:
                 for dd in [int(x) for x in os.environ.get("SWEEP_DEPTH", "20,50,100").split(",")]:
-                    grid.append(((wd, wk, we), (dd, 100, 50)))
-    for weights, depths in grid:
-        results = [{"id": i, "hits": fuse([c.get(i, []) for c in chans], weights, depths)} for i in ids]
+                    for k in [float(x) for x in os.environ.get("SWEEP_K", "60").split(",")]:
+                        grid.append(((wd, wk, we), (dd, 100, 50), k))
+    for weights, depths, k in grid:
+        results = [{"id": i, "hits": fuse([c.get(i, []) for c in chans], weights, depths, k)} for i in ids]
         f = obliqa.score(results, questions, docmap, passages)
-        print(f"weights {weights} depths {depths}: Recall@10 {f['recall']:.3f} MAP@10 {f['map']:.3f}", flush=True)
+        print(f"weights {weights} depths {depths} k {k:g}: Recall@10 {f['recall']:.3f} MAP@10 {f['map']:.3f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -63,6 +63,8 @@ def main():
     ap.add_argument("--out", default=None, help="keep the raw folio eval output here")
     ap.add_argument("--model", default=None, help="embedding model (minilm or fast)")
     ap.add_argument("--score-only", default=None, help="score an existing folio eval output")
+    ap.add_argument("--heading-boost", default=None, help="folio eval --heading-boost")
+    ap.add_argument("--follow-refs", default=None, help="folio eval --follow-refs")
     a = ap.parse_args()
     if not os.path.isdir(DATA):
         print(f"SKIP: {DATA} not found", file=sys.stderr)
@@ -86,6 +88,10 @@ def main():
         cmd = base + ["eval", qf.name, "--out", out, "--limit", "30", "--depth", a.depth, "--channels", a.channels]
         if a.weights:
             cmd += ["--weights", a.weights]
+        if a.heading_boost is not None:
+            cmd += ["--heading-boost", a.heading_boost]
+        if a.follow_refs is not None:
+            cmd += ["--follow-refs", a.follow_refs]
         t = time.time()
         subprocess.run(cmd, check=True)
         wall = time.time() - t
@@ -95,7 +101,8 @@ def main():
     times = sorted(r["ms"] for r in results)
     p = lambda q: times[min(len(times) - 1, int(q * len(times)))]
     print(
-        f"ObliQA dev: {figures['n']} questions, channels {a.channels}, weights {a.weights or 'default'}: "
+        f"ObliQA dev: {figures['n']} questions, channels {a.channels}, weights {a.weights or 'default'}, "
+        f"heading boost {a.heading_boost or 'default'}, follow refs {a.follow_refs or 'default'}: "
         f"Recall@10 {figures['recall']:.3f}, MAP@10 {figures['map']:.3f} "
         f"(strict passage list: {figures['recall_strict']:.3f} / {figures['map_strict']:.3f}); "
         f"query ms p50 {p(0.5):.1f} p99 {p(0.99):.1f}; wall {wall:.0f} s"

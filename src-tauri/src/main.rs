@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use folio_engine::{
     BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, FailureRow, Hit, IngestReport,
-    LibraryStatus, MissingDocument, Outline, PageImage, Progress, ProgressThrottle, RepairReport, SearchRequest, SectionView,
-    Settings, SettingsChange, WatchedFolder, Workspace,
+    LibraryStatus, MissingDocument, Outline, PageImage, Progress, ProgressThrottle, RepairReport,
+    SearchRequest, SectionView, Settings, SettingsChange, WatchedFolder, Workspace,
 };
 use tauri::ipc::Channel;
 use tauri::{Emitter, Manager, State};

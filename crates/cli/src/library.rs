@@ -137,6 +137,12 @@ pub struct SearchArgs {
     /// Only the subtree of a section: DOC:SECTION_ID.
     #[arg(long)]
     pub section: Option<String>,
+    /// Weight of the match between the query and a hit's headings and defined terms (0 = off).
+    #[arg(long)]
+    pub heading_boost: Option<f32>,
+    /// Share of a top hit's score given to the sections it refers to (0 = off).
+    #[arg(long)]
+    pub follow_refs: Option<f32>,
 }
 
 impl SearchArgs {
@@ -184,6 +190,8 @@ impl SearchArgs {
             chunk_types: list(&self.chunk_type),
             section,
             exact_always: false,
+            heading_boost: self.heading_boost.unwrap_or(SearchOptions::default().heading_boost),
+            follow_refs: self.follow_refs.unwrap_or(SearchOptions::default().follow_refs),
         })
     }
 }

@@ -64,9 +64,9 @@ fn data_home() -> std::path::PathBuf {
 pub use folio_index::catalog::ContextRun;
 pub use folio_index::catalog::FailureRow;
 pub use library::{
-    ingest_shared, is_library_file, Backlinks, CatalogRebuild, Crumb, DefinitionHit, Hit, IngestFailure, MissingDocument,
-    IngestReport, Library, LibraryOptions, Progress, RepairReport, SearchOptions, SectionText, Stage,
-    SyncPlan, DEFAULT_CHUNK_TOKENS, DEFAULT_DEPTH,
+    ingest_shared, is_library_file, Backlinks, CatalogRebuild, Crumb, DefinitionHit, Hit, IngestFailure,
+    IngestReport, Library, LibraryOptions, MissingDocument, Progress, RepairReport, SearchOptions,
+    SectionText, Stage, SyncPlan, DEFAULT_CHUNK_TOKENS, DEFAULT_DEPTH,
 };
 pub use watcher::{FolderWatcher, SyncReport};
 

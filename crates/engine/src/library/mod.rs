@@ -28,6 +28,7 @@ mod folders;
 mod ingest;
 mod lock;
 mod repair;
+mod rerank;
 mod search;
 
 use folders::collect_files;
@@ -445,8 +446,10 @@ impl Library {
     /// its references lead somewhere. Names written differently ("the Insolvency Regulations",
     /// "Insolvency Regulations 2015") count as one, shown as most often written.
     pub fn missing_documents(&self, limit: usize) -> Result<Vec<MissingDocument>, EngineError> {
-        let mut by_key: std::collections::HashMap<String, (std::collections::HashMap<String, usize>, std::collections::HashSet<i64>)> =
-            std::collections::HashMap::new();
+        let mut by_key: std::collections::HashMap<
+            String,
+            (std::collections::HashMap<String, usize>, std::collections::HashSet<i64>),
+        > = std::collections::HashMap::new();
         for (doc, name) in self.catalog.unresolved_documents()? {
             let key = folio_core::crossref::name_key(&name);
             if key.is_empty() {
@@ -460,7 +463,11 @@ impl Library {
             .into_values()
             .map(|(names, docs)| {
                 let citations = names.values().sum();
-                let name = names.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.len().cmp(&a.0.len()))).map(|(n, _)| n).unwrap_or_default();
+                let name = names
+                    .into_iter()
+                    .max_by(|a, b| a.1.cmp(&b.1).then(b.0.len().cmp(&a.0.len())))
+                    .map(|(n, _)| n)
+                    .unwrap_or_default();
                 MissingDocument { name, citations, citing_documents: docs.len() }
             })
             .collect();

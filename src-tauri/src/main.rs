@@ -242,6 +242,11 @@ async fn unwatch_folder(app: State<'_, Arc<App>>, path: PathBuf) -> Res<Vec<Watc
 }
 
 #[tauri::command]
+fn about() -> folio_engine::about::About {
+    folio_engine::about::about()
+}
+
+#[tauri::command]
 async fn missing_documents(app: State<'_, Arc<App>>) -> Res<Vec<MissingDocument>> {
     run(&app, |w| w.missing_documents()).await
 }
@@ -267,6 +272,10 @@ fn main() {
                         std::env::set_var("FOLIO_ASSETS_DIR", dir);
                     }
                 }
+            }
+            // The window title carries the version, as `folio --version` does.
+            if let Some(w) = app.get_webview_window("main") {
+                let _ = w.set_title(&format!("Folio {}", env!("CARGO_PKG_VERSION")));
             }
             let settings = std::env::var_os("FOLIO_SETTINGS")
                 .map(PathBuf::from)
@@ -311,6 +320,7 @@ fn main() {
             unwatch_folder,
             failures,
             missing_documents,
+            about,
             repair_library,
         ])
         .run(tauri::generate_context!())

@@ -50,8 +50,15 @@ pub fn serve_if_asked() {
         let exe = std::env::current_exe().ok()?;
         // The dedicated worker beside this program starts faster than the program itself (a
         // desktop shell links a web view); this program serves when it is absent.
-        let beside = exe.with_file_name(format!("folio-convert-worker{}", std::env::consts::EXE_SUFFIX));
-        Some(if beside.is_file() { beside } else { exe })
+        let name = format!("folio-convert-worker{}", std::env::consts::EXE_SUFFIX);
+        let beside = exe.with_file_name(&name);
+        // Installed, the worker is a helper in /usr/lib/folio, not a command in /usr/bin.
+        let installed = exe.parent().map(|d| d.join("../lib/folio").join(&name));
+        Some(match (beside.is_file(), installed) {
+            (true, _) => beside,
+            (false, Some(i)) if i.is_file() => i,
+            _ => exe,
+        })
     });
 }
 

@@ -2,8 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
+/// Where an installed Folio keeps its assets, relative to the directory of its executables:
+/// `/usr/bin/folio` reads `/usr/lib/folio/assets/` (the Debian package's layout, `scripts/package.sh`).
+pub const INSTALLED_ASSETS: &str = "../lib/folio/assets";
+
 /// Looks for `relative` under `$FOLIO_ASSETS_DIR`, then under `.assets/` in the working directory and
-/// its ancestors, then beside the executable and its ancestors.
+/// its ancestors, then beside the executable and its ancestors, then in the installed layout
+/// ([`INSTALLED_ASSETS`] from the executable's directory).
 pub fn find(relative: &str) -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("FOLIO_ASSETS_DIR").filter(|v| !v.is_empty()) {
         let p = Path::new(&dir).join(relative);
@@ -15,7 +20,7 @@ pub fn find(relative: &str) -> Option<PathBuf> {
         std::env::current_dir().ok(),
         std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)),
     ];
-    for start in starts.into_iter().flatten() {
+    for start in starts.iter().flatten() {
         for dir in start.ancestors() {
             let p = dir.join(".assets").join(relative);
             if p.is_file() {
@@ -23,7 +28,32 @@ pub fn find(relative: &str) -> Option<PathBuf> {
             }
         }
     }
-    None
+    let exe_dir = starts[1].as_ref()?;
+    installed(exe_dir, relative)
+}
+
+/// `relative` in the installed layout beside an executable's directory, when it is there.
+fn installed(exe_dir: &Path, relative: &str) -> Option<PathBuf> {
+    let p = exe_dir.join(INSTALLED_ASSETS).join(relative);
+    p.is_file().then_some(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_installed_layout_is_found_from_the_executables_directory() {
+        let root = tempfile::tempdir().unwrap();
+        let bin = root.path().join("usr/bin");
+        let model = root.path().join("usr/lib/folio/assets/minilm/vocab.txt");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(model.parent().unwrap()).unwrap();
+        std::fs::write(&model, "[PAD]\n").unwrap();
+        let found = installed(&bin, "minilm/vocab.txt").expect("found");
+        assert_eq!(found.canonicalize().unwrap(), model.canonicalize().unwrap());
+        assert!(installed(&bin, "pdfium/libpdfium.so").is_none());
+    }
 }
 
 /// The local embedding models Folio ships.

@@ -34,6 +34,7 @@ pub fn typescript() -> String {
         crate::WatchedFolder,
         crate::FailureRow,
         crate::MissingDocument,
+        crate::about::About,
         crate::SyncReport,
         crate::RepairReport,
     );

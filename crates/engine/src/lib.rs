@@ -14,6 +14,7 @@
 //! }
 //! ```
 
+pub mod about;
 pub mod assets;
 pub mod bindings;
 mod context;

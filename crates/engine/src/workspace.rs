@@ -740,7 +740,16 @@ mod throttle_tests {
     use crate::Stage;
 
     fn ev(stage: Stage, done: usize) -> Progress {
-        Progress { file: "a.pdf".into(), file_index: 0, files: 1, stage, done, total: 100, error: None }
+        Progress {
+            file: "a.pdf".into(),
+            file_index: 0,
+            files: 1,
+            stage,
+            done,
+            total: 100,
+            error: None,
+            remaining_s: None,
+        }
     }
 
     #[test]

@@ -54,7 +54,10 @@ fn references_across_documents_follow_the_library() {
     let gen_id = lib.find_document("GEN").unwrap().id;
     let out = lib.references(Some("AML"), "sec_1_1_1").unwrap().outgoing;
     let to_gen = out.iter().find(|r| r.document.as_deref() == Some("GEN")).unwrap();
-    assert_eq!((to_gen.target_doc_id, to_gen.target_doc_section.as_deref()), (Some(gen_id), Some("sec_5_5_1")));
+    assert_eq!(
+        (to_gen.target_doc_id, to_gen.target_doc_section.as_deref()),
+        (Some(gen_id), Some("sec_5_5_1"))
+    );
     let back = lib.references(Some("GEN"), "sec_5_5_1").unwrap().incoming;
     assert!(back.iter().any(|r| r.from_section == "sec_1_1_1"), "backlink from AML: {back:?}");
     let missing: Vec<String> = lib.missing_documents(10).unwrap().into_iter().map(|m| m.name).collect();

@@ -1,10 +1,12 @@
 // Generated from the Rust types by folio-engine's `bindings` (cargo test -p folio-engine --test bindings,
 // FOLIO_BLESS=1 to rewrite). Do not edit.
 
+export type About = { version: string; components: Component[] };
 export type BackendError = { code: string; message: string };
 export type Backlinks = { outgoing: RefRow[]; incoming: RefRow[] };
 export type CatalogRebuild = { damaged_copy: string; from_source: number; from_records: string[]; salvaged: string[]; lost: string[] };
 export type ChannelRank = { rank: number; score: number };
+export type Component = { name: string; role: string; licence: string; text: string | null };
 export type ContextRun = { path: string; provider: string; model: string; requests: number; input_tokens: number; output_tokens: number; cache_write_tokens: number; cache_read_tokens: number; hits: number; misses: number; fallbacks: number; excerpted: number; cost: number };
 export type Crumb = { section_id: string; heading: string };
 export type DefinitionHit = { document: string; doc_id: number; term: string; key: string; text: string; section_id: string; scope_section: string | null; span: Span };
@@ -24,7 +26,7 @@ export type MissingDocument = { name: string; citations: number; citing_document
 export type Outline = { document: DocumentRow; sections: SectionRow[] };
 export type PageImage = { png_base64: string; width: number; height: number; highlights: Rect[] };
 export type PageRange = { start: number; end: number };
-export type Progress = { file: string; file_index: number; files: number; stage: Stage; done: number; total: number; error: BackendError | null };
+export type Progress = { file: string; file_index: number; files: number; stage: Stage; done: number; total: number; error: BackendError | null; remaining_s: number | null };
 export type Rect = { x: number; y: number; w: number; h: number };
 export type RefRow = { doc_id: number; text: string; label: string; from_section: string; target_section: string | null; document: string | null; container: string | null; span: Span; target_doc_id: number | null; target_doc_section: string | null };
 export type RepairReport = { documents: number; chunks: number; embedded: number; rolled_back: string[]; catalog: CatalogRebuild | null };

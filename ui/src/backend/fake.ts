@@ -3,6 +3,7 @@
 // case-insensitive term match), not canned.
 import type { Backend, ProgressHandler } from './index';
 import type {
+  About,
   BackendError,
   Backlinks,
   ContextRun,
@@ -820,8 +821,12 @@ export class FakeBackend implements Backend {
     this.cancelRequested = false;
     const report: IngestReport = { indexed: [], unchanged: [], failed: [], cancelled: false, chunks: 0, seconds: 0, contexts: [] };
     const provider = this.settings.context_provider;
+    const started = Date.now();
     const emit = (file: string, i: number, stage: Stage, done = 0, total = 0, error: BackendError | null = null) => {
-      const p: Progress = { file, file_index: i, files: files.length, stage, done, total, error };
+      // As the engine does: the time left from the rate so far, once a file is done.
+      const elapsed = (Date.now() - started) / 1000;
+      const remaining_s = i > 0 && stage !== 'queued' ? (elapsed / i) * (files.length - i) : null;
+      const p: Progress = { file, file_index: i, files: files.length, stage, done, total, error, remaining_s };
       onProgress?.(p);
     };
     files.forEach((f, i) => emit(f, i, 'queued'));
@@ -1163,6 +1168,18 @@ export class FakeBackend implements Backend {
     return this.watchedFolderRows();
   }
 
+  async about(): Promise<About> {
+    const apache = 'Apache License\nVersion 2.0, January 2004\nhttp://www.apache.org/licenses/';
+    return {
+      version: '0.1.0',
+      components: [
+        { name: 'all-MiniLM-L6-v2', role: 'the default embedding model (sentence-transformers)', licence: 'Apache-2.0', text: apache },
+        { name: 'potion-base-2M', role: 'the fast embedding model', licence: 'Apache-2.0', text: apache },
+        { name: 'PDFium', role: 'reads PDF files', licence: 'BSD-3-Clause', text: null },
+      ],
+    };
+  }
+
   async missingDocuments(): Promise<MissingDocument[]> {
     const byName = new Map<string, { citations: number; docs: Set<number> }>();
     for (const d of this.docs) {
@@ -1190,7 +1207,7 @@ export class FakeBackend implements Backend {
     if (!this.damaged) throw { code: 'invalid', message: 'the library is open and needs no repair' };
     for (const [i, d] of this.docs.entries()) {
       await sleep(this.delayMs);
-      onProgress?.({ file: d.row.path, file_index: i, files: this.docs.length, stage: 'indexing', done: 0, total: 1, error: null });
+      onProgress?.({ file: d.row.path, file_index: i, files: this.docs.length, stage: 'indexing', done: 0, total: 1, error: null, remaining_s: null });
     }
     this.damaged = false;
     const chunks = this.docs.reduce((n, d) => n + d.bodies.filter((b) => b.trim()).length, 0);

@@ -2,6 +2,7 @@
 // only `tauri.ts` imports `@tauri-apps/api`.
 import { createContext, useContext } from 'react';
 import type {
+  About,
   Backlinks,
   DefinitionHit,
   DocumentSummary,
@@ -76,6 +77,8 @@ export interface Backend {
   unwatchFolder(path: string): Promise<WatchedFolder[]>;
   /** Files that could not be added, with why; each is tried again when it changes. */
   failures(): Promise<FailureRow[]>;
+  /** Folio's version and the third-party parts it ships, with their licences. */
+  about(): Promise<About>;
   /** The documents the library cites most but does not hold, most cited first. */
   missingDocuments(): Promise<MissingDocument[]>;
   /** Calls `cb` after each background pass over watched folders; returns the function that stops listening. */

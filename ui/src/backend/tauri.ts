@@ -6,6 +6,7 @@ import { getCurrentWebview } from '@tauri-apps/api/webview';
 import { open } from '@tauri-apps/plugin-dialog';
 import type { Backend, ProgressHandler } from './index';
 import type {
+  About,
   Backlinks,
   DefinitionHit,
   DocumentSummary,
@@ -139,6 +140,7 @@ export function createTauriBackend(): Backend {
     unwatchFolder: (path) => call<WatchedFolder[]>('unwatch_folder', { path }),
     failures: () => call<FailureRow[]>('failures'),
     missingDocuments: () => call<MissingDocument[]>('missing_documents'),
+    about: () => call<About>('about'),
     repairLibrary: (onProgress) => call<RepairReport>('repair_library', { onProgress: progressChannel(onProgress) }),
     onLibraryChanged: (cb) => subscription(listen<SyncReport>('library-changed', (event) => cb(event.payload))),
   };

@@ -19,9 +19,11 @@ export type IngestState = {
   rows: IngestRow[];
   report: IngestReport | null;
   error: BackendError | null;
+  /** Seconds the running ingest has left, by the engine's latest estimate. */
+  remaining: number | null;
 };
 
-export const initialIngest: IngestState = { running: false, cancelling: false, rows: [], report: null, error: null };
+export const initialIngest: IngestState = { running: false, cancelling: false, rows: [], report: null, error: null, remaining: null };
 
 export type IngestAction =
   | { type: 'start'; reset: boolean }
@@ -51,7 +53,7 @@ export function ingestReducer(state: IngestState, action: IngestAction): IngestS
   switch (action.type) {
     case 'start':
       return action.reset
-        ? { running: true, cancelling: false, rows: [], report: null, error: null }
+        ? { running: true, cancelling: false, rows: [], report: null, error: null, remaining: null }
         : // A job queued behind the running one: its rows join the list. A cancel asked for
           // earlier was for the jobs before it.
           { ...state, running: true, cancelling: false };
@@ -66,13 +68,14 @@ export function ingestReducer(state: IngestState, action: IngestAction): IngestS
         error: p.error,
       };
       const at = state.rows.findIndex((r) => r.file === p.file);
-      if (at === -1) return { ...state, rows: [...state.rows, row] };
+      const remaining = p.remaining_s ?? state.remaining;
+      if (at === -1) return { ...state, remaining, rows: [...state.rows, row] };
       // Events arrive throttled; the latest per file wins, but a final stage is never undone.
       const prev = state.rows[at];
       if (FINAL_STAGES.includes(prev.stage) && !FINAL_STAGES.includes(p.stage) && p.stage !== 'queued') return state;
       const rows = state.rows.slice();
       rows[at] = row;
-      return { ...state, rows };
+      return { ...state, remaining, rows };
     }
     case 'finish': {
       // Files the report settles but whose last event never came.

@@ -2,12 +2,14 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { describe, expect, it, vi } from 'vitest';
 import type { BackendError, IngestReport, Progress, Stage } from '../backend/types';
 import { FINAL_STAGES, ingestReducer, initialIngest } from '../state/ingest';
+import { FakeBackend } from '../backend/fake';
+import { timeLeft } from './LibraryView';
 import { deferred, renderApp, stubBackend } from '../test/helpers';
 
 const FILES = ['/in/One.pdf', '/in/Two.pdf', '/in/Three.docx'];
 
 function ev(file: string, stage: Stage, done = 0, total = 0, error: BackendError | null = null): Progress {
-  return { file, file_index: FILES.indexOf(file), files: FILES.length, stage, done, total, error };
+  return { file, file_index: FILES.indexOf(file), files: FILES.length, stage, done, total, error, remaining_s: null };
 }
 
 function row(file: string) {
@@ -15,6 +17,39 @@ function row(file: string) {
 }
 
 describe('library', () => {
+  it('greets a first run with what Folio does and a drop zone with both add buttons', async () => {
+    const backend = new FakeBackend({ empty: true, delayMs: 1 });
+    const pickFiles = vi.spyOn(backend, 'pickFiles').mockResolvedValue([]);
+    const { user } = renderApp(backend, { view: 'library' });
+    const welcome = await screen.findByTestId('welcome');
+    expect(welcome).toHaveTextContent('Welcome to Folio');
+    expect(within(welcome).getByTestId('drop-hint')).toHaveTextContent('Drop files or folders here');
+    await user.click(within(welcome).getByTestId('welcome-add-files'));
+    expect(pickFiles).toHaveBeenCalled();
+    expect(within(welcome).getByTestId('welcome-add-folder')).toBeEnabled();
+  });
+
+  it('shows the time an ingest has left, as the engine estimates it', async () => {
+    let emit!: (p: Progress) => void;
+    const done = deferred<IngestReport>();
+    const ingest = vi.fn((_paths: string[], onProgress: (p: Progress) => void) => {
+      emit = onProgress;
+      return done.promise;
+    });
+    const { user } = renderApp(stubBackend({ ingest, pickFiles: async () => FILES }), { view: 'library' });
+    await screen.findAllByTestId('doc-row');
+    await user.click(screen.getByTestId('add-files'));
+    await waitFor(() => expect(ingest).toHaveBeenCalled());
+    act(() => emit(ev('/in/One.pdf', 'embedding', 10, 40)));
+    expect(screen.queryByTestId('ingest-eta')).toBeNull();
+    act(() => emit({ ...ev('/in/One.pdf', 'embedding', 20, 40), remaining_s: 200 }));
+    expect(screen.getByTestId('ingest-eta')).toHaveTextContent('about 3 min left');
+    expect(timeLeft(30)).toBe('less than a minute left');
+    expect(timeLeft(4000)).toBe('about 1 h 7 min left');
+    await act(async () => done.resolve({ indexed: FILES, unchanged: [], failed: [], cancelled: false, chunks: 3, seconds: 1, contexts: [] }));
+    expect(screen.queryByTestId('ingest-eta')).toBeNull();
+  });
+
   it('lists documents with their stats', async () => {
     renderApp(stubBackend(), { view: 'library' });
     const rows = await screen.findAllByTestId('doc-row');
@@ -257,7 +292,7 @@ describe('add from a path', () => {
     await screen.findAllByTestId('doc-row');
     const box = screen.getByTestId('add-path-input');
     const button = screen.getByTestId('add-path-button');
-    const one = { file: '/r/One.pdf', file_index: 0, files: 1, done: 0, total: 0, error: null };
+    const one = { file: '/r/One.pdf', file_index: 0, files: 1, done: 0, total: 0, error: null, remaining_s: null };
     const two = { ...one, file: '/r/Two.pdf' };
 
     await user.type(box, '/r/One.pdf');
@@ -336,7 +371,7 @@ describe('add from a path', () => {
 });
 
 describe('ingest state', () => {
-  const p = (file: string, stage: Stage, done = 0, total = 0): Progress => ({ file, file_index: 0, files: 1, stage, done, total, error: null });
+  const p = (file: string, stage: Stage, done = 0, total = 0): Progress => ({ file, file_index: 0, files: 1, stage, done, total, error: null, remaining_s: null });
 
   it('keeps the latest event per file but never undoes a final stage', () => {
     let s = ingestReducer(initialIngest, { type: 'start', reset: true });

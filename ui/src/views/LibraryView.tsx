@@ -171,16 +171,39 @@ export function LibraryView() {
           cancelling={state.cancelling}
           report={state.report}
           error={state.error}
+          remaining={state.remaining}
           onCancel={ingest.cancel}
           onClear={ingest.clear}
         />
       )}
 
       {docs !== null && docs.length === 0 ? (
-        <div className="drop-hint" data-testid="drop-hint">
-          <UploadIcon size={36} />
-          <p>Drop PDF, Word, HTML, EPUB, Markdown or text files here, or use “Add files…”.</p>
-        </div>
+        <section className="welcome" aria-label="Welcome to Folio" data-testid="welcome">
+          <h2>Welcome to Folio</h2>
+          <p>
+            Folio reads your rulebooks, regulations, filings and reports — PDF, Word, HTML, EPUB, Markdown or text — and
+            recovers their structure, so you can:
+          </p>
+          <ul>
+            <li>search them in plain words or by rule number, and see the section and page of every hit;</li>
+            <li>look up where and for what a term is defined;</li>
+            <li>follow a reference such as “GEN Rule 5.5.1” to its rule, and see what refers back.</li>
+          </ul>
+          <p className="muted">Everything stays on this computer; nothing is sent anywhere unless you turn on LLM context in Settings.</p>
+          <div className="drop-hint drop-zone" data-testid="drop-hint">
+            <UploadIcon size={48} />
+            <p>Drop files or folders here</p>
+            <div className="actions">
+              <button type="button" className="button primary" data-testid="welcome-add-files" disabled={readOnly} title={readOnlyReason} onClick={() => void pick(false)}>
+                <FileIcon size={16} /> Add files…
+              </button>
+              <button type="button" className="button" data-testid="welcome-add-folder" disabled={readOnly} title={readOnlyReason} onClick={() => void pick(true)}>
+                <FolderIcon size={16} /> Add folder…
+              </button>
+            </div>
+            <p className="muted">Once files are queued, Folio says how long adding them will take on this computer.</p>
+          </div>
+        </section>
       ) : (
         <div className="table-wrap">
           <table className="doc-table">
@@ -348,6 +371,8 @@ type IngestPanelProps = {
   cancelling: boolean;
   report: IngestReport | null;
   error: BackendError | null;
+  /** Seconds the ingest has left, as the engine estimates them. */
+  remaining: number | null;
   onCancel(): void;
   onClear(): void;
 };
@@ -359,12 +384,26 @@ export function stageText(row: IngestRow): string {
   return STAGE_LABELS[row.stage] ?? row.stage;
 }
 
-function IngestPanel({ rows, running, cancelling, report, error, onCancel, onClear }: IngestPanelProps) {
+/** "about 3 min left", from the engine's estimate in seconds. */
+export function timeLeft(seconds: number): string {
+  if (seconds < 45) return 'less than a minute left';
+  if (seconds < 90) return 'about a minute left';
+  if (seconds < 3600) return `about ${Math.round(seconds / 60)} min left`;
+  const h = Math.floor(seconds / 3600);
+  return `about ${h} h ${Math.round((seconds - h * 3600) / 60)} min left`;
+}
+
+function IngestPanel({ rows, running, cancelling, report, error, remaining, onCancel, onClear }: IngestPanelProps) {
   const finished = rows.filter((r) => FINAL_STAGES.includes(r.stage)).length;
   return (
     <section className="ingest-panel" aria-label="Adding documents" data-testid="ingest-panel">
       <header className="ingest-head">
         <h2>{running ? `Adding documents (${finished}/${rows.length})` : 'Last ingest'}</h2>
+        {running && remaining !== null && (
+          <span className="muted ingest-eta" data-testid="ingest-eta" role="status">
+            {timeLeft(remaining)}
+          </span>
+        )}
         {running ? (
           <button type="button" className="button small" data-testid="ingest-cancel" disabled={cancelling} onClick={onCancel}>
             {cancelling ? 'Cancelling…' : 'Cancel'}

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { AboutPanel } from './AboutPanel';
 import { useBackend } from '../backend';
 import { toBackendError } from '../backend/errors';
 import { CONTEXT_PROVIDER_LABELS, CONTEXT_PROVIDERS, isContextProvider, isEmbeddingModel } from '../backend/providers';
@@ -197,6 +198,8 @@ export function SettingsView() {
           <KeyField key={p.id} provider={p.id} name={p.name} env={p.env} />
         ))}
       </section>
+
+      <AboutPanel />
     </div>
   );
 }

@@ -209,14 +209,20 @@ pub(super) fn ingest_with(
             done: 0,
             total: 1,
             error: None,
+            remaining_s: None,
         });
     }
+    let sizes: Vec<u64> = files.iter().map(|f| std::fs::metadata(f).map_or(0, |m| m.len())).collect();
+    let eta = Eta { start: Instant::now(), total: sizes.iter().sum::<u64>().max(1) as f64 };
+    let mut before = 0u64;
     for (i, file) in files.iter().enumerate() {
         if cancel.load(Ordering::Relaxed) {
             report.cancelled = true;
             break;
         }
         let name = file.display().to_string();
+        let (size, done_before) = (sizes[i], before);
+        before += size;
         let ev = |stage, done, total| Progress {
             file: name.clone(),
             file_index: i,
@@ -225,6 +231,7 @@ pub(super) fn ingest_with(
             done,
             total,
             error: None,
+            remaining_s: eta.remaining(done_before as f64 + size as f64 * file_share(stage, done, total)),
         };
         progress(ev(Stage::Converting, 0, 1));
         let outcome = match access.prepare(file, &mut |s, d, t| progress(ev(s, d, t)), cancel) {
@@ -271,6 +278,35 @@ pub(super) fn ingest_with(
     }
     report.seconds = start.elapsed().as_secs_f64();
     report
+}
+
+/// The time an ingest has left, from the bytes of its files read so far.
+struct Eta {
+    start: Instant,
+    /// Bytes of all the files.
+    total: f64,
+}
+
+impl Eta {
+    /// Seconds left when `done` bytes are read; none in the first two seconds or before any byte.
+    fn remaining(&self, done: f64) -> Option<f64> {
+        let elapsed = self.start.elapsed().as_secs_f64();
+        (elapsed >= 2.0 && done > 0.0).then(|| elapsed * (self.total - done).max(0.0) / done)
+    }
+}
+
+/// How much of a file's work a stage's progress stands for: reading it a fifth, embedding its
+/// chunks most of the rest.
+fn file_share(stage: Stage, done: usize, total: usize) -> f64 {
+    let f = if total == 0 { 0.0 } else { done as f64 / total as f64 };
+    match stage {
+        Stage::Converting => 0.2 * f,
+        Stage::Contextualizing => 0.2,
+        Stage::Embedding => 0.2 + 0.75 * f,
+        Stage::Indexing => 0.95,
+        Stage::Indexed | Stage::Unchanged | Stage::Failed => 1.0,
+        _ => 0.0,
+    }
 }
 
 /// A file's modification time (Unix seconds) and size.

@@ -117,6 +117,9 @@ pub struct Progress {
     pub total: usize,
     /// Why the file failed (with `Stage::Failed`).
     pub error: Option<crate::outcome::BackendError>,
+    /// Seconds the whole ingest has left, from the rate this machine has shown on it so far (bytes
+    /// of the files read per second); absent until that rate is known.
+    pub remaining_s: Option<f64>,
 }
 
 impl Progress {
@@ -131,6 +134,7 @@ impl Progress {
             done: 0,
             total: 1,
             error: None,
+            remaining_s: None,
         }
     }
 }

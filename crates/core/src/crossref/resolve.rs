@@ -153,16 +153,7 @@ impl SectionIndex {
                 })
             }
             None => inside.iter().copied().min_by_key(|&c| {
-                let label = self.labels[c].as_ref();
-                let annexed = label.is_some_and(|l| {
-                    l.segments.iter().any(|s| {
-                        s.explicit
-                            && matches!(
-                                s.container,
-                                Container::Schedule | Container::Appendix | Container::Annex
-                            )
-                    })
-                }) && within.is_empty();
+                let annexed = self.is_annexed(c) && within.is_empty();
                 (annexed, self.ancestors(c).count(), c)
             }),
         }
@@ -258,7 +249,7 @@ fn is_division(seg: &Segment) -> bool {
     seg.explicit && seg.container != Container::Section && seg.container != Container::Guidance
 }
 
-fn ref_container(c: Container) -> Option<RefContainer> {
+pub(super) fn ref_container(c: Container) -> Option<RefContainer> {
     Some(match c {
         Container::Part | Container::Subpart | Container::Division => RefContainer::Part,
         Container::Chapter => RefContainer::Chapter,

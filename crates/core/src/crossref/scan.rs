@@ -76,16 +76,9 @@ pub(crate) fn container_of(kw: &str) -> Option<RefContainer> {
         "paragraph" | "paragraphs" | "para" | "paras" | "subparagraph" | "subparagraphs" | "clause"
         | "clauses" => RefContainer::Paragraph,
         "subsection" | "subsections" => RefContainer::Section,
-        _ => match Container::from_keyword(k)? {
-            Container::Section | Container::Guidance => RefContainer::Section,
-            Container::Part | Container::Subpart | Container::Division => RefContainer::Part,
-            Container::Chapter => RefContainer::Chapter,
-            Container::Article => RefContainer::Article,
-            Container::Title => RefContainer::Title,
-            Container::Schedule => RefContainer::Schedule,
-            Container::Appendix => RefContainer::Appendix,
-            Container::Annex => RefContainer::Annex,
-        },
+        // A section, rule or guidance note is a section; the divisions map one to one.
+        _ => Container::from_keyword(k)
+            .map(|c| super::resolve::ref_container(c).unwrap_or(RefContainer::Section))?,
     })
 }
 

@@ -4,7 +4,11 @@
 # `Depends:` names is installed here, then runs the installed `folio` from that root with a scratch
 # HOME, no FOLIO_* variables and a working directory outside the repository, so it must find its
 # models, PDFium and converter worker in the installed layout: it ingests a PDF and finds it by
-# searching. Prints what it checked; exits non-zero on the first failure.
+# searching. Then the installed desktop app, under a virtual display (Xvfb) with a scratch HOME and
+# no FOLIO_* variables, driven through WebDriver (tests/e2e/package.mjs): the first-run welcome, a
+# PDF added, searched and opened in the reader, About with the licences, and files opened with
+# Folio ("Open with", at start and while it runs). Screenshots go to tests/artifacts/package/.
+# Prints what it checked; exits non-zero on the first failure. FOLIO_PACKAGE_GUI=0 skips the app.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -59,4 +63,43 @@ query="requirements of this rule"
 hits=$(run --library "$SCRATCH/lib" search "$query" --limit 3 2>/dev/null)
 echo "$hits" | grep -q '^1\. ' || die "searching '$query' found nothing: $hits"
 say "search '$query': $(echo "$hits" | grep '^1\. ' | cut -c1-120)"
+if [ "${FOLIO_PACKAGE_GUI:-1}" = 0 ]; then
+  say "SKIP the desktop app check (FOLIO_PACKAGE_GUI=0)"
+  say "package check passed (CLI only)"
+  exit 0
+fi
+ensure_apt_packages "${FOLIO_GUI_TEST_PACKAGES[@]}"
+require_node
+command -v WebKitWebDriver >/dev/null || die "WebKitWebDriver is missing (apt-get install webkit2gtk-driver)"
+if ! command -v tauri-driver >/dev/null && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
+  say "installing tauri-driver"
+  cargo install tauri-driver --locked --version 2.1.0
+fi
+TAURI_DRIVER=$(command -v tauri-driver || echo "$HOME/.cargo/bin/tauri-driver")
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$SCRATCH"' EXIT
+DISPLAY_NO=:$((90 + RANDOM % 9))
+Xvfb "$DISPLAY_NO" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
+PIDS+=($!)
+sleep 1
+# The app's environment: a fresh home and nothing of Folio's; tauri-driver passes its own on.
+GUI_HOME=$SCRATCH/gui-home
+mkdir -p "$GUI_HOME"
+clean_env=(env -i HOME="$GUI_HOME" PATH=/usr/bin:/bin DISPLAY="$DISPLAY_NO" LANG=C.UTF-8)
+"${clean_env[@]}" "$TAURI_DRIVER" --port 4454 --native-port 4455 >"$SCRATCH/driver.log" 2>&1 &
+PIDS+=($!)
+sleep 1
+NODE=$(command -v node)
+OPEN1=$DATA/pdf/word365_structure.pdf
+OPEN2=$DATA/debian-policy/ch-scope.html
+[ -f "$OPEN1" ] && [ -f "$OPEN2" ] || die "$OPEN1 or $OPEN2 is missing"
+(cd "$SCRATCH" && "${clean_env[@]}" FOLIO_E2E_DRIVER=http://127.0.0.1:4454 \
+  FOLIO_E2E_APP="$ROOT/usr/bin/folio-desktop" FOLIO_E2E_PDF="$PDF" FOLIO_E2E_QUERY="$query" \
+  FOLIO_E2E_OPEN="$OPEN1:$OPEN2" FOLIO_E2E_ARTIFACTS="$FOLIO_ROOT/tests/artifacts/package" \
+  "$NODE" "$FOLIO_ROOT/tests/e2e/package.mjs") || {
+  tail -30 "$SCRATCH/driver.log" >&2
+  die "the installed desktop app failed its check (screenshots in tests/artifacts/package/)"
+}
+[ -d "$GUI_HOME/.local/share/folio" ] || die "the app kept no library under the scratch home's XDG data folder"
+say "the installed app kept its library in \$HOME/.local/share/folio ($(du -sh "$GUI_HOME/.local/share/folio" | cut -f1))"
 say "package check passed"

@@ -6,13 +6,13 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use folio_engine::{
-    BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, FailureRow, Hit, IngestReport,
-    LibraryStatus, MissingDocument, Outline, PageImage, Progress, ProgressThrottle, RepairReport,
-    SearchRequest, SectionView, Settings, SettingsChange, WatchedFolder, Workspace,
+    instance, BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, FailureRow, Hit,
+    IngestReport, LibraryStatus, MissingDocument, Outline, PageImage, Progress, ProgressThrottle,
+    RepairReport, SearchRequest, SectionView, Settings, SettingsChange, WatchedFolder, Workspace,
 };
 use tauri::ipc::Channel;
 use tauri::{Emitter, Manager, State};
@@ -28,6 +28,9 @@ struct App {
     repaired: RwLock<Option<Arc<Workspace>>>,
     settings: OnceLock<PathBuf>,
     handle: OnceLock<tauri::AppHandle>,
+    /// Files opened with Folio (at start, or handed over by a later `folio-desktop FILE…`) that
+    /// the UI has not taken yet.
+    opened_files: Mutex<Vec<PathBuf>>,
 }
 
 impl App {
@@ -251,6 +254,13 @@ async fn missing_documents(app: State<'_, Arc<App>>) -> Res<Vec<MissingDocument>
     run(&app, |w| w.missing_documents()).await
 }
 
+/// Files opened with Folio that the UI has not added yet (taken once); the `open-files` event
+/// says when more arrive.
+#[tauri::command]
+fn opened_files(app: State<'_, Arc<App>>) -> Vec<PathBuf> {
+    std::mem::take(&mut *app.opened_files.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
 #[tauri::command]
 async fn failures(app: State<'_, Arc<App>>) -> Res<Vec<FailureRow>> {
     run(&app, |w| w.failures()).await
@@ -259,7 +269,20 @@ async fn failures(app: State<'_, Arc<App>>) -> Res<Vec<FailureRow>> {
 fn main() {
     folio_engine::serve_converter_if_asked();
     let _ = STARTED.set(std::time::Instant::now());
-    let app_state = Arc::new(App::default());
+    let settings = std::env::var_os("FOLIO_SETTINGS")
+        .map(PathBuf::from)
+        .unwrap_or_else(folio_engine::default_settings_path);
+    // One window per library: files opened while Folio runs go to that window.
+    let opened = instance::opened_paths(std::env::args_os().skip(1));
+    let listener = match instance::claim(&settings, &opened) {
+        instance::Claim::Forwarded => return,
+        instance::Claim::First(l) => Some(l),
+        instance::Claim::Alone(why) => {
+            eprintln!("folio: files opened later start another window: {why}");
+            None
+        }
+    };
+    let app_state = Arc::new(App { opened_files: Mutex::new(opened), ..App::default() });
     let opening = app_state.clone();
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
@@ -277,9 +300,18 @@ fn main() {
             if let Some(w) = app.get_webview_window("main") {
                 let _ = w.set_title(&format!("Folio {}", env!("CARGO_PKG_VERSION")));
             }
-            let settings = std::env::var_os("FOLIO_SETTINGS")
-                .map(PathBuf::from)
-                .unwrap_or_else(folio_engine::default_settings_path);
+            if let Some(listener) = listener {
+                let (handle, state) = (app.handle().clone(), opening.clone());
+                listener.serve(move |paths| {
+                    state.opened_files.lock().unwrap_or_else(|e| e.into_inner()).extend(paths);
+                    if let Some(w) = handle.get_webview_window("main") {
+                        let _ = w.unminimize();
+                        let _ = w.show();
+                        let _ = w.set_focus();
+                    }
+                    let _ = handle.emit("open-files", ());
+                });
+            }
             let _ = opening.handle.set(app.handle().clone());
             let _ = opening.settings.set(settings.clone());
             std::thread::spawn(move || {
@@ -319,6 +351,7 @@ fn main() {
             watch_folder,
             unwatch_folder,
             failures,
+            opened_files,
             missing_documents,
             about,
             repair_library,

@@ -57,6 +57,24 @@ export function App({ backend, initialView = 'search', debounceMs }: AppProps) {
     [view, show, libraryVersion, libraryChanged],
   );
 
+  // A first run (an empty library) opens on the Library's welcome, unless the user moved already.
+  useEffect(() => {
+    let live = true;
+    backend.libraryDocuments().then(
+      (docs) => {
+        if (!live || docs.length > 0) return;
+        setView((v) => (v === initialView ? 'library' : v));
+        setVisited((s) => (s.has('library') ? s : new Set([...s, 'library'])));
+      },
+      () => {
+        /* a library that cannot be read says so in its own view */
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [backend, initialView]);
+
   // A background pass over watched folders changed the library: every view reloads what it shows.
   useEffect(() => backend.onLibraryChanged(() => libraryChanged()), [backend, libraryChanged]);
 
@@ -70,6 +88,32 @@ export function App({ backend, initialView = 'search', debounceMs }: AppProps) {
         },
         (over) => setDragOver(over),
       ),
+    [backend, show, ingest.ingest],
+  );
+
+  // Files opened with Folio ("Open with", or while it runs): added to the library, then the first of
+  // them that is in it shown in the reader (a file that failed stays listed in the Library).
+  useEffect(
+    () =>
+      backend.onOpenFiles((paths) => {
+        show('library');
+        ingest.ingest(paths, (report) => {
+          const done = new Set([...report.indexed, ...report.unchanged]);
+          const first = paths.find((p) => done.has(p));
+          if (!first) return;
+          backend
+            .libraryDocuments()
+            .then((docs) => {
+              const row = docs.find((d) => d.document.path === first);
+              if (!row) return;
+              dispatch({ type: 'push', loc: { doc: String(row.document.id), sectionId: null } });
+              show('reader');
+            })
+            .catch(() => {
+              /* the Library view shows the document; the reader is one click away */
+            });
+        });
+      }),
     [backend, show, ingest.ingest],
   );
 

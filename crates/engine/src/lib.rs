@@ -18,6 +18,7 @@ pub mod about;
 pub mod assets;
 pub mod bindings;
 mod context;
+pub mod instance;
 mod library;
 mod outcome;
 mod recovery;

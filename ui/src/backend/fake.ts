@@ -503,6 +503,7 @@ export class FakeBackend implements Backend {
   private watched: string[] = [];
   private failed = new Map<string, FailureRow>();
   private changeListeners = new Set<(r: SyncReport) => void>();
+  private openListeners = new Set<(paths: string[]) => void>();
 
   constructor(options: FakeOptions = {}) {
     this.delayMs = options.delayMs ?? 120;
@@ -1224,6 +1225,16 @@ export class FakeBackend implements Backend {
         lost: ['documents'],
       },
     };
+  }
+
+  onOpenFiles(cb: (paths: string[]) => void): () => void {
+    this.openListeners.add(cb);
+    return () => this.openListeners.delete(cb);
+  }
+
+  /** Files opened with Folio from outside the window (the desktop's "Open with"). */
+  openFiles(paths: string[]): void {
+    this.openListeners.forEach((cb) => cb(paths));
   }
 
   onLibraryChanged(cb: (report: SyncReport) => void): () => void {

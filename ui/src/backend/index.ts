@@ -55,6 +55,11 @@ export interface Backend {
    * being dragged over it. Returns the function that stops listening.
    */
   onFileDrop(cb: (paths: string[]) => void, onHover?: (over: boolean) => void): () => void;
+  /**
+   * Calls `cb` with the files opened with Folio: those it was started with ("Open with" in the file
+   * manager) and those opened while it runs. Returns the function that stops listening.
+   */
+  onOpenFiles(cb: (paths: string[]) => void): () => void;
   search(req: SearchRequest): Promise<Hit[]>;
   /** `doc` is a document id (as a string) or label. */
   outline(doc: string): Promise<Outline>;

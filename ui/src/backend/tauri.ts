@@ -122,6 +122,18 @@ export function createTauriBackend(): Backend {
         }),
       );
     },
+    onOpenFiles(cb) {
+      // The shell keeps opened files until taken; the event says more arrived.
+      const take = () =>
+        call<string[]>('opened_files')
+          .then((paths) => paths.length > 0 && cb(paths))
+          .catch(() => {
+            /* the files stay unopened; the user can still add them */
+          });
+      const stop = subscription(listen('open-files', () => void take()));
+      void take();
+      return stop;
+    },
     search: (request: SearchRequest) => call<Hit[]>('search', { request }),
     outline: (doc) => call<Outline>('outline', { doc }),
     show: (doc, sectionId) => call<SectionView>('show_section', { doc, sectionId }),

@@ -113,12 +113,14 @@ export function ingestReducer(state: IngestState, action: IngestAction): IngestS
 }
 
 /** `gen`: the cancel generation when the job was asked for; a later cancel stops it. */
-type Job = ({ kind: 'ingest'; paths: string[] } | { kind: 'reindex'; docs: string[] }) & { gen: number };
+type Job = ({ kind: 'ingest'; paths: string[]; then?: (report: IngestReport) => void } | { kind: 'reindex'; docs: string[] }) & {
+  gen: number;
+};
 
 export type IngestController = {
   state: IngestState;
-  /** Adds files or folders; queued behind a running ingest. */
-  ingest(paths: string[]): void;
+  /** Adds files or folders; queued behind a running ingest. `then` gets the job's report. */
+  ingest(paths: string[], then?: (report: IngestReport) => void): void;
   /** Re-indexes documents (ids or labels) one after another. */
   reindex(docs: string[]): void;
   cancel(): void;
@@ -150,7 +152,9 @@ export function useIngestController(backend: Backend, onSettled: () => void): In
       first = false;
       try {
         if (job.kind === 'ingest') {
-          dispatch({ type: 'finish', report: await backend.ingest(job.paths, onProgress) });
+          const report = await backend.ingest(job.paths, onProgress);
+          dispatch({ type: 'finish', report });
+          job.then?.(report);
         } else {
           for (const doc of job.docs) {
             if (job.gen !== generation.current) break;
@@ -167,9 +171,9 @@ export function useIngestController(backend: Backend, onSettled: () => void): In
   }, [backend]);
 
   const ingest = useCallback(
-    (paths: string[]) => {
+    (paths: string[], then?: (report: IngestReport) => void) => {
       if (paths.length === 0) return;
-      queue.current.push({ kind: 'ingest', paths, gen: generation.current });
+      queue.current.push({ kind: 'ingest', paths, then, gen: generation.current });
       void drain();
     },
     [drain],

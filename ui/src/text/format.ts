@@ -17,3 +17,10 @@ export function baseName(path: string): string {
   const parts = path.split(/[\\/]/).filter(Boolean);
   return parts.length ? parts[parts.length - 1] : path;
 }
+
+/** A duration for people: "0.4 s", "8.8 s", "2 min 5 s". */
+export function formatSeconds(s: number): string {
+  if (s < 60) return `${(Math.round(s * 10) / 10).toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  return `${m} min ${Math.round(s - m * 60)} s`;
+}

@@ -20,8 +20,10 @@ describe('library', () => {
   it('greets a first run with what Folio does and a drop zone with both add buttons', async () => {
     const backend = new FakeBackend({ empty: true, delayMs: 1 });
     const pickFiles = vi.spyOn(backend, 'pickFiles').mockResolvedValue([]);
-    const { user } = renderApp(backend, { view: 'library' });
+    // The app opens on Search; an empty library brings the welcome forward.
+    const { user } = renderApp(backend, { view: 'search' });
     const welcome = await screen.findByTestId('welcome');
+    expect(screen.getByTestId('nav-library')).toHaveAttribute('aria-current', 'page');
     expect(welcome).toHaveTextContent('Welcome to Folio');
     expect(within(welcome).getByTestId('drop-hint')).toHaveTextContent('Drop files or folders here');
     await user.click(within(welcome).getByTestId('welcome-add-files'));
@@ -187,6 +189,36 @@ describe('library', () => {
     });
     expect(screen.queryByTestId('drop-overlay')).toBeNull();
     await waitFor(() => expect(ingest).toHaveBeenCalledWith(['/Users/me/Rules'], expect.any(Function)));
+    expect(screen.getByTestId('nav-library')).toHaveAttribute('aria-current', 'page');
+  });
+
+  it('rounds the ingest time for people', async () => {
+    const { formatSeconds } = await import('../text/format');
+    expect(formatSeconds(8.797110514)).toBe('8.8 s');
+    expect(formatSeconds(0.04)).toBe('0.0 s');
+    expect(formatSeconds(125.4)).toBe('2 min 5 s');
+  });
+
+  it('adds a file opened with Folio and shows it in the reader', async () => {
+    const backend = new FakeBackend({ delayMs: 1 });
+    renderApp(backend, { view: 'search' });
+    const file = '/Users/me/Downloads/Market Rules.pdf';
+    act(() => backend.openFiles([file]));
+    expect(screen.getByTestId('nav-library')).toHaveAttribute('aria-current', 'page');
+    await waitFor(() => expect(screen.getByTestId('nav-reader')).toHaveAttribute('aria-current', 'page'), { timeout: 3000 });
+    const docs = await backend.libraryDocuments();
+    const opened = docs.find((d) => d.document.path === file)!;
+    expect(opened).toBeDefined();
+    await waitFor(() => expect(screen.getByTestId('reader-doc-label')).toHaveAttribute('data-doc-id', String(opened.document.id)), {
+      timeout: 3000,
+    });
+  });
+
+  it('stays in the Library when the opened file could not be added', async () => {
+    const backend = new FakeBackend({ delayMs: 1 });
+    renderApp(backend, { view: 'search' });
+    act(() => backend.openFiles(['/Users/me/corrupt-scan.pdf']));
+    await waitFor(() => expect(screen.getAllByTestId('ingest-row')[0]).toHaveAttribute('data-stage', 'failed'), { timeout: 3000 });
     expect(screen.getByTestId('nav-library')).toHaveAttribute('aria-current', 'page');
   });
 

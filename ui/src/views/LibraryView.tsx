@@ -9,7 +9,7 @@ import { MissingDocuments } from './MissingDocuments';
 import { FileIcon, FolderIcon, UploadIcon } from '../components/Icons';
 import { FINAL_STAGES, useIngest, type IngestRow } from '../state/ingest';
 import { useNav } from '../state/nav';
-import { baseName, formatBytes } from '../text/format';
+import { baseName, formatBytes, formatSeconds } from '../text/format';
 import { splitPathList } from '../text/paths';
 
 export const STAGE_LABELS: Record<Stage, string> = {
@@ -440,7 +440,7 @@ function IngestPanel({ rows, running, cancelling, report, error, remaining, onCa
       {report && !running && (
         <p className="ingest-summary" data-testid="ingest-summary" role="status">
           {report.cancelled ? 'Cancelled. ' : ''}
-          Indexed {report.indexed.length}, unchanged {report.unchanged.length}, failed {report.failed.length} · {report.chunks} chunks in {report.seconds} s
+          Indexed {report.indexed.length}, unchanged {report.unchanged.length}, failed {report.failed.length} · {report.chunks} chunks in {formatSeconds(report.seconds)}
         </p>
       )}
       {report && !running && report.contexts.length > 0 && <ContextUsage runs={report.contexts} />}

@@ -203,7 +203,7 @@ export function ReaderView({ loc, canBack, canForward, onBack, onForward }: Read
           </button>
           {view && (
             <nav className="crumbs reader-crumbs" aria-label="Breadcrumb">
-              <button type="button" className="link-button doc-label" onClick={() => open({ doc: String(view.doc_id), sectionId: null })} title={view.document}>
+              <button type="button" className="link-button doc-label" data-testid="reader-doc-label" data-doc-id={view.doc_id} onClick={() => open({ doc: String(view.doc_id), sectionId: null })} title={view.document}>
                 {view.label}
               </button>
               {view.crumbs.map((c, i) => (

@@ -10,8 +10,9 @@
 #
 # The binaries are built with the `dist` profile (Cargo.toml) into $FOLIO_PACKAGE_TARGET (default
 # ~/.cache/folio-package-target, apart from the development build). `Depends:` is worked out from
-# the libraries the ELF files load (ldd, then the Debian packages that own them). Needs dpkg-deb;
-# an .rpm or AppImage is not built (see README, "Packages").
+# the libraries the ELF files load (ldd, then the Debian packages that own them; with dpkg-dev,
+# dpkg-shlibdeps adds the least versions). Needs dpkg-deb. Where rpmbuild is installed, the same
+# tree is also packed as dist/folio-VERSION-1.ARCH.rpm. No AppImage (see README, "Packages").
 #
 # Usage: scripts/package.sh            (prints the package's path and its dpkg-deb -I summary)
 set -euo pipefail
@@ -136,6 +137,19 @@ DEPS=$(
     while read -r lib; do owner "$lib" || warn "no Debian package owns $lib"; done | sort -u | paste -sd, - | sed 's/,/, /g'
 )
 [ -n "$DEPS" ] || die "could not work out the package's dependencies"
+# With dpkg-dev, the same packages with the least versions the binaries need (from the symbols
+# they use), as Debian's own packages declare them.
+if command -v dpkg-shlibdeps >/dev/null; then
+  mkdir -p "$STAGE/shlibs/debian"
+  printf 'Source: folio\n\nPackage: folio\nArchitecture: %s\n' "$ARCH" >"$STAGE/shlibs/debian/control"
+  mapfile -d '' elves < <(find "$ROOT/usr/bin" "$LIB" -type f \( -perm -u+x -o -name '*.so' \) -print0)
+  versioned=$(cd "$STAGE/shlibs" && dpkg-shlibdeps -O "${elves[@]/#/-e}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+  if [ -n "$versioned" ]; then
+    DEPS=$versioned
+  else
+    warn "dpkg-shlibdeps gave nothing; Depends without versions"
+  fi
+fi
 SIZE=$(du -sk "$ROOT/usr" | cut -f1)
 install -Dm644 /dev/stdin "$ROOT/DEBIAN/control" <<EOT
 Package: folio
@@ -158,4 +172,54 @@ OUT=dist/folio_${VERSION}_${ARCH}.deb
 dpkg-deb --root-owner-group -Zxz --build "$ROOT" "$OUT" >/dev/null
 say "built $OUT ($(du -h "$OUT" | cut -f1))"
 dpkg-deb -I "$OUT"
+
+# The same tree as an .rpm (Fedora, openSUSE) where rpmbuild is installed (Debian's `rpm`
+# package); its Requires are worked out by rpm from the libraries' sonames, as any RPM distribution
+# resolves them.
+RPM_OUT=
+if command -v rpmbuild >/dev/null; then
+  RPM_TOP=$STAGE/rpm
+  mkdir -p "$RPM_TOP"/{BUILD,RPMS,SOURCES,SPECS,SRPMS}
+  RPM_VERSION=${VERSION//-/_}
+  {
+    cat <<EOT
+Name: folio
+Version: $RPM_VERSION
+Release: 1
+Summary: Offline document research with structure
+License: Apache-2.0 AND BSD-3-Clause
+URL: https://localhost/folio
+AutoReqProv: yes
+%global debug_package %{nil}
+%global __strip /bin/true
+%global _build_id_links none
+%global __provides_exclude_from ^/usr/lib/folio/.*\$
+%global _binary_payload w6T.xzdio
+
+%description
+Folio reads PDFs, Word files, HTML, EPUB, Markdown and text, recovers their structure (parts,
+chapters, sections, numbered rules, tables), and searches them offline: hybrid search with the
+section and page of every hit, defined terms, and cross-references followed across documents.
+
+%install
+mkdir -p %{buildroot}
+cp -a "$ROOT/usr" %{buildroot}/
+
+%files
+EOT
+    (cd "$ROOT" && find usr -type f -o -type l) | sort | sed 's|^|/|'
+  } >"$RPM_TOP/SPECS/folio.spec"
+  if rpmbuild --quiet -bb --define "_topdir $RPM_TOP" --define "_rpmdir $FOLIO_ROOT/dist" \
+    --define "_build_name_fmt %%{NAME}-%%{VERSION}-%%{RELEASE}.%%{ARCH}.rpm" \
+    "$RPM_TOP/SPECS/folio.spec" >"$STAGE/rpmbuild.log" 2>&1; then
+    RPM_OUT=$(ls -t dist/folio-"$RPM_VERSION"-1.*.rpm | head -n1)
+    say "built $RPM_OUT ($(du -h "$RPM_OUT" | cut -f1)); Requires: $(rpm -qp --requires "$RPM_OUT" 2>/dev/null | grep -v '^rpmlib' | paste -sd' ' -)"
+  else
+    tail -20 "$STAGE/rpmbuild.log" >&2
+    die "rpmbuild failed"
+  fi
+else
+  say "no .rpm: rpmbuild is not installed (apt-get install rpm)"
+fi
 echo "$OUT"
+[ -z "$RPM_OUT" ] || echo "$RPM_OUT"

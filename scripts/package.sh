@@ -213,7 +213,7 @@ EOT
     --define "_build_name_fmt %%{NAME}-%%{VERSION}-%%{RELEASE}.%%{ARCH}.rpm" \
     "$RPM_TOP/SPECS/folio.spec" >"$STAGE/rpmbuild.log" 2>&1; then
     RPM_OUT=$(ls -t dist/folio-"$RPM_VERSION"-1.*.rpm | head -n1)
-    say "built $RPM_OUT ($(du -h "$RPM_OUT" | cut -f1)); Requires: $(rpm -qp --requires "$RPM_OUT" 2>/dev/null | grep -v '^rpmlib' | paste -sd' ' -)"
+    say "built $RPM_OUT ($(du -h "$RPM_OUT" | cut -f1)); Requires: $(rpm -qp --requires "$RPM_OUT" 2>/dev/null | grep -v "^rpmlib\|GLIBC\|GCC_\|LIBDBUS\|rtld" | paste -sd" " -)"
   else
     tail -20 "$STAGE/rpmbuild.log" >&2
     die "rpmbuild failed"

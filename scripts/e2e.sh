@@ -13,13 +13,7 @@ if [ ! -d "$DATA/obliqa/documents" ]; then
   say "SKIP e2e: $DATA/obliqa/documents is absent"
   exit 0
 fi
-ensure_apt_packages "${FOLIO_GUI_TEST_PACKAGES[@]}"
-command -v WebKitWebDriver >/dev/null || die "WebKitWebDriver is missing (apt-get install webkit2gtk-driver)"
-if ! command -v tauri-driver >/dev/null && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
-  say "installing tauri-driver"
-  cargo install tauri-driver --locked --version 2.1.0
-fi
-TAURI_DRIVER=$(command -v tauri-driver || echo "$HOME/.cargo/bin/tauri-driver")
+require_gui_test_tools
 cargo build --workspace
 APP=$CARGO_TARGET_DIR/debug/folio-desktop
 

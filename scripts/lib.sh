@@ -92,3 +92,28 @@ build_ui() {
   say "building the UI"
   (cd "$ui" && npm run build)
 }
+
+# The GUI test tools: the packages, WebKitWebDriver, and tauri-driver (installed with cargo when
+# missing); sets TAURI_DRIVER to its path.
+require_gui_test_tools() {
+  ensure_apt_packages "${FOLIO_GUI_TEST_PACKAGES[@]}"
+  command -v WebKitWebDriver >/dev/null || die "WebKitWebDriver is missing (apt-get install webkit2gtk-driver)"
+  if ! command -v tauri-driver >/dev/null && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
+    say "installing tauri-driver"
+    cargo install tauri-driver --locked --version 2.1.0
+  fi
+  TAURI_DRIVER=$(command -v tauri-driver || echo "$HOME/.cargo/bin/tauri-driver")
+}
+
+# Fills DOCS with the 40 ObliQA rulebooks of ../shared, or says SKIP and exits when they are absent.
+obliqa_documents_or_skip() {
+  local dir=$FOLIO_ROOT/../shared/data/obliqa/documents f
+  DOCS=()
+  for f in "$dir"/*; do
+    [ -f "$f" ] && DOCS+=("$f")
+  done
+  if [ ${#DOCS[@]} -eq 0 ]; then
+    echo "SKIP: $dir is absent"
+    exit 0
+  fi
+}

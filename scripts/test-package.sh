@@ -68,14 +68,8 @@ if [ "${FOLIO_PACKAGE_GUI:-1}" = 0 ]; then
   say "package check passed (CLI only)"
   exit 0
 fi
-ensure_apt_packages "${FOLIO_GUI_TEST_PACKAGES[@]}"
+require_gui_test_tools
 require_node
-command -v WebKitWebDriver >/dev/null || die "WebKitWebDriver is missing (apt-get install webkit2gtk-driver)"
-if ! command -v tauri-driver >/dev/null && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
-  say "installing tauri-driver"
-  cargo install tauri-driver --locked --version 2.1.0
-fi
-TAURI_DRIVER=$(command -v tauri-driver || echo "$HOME/.cargo/bin/tauri-driver")
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$SCRATCH"' EXIT
 DISPLAY_NO=:$((90 + RANDOM % 9))

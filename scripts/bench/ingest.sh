@@ -26,14 +26,7 @@ export PEER_HOME
 if [ $# -gt 0 ]; then
   DOCS=("$@")
 else
-  DOCS=()
-  for f in "$SHARED"/data/obliqa/documents/*; do
-    [ -f "$f" ] && DOCS+=("$f")
-  done
-  if [ ${#DOCS[@]} -eq 0 ]; then
-    echo "SKIP: $SHARED/data/obliqa/documents is absent"
-    exit 0
-  fi
+  obliqa_documents_or_skip
 fi
 command -v /usr/bin/time >/dev/null || die "needs GNU time (/usr/bin/time; Debian package 'time')"
 

@@ -13,15 +13,7 @@ set -euo pipefail
 cd "$FOLIO_ROOT"
 DEB=${1:-$(ls -t dist/folio_*.deb 2>/dev/null | head -n1 || true)}
 [ -n "$DEB" ] && [ -f "$DEB" ] || die "no package: run scripts/package.sh first (or pass a .deb)"
-SHARED=$FOLIO_ROOT/../shared
-DOCS=()
-for f in "$SHARED"/data/obliqa/documents/*; do
-  [ -f "$f" ] && DOCS+=("$f")
-done
-if [ ${#DOCS[@]} -eq 0 ]; then
-  echo "SKIP: $SHARED/data/obliqa/documents is absent"
-  exit 0
-fi
+obliqa_documents_or_skip
 command -v /usr/bin/time >/dev/null || die "needs GNU time (/usr/bin/time; Debian package 'time')"
 QUESTIONS=${FOLIO_BENCH_QUESTIONS:-300}
 

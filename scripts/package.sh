@@ -21,6 +21,9 @@ set -euo pipefail
 cd "$FOLIO_ROOT"
 require_cargo
 command -v dpkg-deb >/dev/null || die "dpkg-deb is needed (Debian or Ubuntu)"
+# What the build needs, and dpkg-dev for dpkg-shlibdeps (the versioned Depends:). rpmbuild stays
+# optional: without it there is no .rpm.
+ensure_apt_packages "${FOLIO_BUILD_PACKAGES[@]}" dpkg-dev
 export CARGO_TARGET_DIR=${FOLIO_PACKAGE_TARGET:-$HOME/.cache/folio-package-target}
 
 VERSION=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)

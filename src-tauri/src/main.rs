@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use folio_engine::{
-    instance, BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, FailureRow, Hit,
+    instance, BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, ErrorCode, FileFailure, Hit,
     IngestReport, LibraryStatus, MissingDocument, Outline, PageImage, Progress, ProgressThrottle,
     RepairReport, SearchRequest, SectionView, Settings, SettingsChange, WatchedFolder, Workspace,
 };
@@ -55,10 +55,7 @@ impl App {
     /// Repairs the library that could not be opened, then opens it.
     fn repair(&self, mut progress: impl FnMut(Progress)) -> Result<RepairReport, BackendError> {
         if self.workspace().is_ok() {
-            return Err(BackendError {
-                code: "invalid".into(),
-                message: "the library is open and needs no repair".into(),
-            });
+            return Err(BackendError::new(ErrorCode::Invalid, "the library is open and needs no repair"));
         }
         let settings = self.settings.get().cloned().unwrap_or_else(folio_engine::default_settings_path);
         let report = Workspace::repair(&settings, &mut |path, done, total| {
@@ -79,7 +76,7 @@ async fn off_thread<T: Send + 'static>(
     let app = app.inner().clone();
     tauri::async_runtime::spawn_blocking(move || f(&app))
         .await
-        .map_err(|e| BackendError { code: "internal".into(), message: format!("the engine stopped: {e}") })?
+        .map_err(|e| BackendError::new(ErrorCode::Internal, format!("the engine stopped: {e}")))?
 }
 
 /// Runs `f` on a blocking thread once the workspace is open.
@@ -262,7 +259,7 @@ fn opened_files(app: State<'_, Arc<App>>) -> Vec<PathBuf> {
 }
 
 #[tauri::command]
-async fn failures(app: State<'_, Arc<App>>) -> Res<Vec<FailureRow>> {
+async fn failures(app: State<'_, Arc<App>>) -> Res<Vec<FileFailure>> {
     run(&app, |w| w.failures()).await
 }
 

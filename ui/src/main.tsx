@@ -7,8 +7,10 @@ import './styles.css';
 const root = document.getElementById('root');
 if (!root) throw new Error('#root missing from index.html');
 
-createRoot(root).render(
-  <StrictMode>
-    <App backend={createBackend()} />
-  </StrictMode>,
+void createBackend().then((backend) =>
+  createRoot(root).render(
+    <StrictMode>
+      <App backend={backend} />
+    </StrictMode>,
+  ),
 );

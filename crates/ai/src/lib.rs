@@ -41,8 +41,8 @@ mod openai;
 mod static_model;
 pub mod tokenizer;
 
-pub use encoder::{kernel as int8_kernel, Kernel as Int8Kernel};
-pub use minilm::{BertConfig, MiniLm, Precision, DEFAULT_BATCH, MINILM_MAX_TOKENS};
+pub use encoder::{kernel as int8_kernel, BertConfig, Kernel as Int8Kernel};
+pub use minilm::{MiniLm, Precision, DEFAULT_BATCH, MINILM_MAX_TOKENS};
 pub use openai::{OpenAiConfig, OpenAiEmbedder};
 pub use static_model::{StaticEmbedder, STATIC_MAX_TOKENS};
 pub use tokenizer::{Encoding, WordPieceTokenizer};

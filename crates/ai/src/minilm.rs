@@ -5,8 +5,8 @@ use std::path::Path;
 
 use candle_core::{DType, Device, Module, Tensor, D};
 use candle_nn::{embedding, layer_norm, linear, Embedding, LayerNorm, LayerNormConfig, Linear, VarBuilder};
-use serde::Deserialize;
 
+use crate::encoder::BertConfig;
 use crate::tokenizer::WordPieceTokenizer;
 use crate::{AiError, Embedder};
 
@@ -17,30 +17,6 @@ pub const MINILM_MAX_TOKENS: usize = 256;
 
 /// Texts embedded together in one forward pass by [`MiniLm::embed_documents`].
 pub const DEFAULT_BATCH: usize = 32;
-
-/// The subset of a BERT `config.json` the encoder needs.
-#[derive(Debug, Clone, Deserialize)]
-pub struct BertConfig {
-    pub vocab_size: usize,
-    pub hidden_size: usize,
-    pub num_hidden_layers: usize,
-    pub num_attention_heads: usize,
-    pub intermediate_size: usize,
-    pub max_position_embeddings: usize,
-    pub type_vocab_size: usize,
-    #[serde(default = "default_eps")]
-    pub layer_norm_eps: f64,
-    #[serde(default = "default_act")]
-    pub hidden_act: String,
-}
-
-fn default_eps() -> f64 {
-    1e-12
-}
-
-fn default_act() -> String {
-    "gelu".into()
-}
 
 struct Embeddings {
     word: Embedding,

@@ -18,6 +18,7 @@ pub mod about;
 pub mod assets;
 pub mod bindings;
 mod context;
+mod error;
 pub mod instance;
 mod library;
 mod outcome;
@@ -26,6 +27,7 @@ mod watcher;
 mod workspace;
 
 pub use context::ContextMode;
+pub use error::{EngineError, ErrorCode};
 pub use folio_ai::keys::KeyStatus;
 pub use workspace::{
     BackendError, DocumentStats, DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage,
@@ -64,43 +66,10 @@ fn data_home() -> std::path::PathBuf {
         .unwrap_or_else(|| std::path::PathBuf::from("."))
 }
 pub use folio_index::catalog::ContextRun;
-pub use folio_index::catalog::FailureRow;
+pub use outcome::FileFailure;
 pub use library::{
     ingest_shared, is_library_file, Backlinks, CatalogRebuild, Crumb, DefinitionHit, Hit, IngestFailure,
     IngestReport, Library, LibraryOptions, MissingDocument, Progress, RepairReport, SearchOptions,
     SectionText, Stage, SyncPlan, DEFAULT_CHUNK_TOKENS, DEFAULT_DEPTH,
 };
 pub use watcher::{FolderWatcher, SyncReport};
-
-/// Errors the shells show. User errors (a bad query, an unknown document) apart from internal ones.
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    #[error("{0}")]
-    NotFound(String),
-    #[error("{0}")]
-    Invalid(String),
-    /// A store of the library is damaged (the message says which, and what to do).
-    #[error("{0}")]
-    Damaged(String),
-    /// Another process holds the library's write lock.
-    #[error("{0}")]
-    ReadOnly(String),
-    #[error(transparent)]
-    Storage(#[from] folio_index::IndexError),
-    #[error(transparent)]
-    Embedding(#[from] folio_ai::AiError),
-}
-
-impl EngineError {
-    /// A stable code for the UI (`{code, message}`).
-    pub fn code(&self) -> &'static str {
-        match self {
-            EngineError::NotFound(_) => "not_found",
-            EngineError::Invalid(_) => "invalid",
-            EngineError::ReadOnly(_) => "read_only",
-            EngineError::Damaged(_) => "damaged",
-            EngineError::Storage(_) => "storage",
-            EngineError::Embedding(_) => "embedding",
-        }
-    }
-}

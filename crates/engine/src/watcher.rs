@@ -190,7 +190,7 @@ impl Run {
             Err(e) => {
                 out.failed.push(IngestFailure {
                     path: paths[0].display().to_string(),
-                    code: e.code().into(),
+                    code: e.code(),
                     message: e.to_string(),
                 });
                 report(out);
@@ -210,7 +210,7 @@ impl Run {
                 Ok(_) => out.removed.push(path.clone()),
                 Err(e) => out.failed.push(IngestFailure {
                     path: path.clone(),
-                    code: e.code().into(),
+                    code: e.code(),
                     message: e.to_string(),
                 }),
             }

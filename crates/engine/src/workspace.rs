@@ -22,7 +22,6 @@ use crate::watcher::{FolderWatcher, SyncReport};
 use crate::{
     Backlinks, ContextMode, Crumb, EngineError, Hit, IngestReport, Library, Progress, SearchOptions,
 };
-use folio_index::catalog::FailureRow;
 
 /// Where the reports of the folder watcher's passes go (kept to restart it on another library).
 type SyncSink = Arc<Mutex<Box<dyn FnMut(SyncReport) + Send>>>;
@@ -519,7 +518,7 @@ impl Workspace {
             }
             self.restart_watcher()?;
         }
-        let json = serde_json::to_string_pretty(&new).map_err(|e| EngineError::Invalid(e.to_string()))?;
+        let json = serde_json::to_string_pretty(&new).map_err(|e| EngineError::Internal(e.to_string()))?;
         if let Some(dir) = self.settings_path.parent() {
             std::fs::create_dir_all(dir).map_err(folio_index::IndexError::from)?;
         }
@@ -592,7 +591,7 @@ impl Workspace {
     }
 
     /// Files that could not be indexed, with why (each is tried again when it changes).
-    pub fn failures(&self) -> Result<Vec<FailureRow>, EngineError> {
+    pub fn failures(&self) -> Result<Vec<crate::FileFailure>, EngineError> {
         self.lib().failures()
     }
 

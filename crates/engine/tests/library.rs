@@ -40,7 +40,7 @@ fn ingest_search_navigate_and_reopen() {
         lib.ingest(&[docs.path().to_path_buf()], &mut |p| stages.push(p.stage), &AtomicBool::new(false));
     assert_eq!(report.indexed.len(), 2, "{report:?}");
     assert_eq!(report.failed.len(), 1, "the bad file is reported: {report:?}");
-    assert_eq!(report.failed[0].code, "wrong_extension");
+    assert_eq!(report.failed[0].code, folio_engine::ErrorCode::WrongExtension);
     assert!(stages.contains(&Stage::Embedding) && stages.contains(&Stage::Failed));
 
     let by_id = lib.search("HAR 3.1.2", &SearchOptions::default()).unwrap();

@@ -34,9 +34,9 @@ fn a_second_opening_reads_only() {
     assert!(!reader.is_writable());
     let refused = reader.ingest(std::slice::from_ref(&fixtures), &mut |_| {}, &AtomicBool::new(false));
     assert_eq!(refused.failed.len(), 1);
-    assert_eq!(refused.failed[0].code, "read_only");
+    assert_eq!(refused.failed[0].code, folio_engine::ErrorCode::ReadOnly);
     assert!(refused.failed[0].message.contains("read-only"), "{}", refused.failed[0].message);
-    assert_eq!(reader.remove("rulebook").unwrap_err().code(), "read_only");
+    assert_eq!(reader.remove("rulebook").unwrap_err().code(), folio_engine::ErrorCode::ReadOnly);
     // Keyword and exact channels (the reader's in-RAM vectors are empty in this test).
     let opts = SearchOptions { channels: vec![Channel::Keyword, Channel::Exact], ..SearchOptions::default() };
     let from_writer = writer.search("Mooring Fee", &opts).unwrap();

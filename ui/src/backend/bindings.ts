@@ -2,7 +2,7 @@
 // FOLIO_BLESS=1 to rewrite). Do not edit.
 
 export type About = { version: string; components: Component[] };
-export type BackendError = { code: string; message: string };
+export type BackendError = { code: ErrorCode; message: string };
 export type Backlinks = { outgoing: RefRow[]; incoming: RefRow[] };
 export type CatalogRebuild = { damaged_copy: string; from_source: number; from_records: string[]; salvaged: string[]; lost: string[] };
 export type ChannelRank = { rank: number; score: number };
@@ -14,9 +14,10 @@ export type DocumentRow = { id: number; path: string; label: string; title: stri
 export type DocumentStats = { sections: number; chunks: number; definitions: number; references: number };
 export type DocumentSummary = { document: DocumentRow; stats: DocumentStats; error: BackendError | null };
 export type EmbeddingModel = "minilm" | "fast";
-export type FailureRow = { path: string; mtime: number; size: number; code: string; message: string; at: number };
+export type ErrorCode = "not_found" | "invalid" | "read_only" | "damaged" | "storage" | "embedding" | "cancelled" | "internal" | "empty" | "corrupt" | "encrypted" | "unsupported" | "wrong_extension" | "too_large" | "too_many_pages" | "zip_bomb" | "pdf_engine_missing" | "io" | "timed_out" | "out_of_memory" | "crashed";
+export type FileFailure = { path: string; mtime: number; size: number; code: ErrorCode; message: string; at: number };
 export type Hit = { chunk_id: number; score: number; doc_id: number; document: string; label: string; path: string; crumbs: Crumb[]; citation: string; section_id: string; section_ids: string[]; parent_chain: string[]; chunk_type: string; pages: PageRange | null; span: Span; content: string; contextualized: string; snippet: string; dense: ChannelRank | null; keyword: ChannelRank | null; exact: ChannelRank | null; timings_ms: Timings };
-export type IngestFailure = { path: string; code: string; message: string };
+export type IngestFailure = { path: string; code: ErrorCode; message: string };
 export type IngestReport = { indexed: string[]; unchanged: string[]; failed: IngestFailure[]; cancelled: boolean; chunks: number; seconds: number; contexts: ContextRun[] };
 export type KeySource = "keychain" | "environment" | "none";
 export type KeyStatus = { provider: string; set: boolean; source: KeySource; keychain_available: boolean; keychain: string };

@@ -1,18 +1,65 @@
-import type { BackendError } from './types';
+import type { BackendError, ErrorCode } from './types';
+
+/**
+ * What the user can do about each error, by code (`null` where the message says it all). The
+ * record is exhaustive over the engine's `ErrorCode` union (generated from Rust): a code renamed,
+ * added or removed in the engine is a type error here.
+ */
+const ADVICE: Record<ErrorCode, string | null> = {
+  not_found: null,
+  invalid: null,
+  read_only: 'Another Folio window has this library open; close it to make changes here.',
+  damaged: null,
+  storage: 'Check that the disk has free space and that the library folder can be written.',
+  embedding: 'Check the model files, and for LLM contexts the provider, its address and key in Settings.',
+  cancelled: null,
+  internal: 'This is a fault in Folio; restarting it may help.',
+  empty: null,
+  corrupt: 'Open the file in its own application and save a fresh copy, then add that.',
+  encrypted: 'Save a copy without the password, then add that.',
+  unsupported: 'Folio reads PDF, Word (.docx), HTML, EPUB, Markdown and plain-text files.',
+  wrong_extension: 'Rename the file with the extension of its real type.',
+  too_large: 'Split the file into smaller parts.',
+  too_many_pages: 'Split the document into smaller parts.',
+  zip_bomb: null,
+  pdf_engine_missing: 'Reinstall Folio: its PDF engine is missing.',
+  io: 'Check that the file still exists and that you may read it.',
+  timed_out: 'Add the file again on its own; if it keeps timing out, split it.',
+  out_of_memory: 'Split the document into smaller parts.',
+  crashed: 'Open the file in its own application and save a fresh copy, then add that.',
+};
+
+/** Whether `value` is one of the engine's error codes. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ADVICE, value);
+}
+
+/** What the user can do about an error with this code, if there is more to say than its message. */
+export function errorAdvice(code: ErrorCode): string | null {
+  return ADVICE[code];
+}
+
+/** A `{code, message}` error. */
+export function backendError(code: ErrorCode, message: string): BackendError {
+  return { code, message };
+}
 
 function isBackendError(value: unknown): value is BackendError {
   return (
     typeof value === 'object' &&
     value !== null &&
-    typeof (value as { code?: unknown }).code === 'string' &&
+    isErrorCode((value as { code?: unknown }).code) &&
     typeof (value as { message?: unknown }).message === 'string'
   );
 }
 
-/** Normalises anything thrown or rejected into a `{code, message}` object. */
+/**
+ * Normalises anything thrown or rejected into a `{code, message}` object. What does not come from
+ * the engine (a JavaScript exception, a bare string) is `internal`.
+ */
 export function toBackendError(value: unknown): BackendError {
   if (isBackendError(value)) return { code: value.code, message: value.message };
-  if (value instanceof Error) return { code: value.name || 'error', message: value.message || String(value) };
+  if (value instanceof Error) return { code: 'internal', message: value.message || value.name || String(value) };
   if (typeof value === 'string') {
     // A serialized error object is sometimes delivered as a JSON string.
     try {
@@ -21,21 +68,21 @@ export function toBackendError(value: unknown): BackendError {
     } catch {
       /* not JSON */
     }
-    return { code: 'error', message: value };
+    return { code: 'internal', message: value };
   }
   if (typeof value === 'object' && value !== null) {
     const message = (value as { message?: unknown }).message;
     if (typeof message === 'string') {
       const code = (value as { code?: unknown }).code;
-      return { code: typeof code === 'string' ? code : 'error', message };
+      return { code: isErrorCode(code) ? code : 'internal', message };
     }
     try {
-      return { code: 'error', message: JSON.stringify(value) };
+      return { code: 'internal', message: JSON.stringify(value) };
     } catch {
       /* circular */
     }
   }
-  return { code: 'error', message: value === undefined ? 'Unknown error' : String(value) };
+  return { code: 'internal', message: value === undefined ? 'Unknown error' : String(value) };
 }
 
 /** The text to show for an error. */

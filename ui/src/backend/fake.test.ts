@@ -112,7 +112,7 @@ describe('FakeBackend reading', () => {
     const raw = inflateSync(bytes.subarray(41, 41 + idatLen));
     expect(raw.length).toBe(img.height * (img.width + 1));
     expect(img.highlights).toHaveLength(1);
-    await expect(b.pageImage('GLO', 1, null)).rejects.toMatchObject({ code: 'not_pdf' });
+    await expect(b.pageImage('GLO', 1, null)).rejects.toMatchObject({ code: 'invalid' });
   });
 });
 

@@ -6,7 +6,7 @@ import type {
   Backlinks,
   DefinitionHit,
   DocumentSummary,
-  FailureRow,
+  FileFailure,
   Hit,
   IngestReport,
   KeyStatus,
@@ -24,7 +24,6 @@ import type {
   WatchedFolder,
 } from './types';
 import { createTauriBackend } from './tauri';
-import { FakeBackend } from './fake';
 
 export type * from './types';
 export { toBackendError, errorMessage } from './errors';
@@ -81,7 +80,7 @@ export interface Backend {
   /** Stops watching a folder; its documents stay. */
   unwatchFolder(path: string): Promise<WatchedFolder[]>;
   /** Files that could not be added, with why; each is tried again when it changes. */
-  failures(): Promise<FailureRow[]>;
+  failures(): Promise<FileFailure[]>;
   /** Folio's version and the third-party parts it ships, with their licences. */
   about(): Promise<About>;
   /** The documents the library cites most but does not hold, most cited first. */
@@ -106,9 +105,14 @@ export function inTauri(): boolean {
   return typeof window !== 'undefined' && window.__TAURI_INTERNALS__ !== undefined;
 }
 
-/** The Tauri backend inside the desktop shell, otherwise the in-memory sample library. */
-export function createBackend(): Backend {
-  return inTauri() ? createTauriBackend() : new FakeBackend();
+/**
+ * The Tauri backend inside the desktop shell, otherwise the in-memory sample library (imported
+ * only then: the desktop app never loads it).
+ */
+export async function createBackend(): Promise<Backend> {
+  if (inTauri()) return createTauriBackend();
+  const { FakeBackend } = await import('./fake');
+  return new FakeBackend();
 }
 
 export const BackendContext = createContext<Backend | null>(null);

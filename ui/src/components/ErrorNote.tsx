@@ -1,5 +1,6 @@
 import { useContext, useState } from 'react';
 import { BackendContext, errorMessage } from '../backend';
+import { errorAdvice } from '../backend/errors';
 import type { BackendError, RepairReport } from '../backend/types';
 
 /**
@@ -12,6 +13,7 @@ export function ErrorNote({ error, onDismiss }: { error: BackendError | null; on
   return (
     <div className="error-note" role="alert" data-testid="error" data-code={error.code}>
       <span>{error.message}</span>
+      {errorAdvice(error.code) && <span className="error-advice"> {errorAdvice(error.code)}</span>}
       {error.code === 'damaged' && <RepairButton />}
       {onDismiss && (
         <button type="button" className="link-button" onClick={onDismiss}>

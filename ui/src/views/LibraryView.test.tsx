@@ -91,7 +91,7 @@ describe('library', () => {
     act(() => {
       emit(ev('/in/One.pdf', 'indexed', 8, 8));
       emit(ev('/in/Two.pdf', 'converting'));
-      emit(ev('/in/Two.pdf', 'failed', 0, 0, { code: 'convert_failed', message: 'The PDF is encrypted.' }));
+      emit(ev('/in/Two.pdf', 'failed', 0, 0, { code: 'encrypted', message: 'The PDF is encrypted.' }));
       emit(ev('/in/Three.docx', 'contextualizing', 0, 4));
     });
     expect(row('/in/Two.pdf')).toHaveAttribute('data-stage', 'failed');
@@ -110,7 +110,7 @@ describe('library', () => {
       done.resolve({
         indexed: ['/in/One.pdf', '/in/Three.docx'],
         unchanged: [],
-        failed: [{ path: '/in/Two.pdf', code: 'convert_failed', message: 'The PDF is encrypted.' }],
+        failed: [{ path: '/in/Two.pdf', code: 'encrypted', message: 'The PDF is encrypted.' }],
         cancelled: false,
         chunks: 12,
         seconds: 1.5,
@@ -242,7 +242,7 @@ describe('library', () => {
       stubBackend({
         reindexDocument,
         removeDocument: async () => {
-          throw { code: 'busy', message: 'An ingest is running.' };
+          throw { code: 'invalid', message: 'An ingest is running.' };
         },
       }),
       { view: 'library' },
@@ -421,7 +421,7 @@ describe('ingest state', () => {
     s = ingestReducer(s, { type: 'progress', p: p('c', 'queued') });
     s = ingestReducer(s, {
       type: 'finish',
-      report: { indexed: ['a'], unchanged: [], failed: [{ path: 'b', code: 'x', message: 'broken' }], cancelled: true, chunks: 1, seconds: 0.1, contexts: [] },
+      report: { indexed: ['a'], unchanged: [], failed: [{ path: 'b', code: 'corrupt', message: 'broken' }], cancelled: true, chunks: 1, seconds: 0.1, contexts: [] },
     });
     expect(s.rows.map((r) => [r.file, r.stage, r.error?.message ?? null])).toEqual([
       ['a', 'indexed', null],

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useBackend } from '../backend';
-import { toBackendError } from '../backend/errors';
+import { errorAdvice, toBackendError } from '../backend/errors';
 import type { BackendError, DocumentSummary, IngestReport, LibraryStatus, Stage } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { ContextUsage } from '../components/ContextUsage';
@@ -430,7 +430,11 @@ function IngestPanel({ rows, running, cancelling, report, error, remaining, onCa
                 value={row.stage === 'queued' || (row.stage === 'converting' && row.total === 0) ? undefined : value}
                 aria-label={`${baseName(row.file)} progress`}
               />
-              <span className={`ingest-stage${row.stage === 'failed' ? ' error-text' : ''}`} data-testid="ingest-stage">
+              <span
+                className={`ingest-stage${row.stage === 'failed' ? ' error-text' : ''}`}
+                data-testid="ingest-stage"
+                title={row.stage === 'failed' && row.error ? (errorAdvice(row.error.code) ?? undefined) : undefined}
+              >
                 {stageText(row)}
               </span>
             </li>

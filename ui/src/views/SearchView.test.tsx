@@ -154,7 +154,7 @@ describe('search', () => {
 
   it('shows a backend error’s message', async () => {
     const search = vi.fn(async () => {
-      throw { code: 'index_busy', message: 'The index is being rebuilt.' };
+      throw { code: 'storage', message: 'The index is being rebuilt.' };
     });
     const { user } = renderApp(stubBackend({ search }), { debounceMs: 5 });
     await user.type(screen.getByTestId('search-input'), 'x');

@@ -61,7 +61,7 @@ describe('settings', () => {
     let fail = false;
     const base = stubBackend();
     const saveSettings = vi.fn(async (s: Parameters<typeof base.saveSettings>[0]) => {
-      if (fail) throw { code: 'invalid_settings', message: 'RRF k must be a positive number.' };
+      if (fail) throw { code: 'invalid', message: 'RRF k must be a positive number.' };
       return { settings: s, needs_reindex: false, reason: null };
     });
     const { user } = renderApp(Object.assign(base, { saveSettings }), { view: 'settings' });

@@ -24,7 +24,7 @@ describe('watched folders', () => {
     const failure = screen.getByTestId('failure');
     expect(failure).toHaveTextContent('scanned-notes.bin');
     expect(failure).toHaveTextContent('tried again when the file changes');
-    expect(failure).toHaveAttribute('data-code', 'unsupported_format');
+    expect(failure).toHaveAttribute('data-code', 'unsupported');
   });
 
   it('stops watching a folder and keeps its documents', async () => {

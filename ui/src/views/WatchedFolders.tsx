@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useBackend } from '../backend';
-import { toBackendError } from '../backend/errors';
-import type { BackendError, FailureRow, WatchedFolder } from '../backend/types';
+import { errorAdvice, toBackendError } from '../backend/errors';
+import type { BackendError, FileFailure, WatchedFolder } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { FolderIcon } from '../components/Icons';
 import { useNav } from '../state/nav';
@@ -15,7 +15,7 @@ export function WatchedFolders({ disabledReason }: { disabledReason?: string }) 
   const backend = useBackend();
   const nav = useNav();
   const [folders, setFolders] = useState<WatchedFolder[]>([]);
-  const [failures, setFailures] = useState<FailureRow[]>([]);
+  const [failures, setFailures] = useState<FileFailure[]>([]);
   const [error, setError] = useState<BackendError | null>(null);
   const [showFailures, setShowFailures] = useState(false);
 
@@ -108,6 +108,7 @@ export function WatchedFolders({ disabledReason }: { disabledReason?: string }) 
               {failures.map((x) => (
                 <li key={x.path} data-testid="failure" data-code={x.code} title={x.path}>
                   <strong>{baseName(x.path)}</strong> — <span className="error-text">{x.message}</span>
+                  {errorAdvice(x.code) && <span className="error-advice"> {errorAdvice(x.code)}</span>}
                   <span className="muted"> (tried again when the file changes)</span>
                 </li>
               ))}

@@ -38,8 +38,8 @@ impl Linear {
     }
 }
 
-use crate::minilm::BertConfig;
 use crate::AiError;
+use serde::Deserialize;
 use std::collections::HashMap;
 
 /// A tensor of the checkpoint, flattened.
@@ -58,6 +58,30 @@ struct Block {
     intermediate: Linear,
     output: Linear,
     out_norm: Norm,
+}
+
+/// The subset of a BERT `config.json` the encoder needs.
+#[derive(Debug, Clone, Deserialize)]
+pub struct BertConfig {
+    pub vocab_size: usize,
+    pub hidden_size: usize,
+    pub num_hidden_layers: usize,
+    pub num_attention_heads: usize,
+    pub intermediate_size: usize,
+    pub max_position_embeddings: usize,
+    pub type_vocab_size: usize,
+    #[serde(default = "default_eps")]
+    pub layer_norm_eps: f64,
+    #[serde(default = "default_act")]
+    pub hidden_act: String,
+}
+
+fn default_eps() -> f64 {
+    1e-12
+}
+
+fn default_act() -> String {
+    "gelu".into()
 }
 
 /// The encoder's weights.

@@ -64,6 +64,24 @@ pub enum RefContainer {
     Citation,
 }
 
+impl RefContainer {
+    /// The kind of reference that names a structural container; `None` for sections and guidance
+    /// notes, which references name by number alone.
+    pub(crate) fn of_container(c: crate::numbering::Container) -> Option<RefContainer> {
+        use crate::numbering::Container;
+        Some(match c {
+            Container::Part | Container::Subpart | Container::Division => RefContainer::Part,
+            Container::Chapter => RefContainer::Chapter,
+            Container::Article => RefContainer::Article,
+            Container::Title => RefContainer::Title,
+            Container::Schedule => RefContainer::Schedule,
+            Container::Appendix => RefContainer::Appendix,
+            Container::Annex => RefContainer::Annex,
+            Container::Section | Container::Guidance => return None,
+        })
+    }
+}
+
 /// A resolved cross-reference in a document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CrossReference {

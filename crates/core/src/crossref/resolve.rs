@@ -89,7 +89,7 @@ impl SectionIndex {
                 }
                 if let Some(last) = label.segments.last() {
                     if last.explicit && last.tokens.len() == 1 {
-                        if let Some(kind) = ref_container(last.container) {
+                        if let Some(kind) = RefContainer::of_container(last.container) {
                             ix.containers.entry((kind, last.tokens[0].clone())).or_default().push(i);
                         }
                     }
@@ -120,7 +120,7 @@ impl SectionIndex {
         let Some(label) = &self.labels[s] else { return within.is_empty() };
         within.iter().all(|(c, v)| {
             label.segments.iter().any(|seg| {
-                seg.explicit && ref_container(seg.container) == Some(*c) && seg.tokens.first() == Some(v)
+                seg.explicit && RefContainer::of_container(seg.container) == Some(*c) && seg.tokens.first() == Some(v)
             })
         })
     }
@@ -249,15 +249,3 @@ fn is_division(seg: &Segment) -> bool {
     seg.explicit && seg.container != Container::Section && seg.container != Container::Guidance
 }
 
-pub(super) fn ref_container(c: Container) -> Option<RefContainer> {
-    Some(match c {
-        Container::Part | Container::Subpart | Container::Division => RefContainer::Part,
-        Container::Chapter => RefContainer::Chapter,
-        Container::Article => RefContainer::Article,
-        Container::Title => RefContainer::Title,
-        Container::Schedule => RefContainer::Schedule,
-        Container::Appendix => RefContainer::Appendix,
-        Container::Annex => RefContainer::Annex,
-        Container::Section | Container::Guidance => return None,
-    })
-}

@@ -78,7 +78,7 @@ pub(crate) fn container_of(kw: &str) -> Option<RefContainer> {
         "subsection" | "subsections" => RefContainer::Section,
         // A section, rule or guidance note is a section; the divisions map one to one.
         _ => Container::from_keyword(k)
-            .map(|c| super::resolve::ref_container(c).unwrap_or(RefContainer::Section))?,
+            .map(|c| RefContainer::of_container(c).unwrap_or(RefContainer::Section))?,
     })
 }
 

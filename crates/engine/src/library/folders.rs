@@ -51,19 +51,19 @@ pub(super) fn collect_files(p: &Path, out: &mut Vec<PathBuf>) {
 }
 
 impl Library {
-    pub(super) fn note_failure(&self, file: &Path, failure: Option<(&str, &str)>) {
+    pub(super) fn note_failure(&self, file: &Path, failure: Option<&EngineError>) {
         let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
         let path = abs.display().to_string();
         let _ = match failure {
             None => self.catalog.clear_failure(&path),
-            Some((code, message)) => {
+            Some(e) => {
                 let (mtime, size) = file_stamp(&abs).unwrap_or((0, 0));
                 self.catalog.put_failure(&FailureRow {
                     path,
                     mtime,
                     size,
-                    code: code.to_string(),
-                    message: message.to_string(),
+                    code: e.code().as_str().to_string(),
+                    message: e.reason(),
                     at: folio_index::catalog::now(),
                 })
             }
@@ -71,8 +71,8 @@ impl Library {
     }
 
     /// Files that could not be indexed, with why; each is tried again once it changes.
-    pub fn failures(&self) -> Result<Vec<FailureRow>, EngineError> {
-        Ok(self.catalog.failures()?)
+    pub fn failures(&self) -> Result<Vec<crate::FileFailure>, EngineError> {
+        Ok(self.catalog.failures()?.into_iter().map(crate::FileFailure::from).collect())
     }
 
     /// The folders this library keeps in step with (see [`crate::FolderWatcher`]).

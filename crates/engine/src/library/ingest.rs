@@ -67,9 +67,6 @@ pub(super) struct Prepared {
     pub(super) contexts: Vec<folio_index::catalog::ChunkContext>,
     pub(super) run: Option<ContextRun>,
     pub(super) vectors: Vec<Vec<f32>>,
-    /// Chunks of the previous version whose vectors could be kept.
-    #[allow(dead_code)]
-    pub(super) reused: usize,
 }
 
 /// What the previous version of a document offers a re-ingest.
@@ -79,7 +76,6 @@ pub(super) struct Previous {
     contexts: std::collections::HashMap<String, folio_index::catalog::ChunkContext>,
     /// Vectors by the exact text that was embedded.
     vectors: std::collections::HashMap<String, Vec<f32>>,
-    reused: usize,
 }
 
 impl Previous {
@@ -100,7 +96,6 @@ impl Previous {
             }
             if let Some(v) = stored.get(&c.id) {
                 p.vectors.insert(stored_embedded_text(&c), v.clone());
-                p.reused += 1;
             }
         }
         Ok(p)
@@ -121,14 +116,14 @@ impl Access<'_> {
         file: &Path,
         progress: &mut dyn FnMut(Stage, usize, usize),
         cancel: &AtomicBool,
-    ) -> Result<Option<Prepared>, (String, String)> {
+    ) -> Result<Option<Prepared>, EngineError> {
         match self {
             Access::Owned(l) => l.prepare_file(file, progress, cancel),
             Access::Shared(l) => read(l).prepare_file(file, progress, cancel),
         }
     }
 
-    pub(super) fn commit(&mut self, p: Prepared) -> Result<(usize, Option<ContextRun>), (String, String)> {
+    pub(super) fn commit(&mut self, p: Prepared) -> Result<(usize, Option<ContextRun>), EngineError> {
         match self {
             Access::Owned(l) => l.commit_file(p),
             Access::Shared(l) => write(l).commit_file(p),
@@ -158,7 +153,7 @@ impl Access<'_> {
 
     /// Records a file's failure (or clears it, with `None`), so folder syncs try it again only
     /// once it changes. Bookkeeping: a failure to record is not the file's failure.
-    pub(super) fn note_failure(&self, file: &Path, failure: Option<(&str, &str)>) {
+    pub(super) fn note_failure(&self, file: &Path, failure: Option<&EngineError>) {
         let lib = match self {
             Access::Owned(l) => l,
             Access::Shared(l) => &*read(l),
@@ -195,7 +190,7 @@ pub(super) fn ingest_with(
     if let Err(e) = access.writable() {
         report.failed.push(IngestFailure {
             path: access.dir().display().to_string(),
-            code: e.code().into(),
+            code: e.code(),
             message: e.to_string(),
         });
         return report;
@@ -255,16 +250,17 @@ pub(super) fn ingest_with(
                 report.unchanged.push(name.clone());
                 progress(ev(Stage::Unchanged, 1, 1));
             }
-            Err((code, message)) => {
-                if code == "cancelled" {
-                    report.cancelled = true;
-                    progress(ev(Stage::Cancelled, 0, 1));
-                    break;
-                }
-                access.note_failure(file, Some((&code, &message)));
-                let error =
-                    Some(crate::outcome::BackendError { code: code.clone(), message: message.clone() });
-                report.failed.push(IngestFailure { path: name.clone(), code, message });
+            Err(EngineError::Cancelled) => {
+                report.cancelled = true;
+                progress(ev(Stage::Cancelled, 0, 1));
+                break;
+            }
+            Err(e) => {
+                access.note_failure(file, Some(&e));
+                // The failure names the file already: the message is the reason alone.
+                let failure = IngestFailure { path: name.clone(), code: e.code(), message: e.reason() };
+                let error = Some(crate::BackendError::new(failure.code, failure.message.clone()));
+                report.failed.push(failure);
                 progress(Progress { error, ..ev(Stage::Failed, 1, 1) });
             }
         }
@@ -272,7 +268,7 @@ pub(super) fn ingest_with(
     if let Err(e) = access.finish() {
         report.failed.push(IngestFailure {
             path: access.dir().display().to_string(),
-            code: e.code().into(),
+            code: e.code(),
             message: e.to_string(),
         });
     }
@@ -406,33 +402,25 @@ impl Library {
         file: &Path,
         progress: &mut dyn FnMut(Stage, usize, usize),
         cancel: &AtomicBool,
-    ) -> Result<Option<Prepared>, (String, String)> {
-        let internal = |e: EngineError| (e.code().to_string(), e.to_string());
+    ) -> Result<Option<Prepared>, EngineError> {
         let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
         let path = abs.display().to_string();
         let mtime = mtime_of(&abs);
         let mut pages = |done: u32, total: u32| progress(Stage::Converting, done as usize, total as usize);
-        let doc =
-            convert_file_guarded_reporting(&abs, &self.options.convert, cancel, &mut pages).map_err(|e| {
-                match e.kind {
-                    folio_convert::ErrorKind::Cancelled => ("cancelled".to_string(), "cancelled".to_string()),
-                    // The failure names the file already: the message is the reason alone.
-                    _ => (e.kind.code().to_string(), e.kind.to_string()),
-                }
-            })?;
+        let doc = convert_file_guarded_reporting(&abs, &self.options.convert, cancel, &mut pages)?;
         let mode = self.options.context.tag();
-        let old = self.catalog.document_by_path(&path).map_err(|e| internal(e.into()))?;
+        let old = self.catalog.document_by_path(&path)?;
         if let Some(old) = &old {
             if old.content_hash == doc.meta.content_hash {
-                let same_mode = self.catalog.context_mode(old.id).map_err(|e| internal(e.into()))? == mode;
+                let same_mode = self.catalog.context_mode(old.id)? == mode;
                 // Chunks whose LLM request failed last time are asked again.
                 let retry = self.options.context.is_llm()
-                    && self.catalog.fallback_chunks(old.id).map_err(|e| internal(e.into()))? > 0;
+                    && self.catalog.fallback_chunks(old.id)? > 0;
                 if same_mode && !retry {
                     // Touched or copied over with the same text: remember the new time and size,
                     // so folder syncs need not read it again.
                     if let Some((mtime, size)) = file_stamp(&abs).filter(|s| *s != (old.mtime, old.size)) {
-                        self.catalog.set_stamp(old.id, mtime, size).map_err(|e| internal(e.into()))?;
+                        self.catalog.set_stamp(old.id, mtime, size)?;
                     }
                     return Ok(None);
                 }
@@ -450,10 +438,10 @@ impl Library {
             None => self
                 .catalog
                 .document_by_hash(&analysis.document.meta.content_hash)
-                .map_err(|e| internal(e.into()))?,
+                ?,
         };
         let previous = match &reuse {
-            Some(d) => Previous::of(self, d.id, &mode).map_err(internal)?,
+            Some(d) => Previous::of(self, d.id, &mode)?,
             None => Previous::default(),
         };
         progress(Stage::Contextualizing, 0, analysis.chunks.len());
@@ -469,12 +457,7 @@ impl Library {
             cancel,
             &mut |d, t| progress(Stage::Contextualizing, d, t),
         )
-        .map_err(|e| match e {
-            EngineError::Embedding(folio_ai::AiError::Cancelled) => {
-                ("cancelled".to_string(), "cancelled".to_string())
-            }
-            e => internal(e),
-        })?;
+        ?;
         let texts: Vec<String> = analysis
             .chunks
             .iter()
@@ -487,11 +470,11 @@ impl Library {
         let total = todo.len();
         for (n, batch) in todo.chunks(self.options.embed_batch.max(1)).enumerate() {
             if cancel.load(Ordering::Relaxed) {
-                return Err(("cancelled".into(), "cancelled".into()));
+                return Err(EngineError::Cancelled);
             }
             progress(Stage::Embedding, n * self.options.embed_batch.max(1), total);
             let refs: Vec<&str> = batch.iter().map(|i| texts[*i].as_str()).collect();
-            let got = self.embedder.embed_documents(&refs).map_err(|e| internal(e.into()))?;
+            let got = self.embedder.embed_documents(&refs)?;
             for (i, v) in batch.iter().zip(got) {
                 vectors[*i] = Some(v);
             }
@@ -507,7 +490,6 @@ impl Library {
             contexts,
             run,
             vectors,
-            reused: previous.reused,
         }))
     }
 
@@ -515,13 +497,12 @@ impl Library {
     pub(super) fn commit_file(
         &mut self,
         p: Prepared,
-    ) -> Result<(usize, Option<ContextRun>), (String, String)> {
-        let internal = |e: EngineError| (e.code().to_string(), e.to_string());
+    ) -> Result<(usize, Option<ContextRun>), EngineError> {
         let Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors, .. } = p;
         // The catalog first (the document marked `writing`, so nothing shows it yet), then the
         // vectors and the keyword index, then the mark `indexed`. A crash in between leaves a
         // `writing` document, which the next open rolls back (see `reconcile`).
-        let old_id = self.catalog.document_by_path(&path).map_err(|e| internal(e.into()))?.map(|d| d.id);
+        let old_id = self.catalog.document_by_path(&path)?.map(|d| d.id);
         let (doc_id, rows) = self
             .catalog
             .put_document(&NewDocument {
@@ -533,9 +514,9 @@ impl Library {
                 contexts: &contexts,
                 context_mode: &mode,
             })
-            .map_err(|e| internal(e.into()))?;
+            ?;
         if let Some(run) = &run {
-            self.catalog.record_context_run(run).map_err(|e| internal(e.into()))?;
+            self.catalog.record_context_run(run)?;
         }
         let source = RecordSource {
             path: &path,
@@ -559,17 +540,17 @@ impl Library {
                 vector_record(r, v, &source, refs_json, def.map(|d| (d.term.as_str(), d.key.as_str())))
             })
             .collect();
-        self.vectors.put_document(doc_id, &records).map_err(|e| internal(e.into()))?;
-        put_keywords(&mut self.keyword, doc_id, &rows).map_err(|e| internal(e.into()))?;
+        self.vectors.put_document(doc_id, &records)?;
+        put_keywords(&mut self.keyword, doc_id, &rows)?;
         if let Some(old) = old_id.filter(|o| *o != doc_id) {
-            self.vectors.remove_document(old).map_err(|e| internal(e.into()))?;
-            self.keyword.remove_document(old as u64).map_err(|e| internal(e.into()))?;
+            self.vectors.remove_document(old)?;
+            self.keyword.remove_document(old as u64)?;
         }
-        self.keyword.commit().map_err(|e| internal(e.into()))?;
-        self.catalog.mark_indexed(doc_id).map_err(|e| internal(e.into()))?;
+        self.keyword.commit()?;
+        self.catalog.mark_indexed(doc_id)?;
         // Searchable from now on (the exact index catches up when the ingest finishes).
-        self.docs = self.catalog.documents().map_err(|e| internal(e.into()))?;
-        self.outlines.insert(doc_id, self.catalog.sections(doc_id).map_err(|e| internal(e.into()))?);
+        self.docs = self.catalog.documents()?;
+        self.outlines.insert(doc_id, self.catalog.sections(doc_id)?);
         Ok((rows.len(), run))
     }
 

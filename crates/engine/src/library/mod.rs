@@ -143,7 +143,7 @@ impl Progress {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct IngestFailure {
     pub path: String,
-    pub code: String,
+    pub code: crate::ErrorCode,
     pub message: String,
 }
 

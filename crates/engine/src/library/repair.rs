@@ -272,10 +272,9 @@ impl Library {
                 contexts,
                 run: None,
                 vectors: records.iter().map(|r| r.embedding.clone()).collect(),
-                reused: records.len(),
             };
-            let (chunks, _) = lib.commit_file(prepared).map_err(|(code, message)| {
-                EngineError::Damaged(format!("rebuilding {path} failed ({code}): {message}"))
+            let (chunks, _) = lib.commit_file(prepared).map_err(|e| {
+                EngineError::Damaged(format!("rebuilding {path} failed ({}): {e}", e.code()))
             })?;
             match origin {
                 Origin::Source => rebuilt.from_source += 1,

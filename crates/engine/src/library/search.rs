@@ -230,10 +230,10 @@ impl Library {
             (
                 dense
                     .join()
-                    .unwrap_or_else(|_| Err(EngineError::Invalid("the dense channel panicked".into()))),
+                    .unwrap_or_else(|_| Err(EngineError::Internal("the dense channel panicked".into()))),
                 keyword
                     .join()
-                    .unwrap_or_else(|_| Err(EngineError::Invalid("the keyword channel panicked".into()))),
+                    .unwrap_or_else(|_| Err(EngineError::Internal("the keyword channel panicked".into()))),
                 (exact, exact_ms),
             )
         });

@@ -40,7 +40,7 @@ pub fn typescript() -> String {
         crate::RepairReport,
     );
     let mut out = String::from(
-        "// Generated from the Rust types by folio-engine's `bindings` (cargo test -p folio-engine --test bindings,\n\
+        "// Generated from the Rust types by folio-engine's `bindings` (cargo test -p folio-engine --test it bindings,\n\
          // FOLIO_BLESS=1 to rewrite). Do not edit.\n\n",
     );
     for (name, ts) in defs {

@@ -1,0 +1,115 @@
+//! Crash safety: `folio ingest` of the 40 ObliQA rulebooks (fast model) is killed with SIGKILL at
+//! 20 pseudo-random moments; after each kill the library opens, every document is whole in all
+//! three stores (catalog, vectors, keyword index) or absent, and searching works; a final ingest
+//! completes the library. An ingest that ends before its moment is checked too but does not count:
+//! the next moments are drawn below the time it took, until 20 ingests were really killed. Prints
+//! every outcome. Skips when the data or assets are absent.
+
+use folio_engine::{assets, Library, SearchOptions};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn ingest(lib: &Path, docs: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_folio"));
+    c.env("FOLIO_ASSETS_DIR", root().join(".assets"))
+        .args(["--model", "fast", "--library"])
+        .arg(lib)
+        .args(["ingest", "--context", "structural"])
+        .arg(docs)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    c
+}
+
+/// Opens the library and checks it, then removes every `drop_every`-th document so the next
+/// ingest has work to be killed in: returns (whole documents, rolled back on open).
+fn check(lib: &Path, drop_every: usize) -> (usize, usize) {
+    std::env::set_var("FOLIO_ASSETS_DIR", root().join(".assets"));
+    let (embedder, options) = assets::library_setup(assets::EmbeddingModel::Fast).unwrap();
+    let l = Library::open(lib, embedder, options).expect("the library opens after a crash");
+    let repaired = l.repaired().len();
+    let docs = l.verify().unwrap();
+    for (d, [catalog, vectors, keyword]) in &docs {
+        assert_eq!(d.status, "indexed", "{}", d.path);
+        assert!(*catalog > 0, "{} has chunks", d.path);
+        assert_eq!(
+            (catalog, vectors, keyword),
+            (catalog, catalog, catalog),
+            "{} is whole in every store",
+            d.path
+        );
+    }
+    if !docs.is_empty() {
+        let hits = l.search("Authorised Person", &SearchOptions::default()).unwrap();
+        assert!(
+            hits.iter().all(|h| docs.iter().any(|(d, _)| d.id == h.doc_id)),
+            "hits only from whole documents"
+        );
+    }
+    let n = docs.len();
+    drop(l);
+    if drop_every > 0 {
+        let (embedder, options) = assets::library_setup(assets::EmbeddingModel::Fast).unwrap();
+        let mut l = Library::open(lib, embedder, options).unwrap();
+        for (d, _) in docs.iter().step_by(drop_every) {
+            l.remove(&d.id.to_string()).unwrap();
+        }
+    }
+    (n, repaired)
+}
+
+#[test]
+
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn killed_ingests_leave_a_consistent_library() {
+    let docs = folio_testkit::paths::require_shared("data/obliqa/documents");
+    folio_testkit::paths::require_asset("potion-base-2M/model.safetensors");
+    let lib = tempfile::tempdir().unwrap();
+    // Pseudo-random kill times (a fixed LCG, so a failure can be replayed), from 0.3 s up to a
+    // ceiling that starts at 12 s and drops below the time of any ingest that finished first.
+    let mut x: u64 = 0x5EED_F011;
+    let mut ceiling_ms: u64 = 12_000;
+    let (mut kills, mut round) = (0, 0);
+    while kills < 20 {
+        round += 1;
+        assert!(round <= 60, "only {kills} of 60 ingests could be killed before they finished");
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let after = Duration::from_millis(300 + (x >> 33) % (ceiling_ms - 300));
+        let mut child = ingest(lib.path(), &docs).spawn().unwrap();
+        let start = Instant::now();
+        let finished = loop {
+            if child.try_wait().unwrap().is_some() {
+                break true;
+            }
+            if start.elapsed() >= after {
+                child.kill().unwrap(); // SIGKILL
+                child.wait().unwrap();
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        if finished {
+            ceiling_ms = (start.elapsed().as_millis() as u64 * 9 / 10).max(400);
+        } else {
+            kills += 1;
+        }
+        let (n, repaired) = check(lib.path(), 3);
+        let line = format!(
+            "round {round:2}: {} after {:5} ms; opens with {n:2} whole documents, {repaired} rolled back",
+            if finished { "finished" } else { "killed" },
+            start.elapsed().as_millis()
+        );
+        println!("{line}");
+    }
+    println!("{kills} ingests killed in {round} rounds");
+    let status = ingest(lib.path(), &docs).status().unwrap();
+    assert!(status.success());
+    let (n, _) = check(lib.path(), 0);
+    println!("after a final ingest: {n} documents");
+    assert_eq!(n, 40, "a re-ingest completes the library");
+}

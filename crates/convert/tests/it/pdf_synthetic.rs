@@ -1,0 +1,307 @@
+//! PDF converter tests on PDFs generated here: typed errors (encrypted, truncated, garbage, too
+//! many pages, missing engine) and layout rules (running headers, page numbers, contents pages,
+//! hyphenation, cross-references that must not become headings, numbered heading levels).
+//!
+//! Skips (with a message) when `libpdfium.so` is not found.
+
+use folio_convert::pdf::{find_pdfium_library, PdfConverter};
+use folio_convert::{convert_bytes, convert_file_guarded_reporting, ConvertOptions, Converter, ErrorKind};
+use std::sync::atomic::AtomicBool;
+
+
+use crate::common::headings;
+use folio_testkit::pdf::pdf_from_objects;
+
+/// Fails the test when PDFium is missing, saying how to get it.
+fn require_engine() {
+    assert!(
+        find_pdfium_library(&ConvertOptions::default()).is_some(),
+        "libpdfium.so not found (set FOLIO_PDFIUM or run scripts/setup-assets.sh)"
+    );
+}
+
+/// Escapes a PDF literal string.
+fn lit(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)")
+}
+
+/// A text show operation: font 1 = Helvetica, 2 = Helvetica-Bold.
+fn text(x: f32, y: f32, size: f32, bold: bool, s: &str) -> String {
+    format!("BT /F{} {size} Tf {x} {y} Td ({}) Tj ET\n", if bold { 2 } else { 1 }, lit(s))
+}
+
+/// A PDF with one content stream per page and an optional trailer addition (e.g. /Encrypt).
+fn build_pdf(pages: &[String], extra_objects: &[String], trailer_extra: &str) -> Vec<u8> {
+    build_pdf_with_catalog(pages, extra_objects, trailer_extra, "")
+}
+
+/// As [`build_pdf`], with entries added to the catalog (e.g. /Outlines). Objects 1–4 are the
+/// catalog, the page tree and two fonts; pages take two objects each; `extra_objects` follow.
+fn build_pdf_with_catalog(
+    pages: &[String],
+    extra_objects: &[String],
+    trailer_extra: &str,
+    catalog_extra: &str,
+) -> Vec<u8> {
+    let mut objects: Vec<String> = Vec::new();
+    let n = pages.len();
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 5 + 2 * i)).collect();
+    objects.push(format!("<< /Type /Catalog /Pages 2 0 R {catalog_extra} >>"));
+    objects.push(format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")));
+    objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".into());
+    objects.push(
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>".into(),
+    );
+    for (i, content) in pages.iter().enumerate() {
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents {} 0 R >>",
+            6 + 2 * i
+        ));
+        objects.push(format!("<< /Length {} >>\nstream\n{content}endstream", content.len()));
+    }
+    objects.extend(extra_objects.iter().cloned());
+    pdf_from_objects(&objects, trailer_extra)
+}
+
+/// Body lines at 10 pt, 12 pt apart, from `y` down; returns the next free y.
+fn body(out: &mut String, mut y: f32, lines: &[&str]) -> f32 {
+    for l in lines {
+        out.push_str(&text(72.0, y, 10.0, false, l));
+        y -= 12.0;
+    }
+    y - 8.0
+}
+
+/// A five-page handbook: cover, contents page, three content pages with running header/footer.
+fn handbook() -> Vec<u8> {
+    let mut pages = Vec::new();
+    pages.push(text(150.0, 600.0, 24.0, true, "Synthetic Rules Handbook"));
+    let mut toc = text(72.0, 720.0, 16.0, true, "CONTENTS");
+    for (i, (t, p)) in [
+        ("1 Scope", 3),
+        ("1.1 Purpose", 3),
+        ("1.2 Application", 3),
+        ("2 Rules", 4),
+        ("2.1 General rules", 4),
+        ("2.2 Special rules", 5),
+    ]
+    .iter()
+    .enumerate()
+    {
+        toc.push_str(&text(
+            72.0,
+            690.0 - 16.0 * i as f32,
+            10.0,
+            false,
+            &format!("{t} ........................................ {p}"),
+        ));
+    }
+    pages.push(toc);
+    let filler = [
+        "This handbook sets out the rules that apply to every member of the association and to",
+        "its officers. The rules are binding from the date of adoption and remain in force until",
+        "they are amended or repealed by a resolution of the general meeting of the members.",
+    ];
+    let headings: [&[(&str, f32)]; 3] = [
+        &[("1 Scope", 16.0), ("1.1 Purpose", 13.0), ("1.2 Application", 13.0)],
+        &[("2 Rules", 16.0), ("2.1 General rules", 13.0)],
+        &[("2.2 Special rules", 13.0)],
+    ];
+    for (k, hs) in headings.iter().enumerate() {
+        let mut c = text(72.0, 760.0, 9.0, false, "Synthetic Rules Handbook - Draft for consultation");
+        c.push_str(&text(300.0, 30.0, 9.0, false, &format!("{}", k + 1)));
+        let mut y = 720.0;
+        for (h, size) in hs.iter() {
+            c.push_str(&text(72.0, y, *size, true, h));
+            y -= size * 2.0;
+            y = body(&mut c, y, &filler);
+            if *h == "1.1 Purpose" {
+                // A cross-reference at the start of a line inside a paragraph, and a hyphenated word.
+                y = body(
+                    &mut c,
+                    y,
+                    &[
+                        "The purpose of these rules is explained in more detail in the annex, where",
+                        "4.9 of the annex explains how the rules relate to the articles of the regu-",
+                        "lation adopted by the members at the founding meeting of the association.",
+                    ],
+                );
+            }
+        }
+        pages.push(c);
+    }
+    build_pdf(&pages, &[], "")
+}
+
+#[test]
+
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn handbook_structure() {
+    require_engine();
+    let bytes = handbook();
+    for use_bookmarks in [false, true] {
+        let options = ConvertOptions { use_bookmarks, ..ConvertOptions::default() };
+        let doc = PdfConverter.convert("handbook.pdf", &bytes, &options).expect("converts");
+        let got = headings(&doc);
+        let want: Vec<(String, u8, Option<String>)> = [
+            ("1 Scope", 1, "1"),
+            ("1.1 Purpose", 2, "1.1"),
+            ("1.2 Application", 2, "1.2"),
+            ("2 Rules", 1, "2"),
+            ("2.1 General rules", 2, "2.1"),
+            ("2.2 Special rules", 2, "2.2"),
+        ]
+        .iter()
+        .map(|(t, l, n)| (t.to_string(), *l, Some(n.to_string())))
+        .collect();
+        let got_body: Vec<_> =
+            got.iter().filter(|(t, _, _)| t != "Synthetic Rules Handbook").cloned().collect();
+        assert_eq!(got_body, want, "use_bookmarks={use_bookmarks}");
+        assert_eq!(doc.meta.title, "Synthetic Rules Handbook");
+        assert_eq!(doc.meta.page_count, Some(5));
+        let text = &doc.text;
+        assert!(!text.contains("Draft for consultation"), "running header kept");
+        assert!(!text.contains("....."), "contents page leaked");
+        assert!(text.contains("articles of the regulation adopted"), "hyphenation not joined: {text}");
+        assert!(text.contains("where 4.9 of the annex explains"), "cross-reference split off");
+        assert!(got.iter().all(|(t, _, _)| !t.contains("4.9")));
+        // Page numbers are gone and pages are kept.
+        assert!(doc.blocks.iter().all(|b| doc.block_text(b).trim() != "2"));
+        let scope = doc.blocks.iter().find(|b| doc.block_text(b) == "2 Rules").unwrap();
+        assert_eq!(scope.pages.unwrap().start, 4);
+    }
+}
+
+#[test]
+
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn pages_are_reported_as_they_are_read_in_a_worker_process_and_on_a_thread() {
+    require_engine();
+    let bytes = handbook();
+    let mut seen = Vec::new();
+    PdfConverter
+        .convert_reporting("handbook.pdf", &bytes, &ConvertOptions::default(), &mut |d, t| seen.push((d, t)))
+        .unwrap();
+    assert_eq!(seen, (1..=5).map(|d| (d, 5)).collect::<Vec<_>>());
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("handbook.pdf");
+    std::fs::write(&path, &bytes).unwrap();
+    let worker = std::path::PathBuf::from(env!("CARGO_BIN_EXE_folio-convert-worker"));
+    for worker in [Some(worker), None] {
+        let options = ConvertOptions { worker: worker.clone(), ..ConvertOptions::default() };
+        let mut seen = Vec::new();
+        let doc = convert_file_guarded_reporting(&path, &options, &AtomicBool::new(false), &mut |d, t| {
+            seen.push((d, t))
+        })
+        .unwrap();
+        assert_eq!(doc.meta.page_count, Some(5));
+        assert_eq!(seen, (1..=5).map(|d| (d, 5)).collect::<Vec<_>>(), "worker {worker:?}");
+    }
+    // Formats without pages say nothing.
+    let md = dir.path().join("a.md");
+    std::fs::write(&md, "# 1 Scope\n\nText.\n").unwrap();
+    let mut seen = 0;
+    convert_file_guarded_reporting(&md, &ConvertOptions::default(), &AtomicBool::new(false), &mut |_, _| {
+        seen += 1
+    })
+    .unwrap();
+    assert_eq!(seen, 0);
+}
+
+#[test]
+
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn encrypted_pdf_is_typed() {
+    require_engine();
+    // Standard security handler, revision 2, with a user password: the empty password fails.
+    let encrypt =
+        format!("<< /Filter /Standard /V 1 /R 2 /O <{}> /U <{}> /P -4 >>", "41".repeat(32), "5a".repeat(32));
+    let pages = vec![text(72.0, 700.0, 12.0, false, "secret")];
+    let n_objects = 4 + 2 * pages.len();
+    let bytes = build_pdf(
+        &pages,
+        &[encrypt],
+        &format!(
+            "/Encrypt {} 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]",
+            n_objects + 1
+        ),
+    );
+    let err = PdfConverter.convert("locked.pdf", &bytes, &ConvertOptions::default()).unwrap_err();
+    assert_eq!(err, ErrorKind::Encrypted);
+    assert_eq!(
+        convert_bytes("locked.pdf", &bytes, &ConvertOptions::default()).unwrap_err(),
+        ErrorKind::Encrypted
+    );
+}
+
+#[test]
+
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn broken_pdfs_are_typed_and_never_panic() {
+    require_engine();
+    let good = handbook();
+    let options = ConvertOptions::default();
+    // Truncated at many points.
+    for cut in [10, 100, good.len() / 3, good.len() / 2, good.len() - 40] {
+        let err = PdfConverter.convert("t.pdf", &good[..cut], &options).unwrap_err();
+        assert!(matches!(err, ErrorKind::Corrupt(_)), "cut {cut}: {err:?}");
+    }
+    // Garbage with PDF markers; a damaged xref; bytes flipped in the middle.
+    let mut garbage = b"%PDF-1.7\n".to_vec();
+    garbage.extend((0..5000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+    garbage.extend(b"\n%%EOF\n");
+    assert!(matches!(PdfConverter.convert("g.pdf", &garbage, &options), Err(ErrorKind::Corrupt(_))));
+    let mut flipped = good.clone();
+    let mid = flipped.len() / 2;
+    for b in &mut flipped[mid..mid + 200] {
+        *b = b.wrapping_add(77);
+    }
+    // Either recovered or a typed error; never a panic.
+    let _ = PdfConverter.convert("f.pdf", &flipped, &options);
+    let no_pages = build_pdf(&[], &[], "");
+    assert!(PdfConverter.convert("e.pdf", &no_pages, &options).is_err());
+}
+
+#[test]
+
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn page_limit_and_missing_engine() {
+    require_engine();
+    let bytes = handbook();
+    let options = ConvertOptions { max_pages: 3, ..ConvertOptions::default() };
+    assert_eq!(
+        PdfConverter.convert("h.pdf", &bytes, &options).unwrap_err(),
+        ErrorKind::TooManyPages { pages: 5, limit: 3 }
+    );
+    let options = ConvertOptions {
+        pdfium_library: Some("/nonexistent/libpdfium.so".into()),
+        ..ConvertOptions::default()
+    };
+    assert!(matches!(PdfConverter.convert("h.pdf", &bytes, &options), Err(ErrorKind::PdfEngineMissing(_))));
+}
+
+#[test]
+
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn a_cyclic_outline_is_read_once() {
+    require_engine();
+    // Two bookmarks whose /Next links form a loop (A → B → A), and A is its own first child.
+    let pages = vec![format!(
+        "{}{}",
+        text(72.0, 720.0, 16.0, true, "1 Introduction"),
+        text(72.0, 690.0, 10.0, false, "The rules apply to every member of the association.")
+    )];
+    let extra = [
+        "<< /Type /Outlines /First 8 0 R /Last 9 0 R /Count 2 >>".to_string(),
+        "<< /Title (1 Introduction) /Parent 7 0 R /Next 9 0 R /First 8 0 R /Dest [5 0 R /XYZ 0 792 0] >>"
+            .to_string(),
+        "<< /Title (2 Rules) /Parent 7 0 R /Prev 8 0 R /Next 8 0 R /Dest [5 0 R /XYZ 0 700 0] >>".to_string(),
+    ];
+    let pdf = build_pdf_with_catalog(&pages, &extra, "", "/Outlines 7 0 R");
+    let outline = folio_convert::pdf::read_outline(&pdf, &ConvertOptions::default()).unwrap();
+    let titles: Vec<&str> = outline.iter().map(|e| e.title.as_str()).collect();
+    assert_eq!(titles, ["1 Introduction", "2 Rules"]);
+    let doc = convert_bytes("loop.pdf", &pdf, &ConvertOptions::default()).unwrap();
+    assert!(doc.blocks.len() < 10, "{} blocks from a one-page PDF", doc.blocks.len());
+}

@@ -1,0 +1,6 @@
+//! Tests on the shared test data (`../shared`, or `FOLIO_SHARED_DIR`). `scripts/test.sh` leaves this
+//! module out (`--skip shared::`) when the data is absent, saying so.
+
+mod adgm_references;
+mod identifiers;
+mod incremental;

@@ -1,0 +1,167 @@
+//! The SQLite catalog: documents, outlines, chunks, definitions and cross-references, with schema
+//! migrations. It is the library's source of truth; the keyword, exact and vector indexes are derived
+//! from it (and can be rebuilt from it).
+//!
+//! One file per concern: [`schema`] (migrations), `rows` (the row types), `documents`, `contents`
+//! (chunks, outline, definitions, tables), `references`, `context` (modes, the LLM context cache,
+//! run records), `folders` (watched folders and failures) and `salvage` (reading a damaged catalog).
+
+mod contents;
+mod context;
+mod documents;
+mod folders;
+mod references;
+mod rows;
+mod salvage;
+pub mod schema;
+
+pub use context::{CachedContext, ContextRun};
+pub use folders::FailureRow;
+pub use rows::{ChunkContext, ChunkRow, DefinitionRow, DocumentRow, NewDocument, RefRow, SectionRow, TableRow};
+pub use salvage::{Salvage, SalvagedDocument};
+pub use schema::SCHEMA_VERSION;
+
+use crate::IndexError;
+use rusqlite::Connection;
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+/// The catalog.
+pub struct Catalog {
+    /// Behind a mutex so that the catalog can be shared between threads (searches run while an
+    /// ingest prepares its next document); each call holds it briefly.
+    conn: Mutex<Connection>,
+}
+
+impl Catalog {
+    /// The connection. A panic while it was held leaves nothing half-done (statements are
+    /// atomic, transactions roll back on drop), so a poisoned lock is taken over.
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Opens (creating and migrating as needed) the catalog at `path`.
+    pub fn open(path: &Path) -> Result<Catalog, IndexError> {
+        Self::setup(Connection::open(path)?)
+    }
+
+    /// An in-memory catalog, for tests.
+    pub fn in_memory() -> Result<Catalog, IndexError> {
+        Self::setup(Connection::open_in_memory()?)
+    }
+
+    fn setup(conn: Connection) -> Result<Catalog, IndexError> {
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if version > SCHEMA_VERSION {
+            return Err(IndexError::Corrupt(format!(
+                "the library's catalog has schema version {version}; this Folio knows {SCHEMA_VERSION}"
+            )));
+        }
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let tx = conn.unchecked_transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            tx.commit()?;
+        }
+        Ok(Catalog { conn: Mutex::new(conn) })
+    }
+
+    /// A number that changes whenever another connection (another process) commits a change
+    /// to the catalog; a reader compares it to know when to catch up.
+    pub fn data_version(&self) -> Result<i64, IndexError> {
+        Ok(self.conn().pragma_query_value(None, "data_version", |r| r.get(0))?)
+    }
+
+    /// SQLite's own check of the file (pages, indexes); a damaged catalog is reported with what
+    /// SQLite says, and the advice to restore it.
+    pub fn check(&self) -> Result<(), IndexError> {
+        let result: String = self.conn().query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+        if result == "ok" {
+            Ok(())
+        } else {
+            Err(IndexError::Corrupt(format!(
+                "the library's catalog (catalog.sqlite) is damaged ({result}); Repair library (or `folio repair`) rebuilds it from the chunk records"
+            )))
+        }
+    }
+}
+
+/// Now, in Unix seconds.
+pub fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+/// What the catalog's unit tests share: a small analysed document and the row to store it with.
+#[cfg(test)]
+mod testing {
+    use super::NewDocument;
+    use folio_core::analysis::{analyze, Analysis};
+    use folio_core::chunker::ChunkerConfig;
+    use folio_core::model::{BlockKind, DocumentBuilder, Format};
+    use folio_core::tokens::WordCounter;
+
+    /// A rulebook of two rules, one defining a term and citing the other.
+    pub(super) fn rulebook(seed: &str) -> Analysis {
+        let mut b = DocumentBuilder::new(Format::Markdown, "Rulebook", seed.as_bytes());
+        b.push(BlockKind::Heading { level: 1, number: Some("1".into()) }, "1 General", None);
+        b.push(
+            BlockKind::Paragraph,
+            &format!("In these Rules, \"Authorised Person\" means a person licensed under Rule 2. {seed}"),
+            None,
+        );
+        b.push(BlockKind::Heading { level: 1, number: Some("2".into()) }, "2 Licences", None);
+        b.push(BlockKind::Paragraph, "An Authorised Person must hold a licence. See Rule 1.", None);
+        analyze(b.finish(), &WordCounter, &ChunkerConfig::default())
+    }
+
+    pub(super) fn new_document<'a>(path: &'a str, analysis: &'a Analysis, mode: &'a str) -> NewDocument<'a> {
+        NewDocument { path, label: "RB", mtime: 100, size: 2048, analysis, contexts: &[], context_mode: mode }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_catalog_is_at_the_current_schema_version_and_reopens_without_migrating_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("catalog.sqlite");
+        let cat = Catalog::open(&path).unwrap();
+        cat.add_watched_folder("/docs").unwrap();
+        drop(cat);
+        let version: i64 =
+            Connection::open(&path).unwrap().pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        let cat = Catalog::open(&path).unwrap();
+        assert_eq!(cat.watched_folders().unwrap(), vec!["/docs".to_string()]);
+        cat.check().unwrap();
+    }
+
+    #[test]
+    fn a_catalog_from_a_later_version_is_refused_not_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("catalog.sqlite");
+        drop(Catalog::open(&path).unwrap());
+        Connection::open(&path).unwrap().pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
+        match Catalog::open(&path) {
+            Err(IndexError::Corrupt(m)) => assert!(m.contains("schema version"), "{m}"),
+            Err(e) => panic!("unexpected error {e}"),
+            Ok(_) => panic!("a newer catalog opened"),
+        }
+    }
+
+    #[test]
+    fn another_connection_s_commit_changes_the_data_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("catalog.sqlite");
+        let reader = Catalog::open(&path).unwrap();
+        let writer = Catalog::open(&path).unwrap();
+        let before = reader.data_version().unwrap();
+        writer.add_watched_folder("/x").unwrap();
+        assert_ne!(reader.data_version().unwrap(), before);
+    }
+}

@@ -193,7 +193,14 @@ impl SearchArgs {
             fusion,
             channels,
             documents: list(&self.doc),
-            chunk_types: list(&self.chunk_type),
+            chunk_types: list(&self.chunk_type)
+                .iter()
+                .map(|t| {
+                    folio_core::chunker::ChunkType::parse(t).ok_or_else(|| {
+                        format!("unknown chunk type '{t}' (definition, requirement, guidance, note, table, content)")
+                    })
+                })
+                .collect::<Result<_, _>>()?,
             section,
             exact_always: false,
             heading_boost: self.heading_boost.unwrap_or(SearchOptions::default().heading_boost),
@@ -585,7 +592,7 @@ fn search_cmd(
             i + 1,
             h.parent_chain.join(" › "),
             h.section_id,
-            h.chunk_type,
+            h.chunk_type.as_str(),
             pages,
             ch(h.dense),
             ch(h.keyword),

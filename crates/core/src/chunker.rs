@@ -55,7 +55,7 @@ impl Default for ChunkerConfig {
 }
 
 /// What a chunk mostly is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ChunkType {
     Definition,
@@ -67,6 +67,22 @@ pub enum ChunkType {
 }
 
 impl ChunkType {
+    /// Every chunk type.
+    pub const ALL: [ChunkType; 6] = [
+        ChunkType::Definition,
+        ChunkType::Requirement,
+        ChunkType::Guidance,
+        ChunkType::Note,
+        ChunkType::Table,
+        ChunkType::Content,
+    ];
+
+    /// The type a stored name stands for (`"requirement"`), if any.
+    pub fn parse(name: &str) -> Option<ChunkType> {
+        ChunkType::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
+    /// The type's name as stored and serialised.
     pub fn as_str(self) -> &'static str {
         match self {
             ChunkType::Definition => "definition",

@@ -6,32 +6,11 @@
 //! a vocabulary-free estimate for tests and for when the model's assets are absent.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 
-/// A fast, non-cryptographic hasher for short keys (the Fx hash of rustc); the vocabulary and the
-/// word cache are hashed per word, so SipHash would dominate the count.
-#[derive(Default, Clone, Copy)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type Fx = BuildHasherDefault<FxHasher>;
+/// A fast, non-cryptographic hasher for short keys (rustc's Fx hash); the vocabulary and the word
+/// cache are hashed per word, so SipHash would dominate the count.
+type Fx = rustc_hash::FxBuildHasher;
 
 /// Counts tokens of a text.
 pub trait TokenCounter: Send + Sync {

@@ -86,10 +86,7 @@ impl Drop for Listener {
 
 /// The socket for the library that `settings` names.
 pub fn socket_path(settings: &Path) -> PathBuf {
-    let dir = std::env::var_os("XDG_RUNTIME_DIR")
-        .map(PathBuf::from)
-        .filter(|d| d.is_dir())
-        .unwrap_or_else(std::env::temp_dir);
+    let dir = dirs::runtime_dir().filter(|d| d.is_dir()).unwrap_or_else(std::env::temp_dir);
     // Not canonical: the file may not exist yet on a first run, and must name the same socket once
     // it does.
     let settings = std::path::absolute(settings).unwrap_or_else(|_| settings.to_path_buf());

@@ -43,27 +43,16 @@ pub fn serve_converter_if_asked() {
     folio_convert::worker::serve_if_asked();
 }
 
-/// The default library folder: `$XDG_DATA_HOME/folio/library` (`~/.local/share/folio/library`).
+/// The default library folder: the platform's data folder + `folio/library` (on Linux
+/// `$XDG_DATA_HOME/folio/library`, `~/.local/share/folio/library`).
 pub fn default_library_dir() -> std::path::PathBuf {
-    data_home().join("folio/library")
+    dirs::data_dir().unwrap_or_else(|| std::path::PathBuf::from(".")).join("folio/library")
 }
 
-/// The desktop app's settings file: `$XDG_CONFIG_HOME/folio/settings.json`.
+/// The desktop app's settings file: the platform's config folder + `folio/settings.json` (on Linux
+/// `$XDG_CONFIG_HOME/folio/settings.json`).
 pub fn default_settings_path() -> std::path::PathBuf {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config")))
-        .unwrap_or_else(|| std::path::PathBuf::from("."));
-    base.join("folio/settings.json")
-}
-
-fn data_home() -> std::path::PathBuf {
-    std::env::var_os("XDG_DATA_HOME")
-        .filter(|v| !v.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/share")))
-        .unwrap_or_else(|| std::path::PathBuf::from("."))
+    dirs::config_dir().unwrap_or_else(|| std::path::PathBuf::from(".")).join("folio/settings.json")
 }
 pub use folio_index::catalog::ContextRun;
 pub use outcome::FileFailure;

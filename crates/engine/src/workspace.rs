@@ -123,7 +123,7 @@ pub struct SearchRequest {
     pub query: String,
     pub limit: usize,
     pub documents: Vec<String>,
-    pub chunk_types: Vec<String>,
+    pub chunk_types: Vec<folio_core::chunker::ChunkType>,
     pub section: Option<SectionFilter>,
 }
 
@@ -639,19 +639,8 @@ fn open_library(s: &Settings) -> Result<Library, EngineError> {
 
 /// Standard base64 with padding.
 fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
-        for i in 0..4 {
-            if i <= c.len() {
-                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// Byte offsets to UTF-16 offsets in one text.

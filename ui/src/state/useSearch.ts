@@ -1,7 +1,7 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { Backend } from '../backend';
 import { toBackendError } from '../backend/errors';
-import type { BackendError, Hit, SearchRequest } from '../backend/types';
+import type { BackendError, ChunkType, Hit, SearchRequest } from '../backend/types';
 
 /** A "within section" filter, with what to show for it. */
 export type SectionScope = { doc: string; section_id: string; heading: string; label: string };
@@ -9,14 +9,25 @@ export type SectionScope = { doc: string; section_id: string; heading: string; l
 export type SearchFilters = {
   /** Document ids (as strings). */
   documents: string[];
-  chunkTypes: string[];
+  chunkTypes: ChunkType[];
   section: SectionScope | null;
 };
 
 export const noFilters: SearchFilters = { documents: [], chunkTypes: [], section: null };
 
-// The engine's chunk types (folio_core::chunker::ChunkType).
-export const KNOWN_CHUNK_TYPES = ['requirement', 'guidance', 'definition', 'note', 'table', 'content'];
+// The engine's chunk types (folio_core::chunker::ChunkType, a generated union), in the order the
+// filter offers them; exhaustive, so a type added or renamed in the engine is a type error here.
+const CHUNK_TYPE_ORDER: Record<ChunkType, number> = {
+  requirement: 0,
+  guidance: 1,
+  definition: 2,
+  note: 3,
+  table: 4,
+  content: 5,
+};
+export const KNOWN_CHUNK_TYPES = (Object.keys(CHUNK_TYPE_ORDER) as ChunkType[]).sort(
+  (a, b) => CHUNK_TYPE_ORDER[a] - CHUNK_TYPE_ORDER[b],
+);
 
 export function buildSearchRequest(query: string, filters: SearchFilters, limit: number): SearchRequest {
   return {
@@ -46,7 +57,6 @@ export function useSearch(backend: Backend, { debounceMs = 150, limit = 30, refr
   const [query, setQuery] = useState('');
   const [filters, setFilters] = useState<SearchFilters>(noFilters);
   const [state, setState] = useState<SearchState>({ hits: [], answered: null, loading: false, error: null });
-  const [seenTypes, setSeenTypes] = useState<string[]>([]);
   const seq = useRef(0);
 
   useEffect(() => {
@@ -63,10 +73,6 @@ export function useSearch(backend: Backend, { debounceMs = 150, limit = 30, refr
         (hits) => {
           if (seq.current !== mine) return;
           setState({ hits, answered: q, loading: false, error: null });
-          setSeenTypes((seen) => {
-            const fresh = hits.map((h) => h.chunk_type).filter((t) => t && !seen.includes(t));
-            return fresh.length ? [...seen, ...new Set(fresh)] : seen;
-          });
         },
         (e: unknown) => {
           if (seq.current !== mine) return;
@@ -77,11 +83,5 @@ export function useSearch(backend: Backend, { debounceMs = 150, limit = 30, refr
     return () => clearTimeout(timer);
   }, [backend, query, filters, limit, debounceMs, refreshToken]);
 
-  const chunkTypes = useMemo(() => {
-    const all = [...KNOWN_CHUNK_TYPES];
-    for (const t of [...seenTypes, ...filters.chunkTypes]) if (!all.includes(t)) all.push(t);
-    return all;
-  }, [seenTypes, filters.chunkTypes]);
-
-  return { query, setQuery, filters, setFilters, ...state, chunkTypes };
+  return { query, setQuery, filters, setFilters, ...state, chunkTypes: KNOWN_CHUNK_TYPES };
 }

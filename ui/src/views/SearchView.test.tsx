@@ -92,16 +92,23 @@ describe('search', () => {
 
   it('includes the document, chunk-type and within-section filters in requests', async () => {
     const search = vi.fn(async (_req: SearchRequest) => [
-      hit(7, 'x', { crumbs: [{ section_id: 'sec_2', heading: '2 Core' }, { section_id: 'sec_7', heading: '2.7 Seven' }], chunk_type: 'schedule' }),
+      hit(7, 'x', { crumbs: [{ section_id: 'sec_2', heading: '2 Core' }, { section_id: 'sec_7', heading: '2.7 Seven' }], chunk_type: 'table' }),
     ]);
     const { user } = renderApp(stubBackend({ search }), { debounceMs: 10 });
     await searchFor('records');
     const lastReq = () => search.mock.calls[search.mock.calls.length - 1][0];
 
     const types = screen.getByTestId('filter-chunk-type');
-    // Known types plus the ones seen in results.
+    // Every type the engine has, whatever the results hold.
     expect(within(types).getByRole('checkbox', { name: 'guidance' })).toHaveAttribute('data-value', 'guidance');
-    await waitFor(() => expect(types.querySelector('[data-value="schedule"]')).not.toBeNull());
+    expect([...types.querySelectorAll('[data-value]')].map((e) => e.getAttribute('data-value'))).toEqual([
+      'requirement',
+      'guidance',
+      'definition',
+      'note',
+      'table',
+      'content',
+    ]);
     await user.click(types.querySelector('[data-value="requirement"]')!);
     await waitFor(() => expect(lastReq().chunk_types).toEqual(['requirement']));
 

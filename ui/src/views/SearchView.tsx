@@ -86,10 +86,10 @@ export function SearchView({ focusToken = 0, debounceMs }: SearchViewProps) {
     }
   };
 
-  const toggle = (key: 'documents' | 'chunkTypes', value: string) => {
-    const list = filters[key];
+  const toggle = <K extends 'documents' | 'chunkTypes'>(key: K, value: SearchFilters[K][number]) => {
+    const list = filters[key] as SearchFilters[K][number][];
     const next = list.includes(value) ? list.filter((v) => v !== value) : [...list, value];
-    setFilters({ ...filters, [key]: next } as SearchFilters);
+    setFilters({ ...filters, [key]: next });
   };
 
   const copyCitation = async (hit: Hit) => {

@@ -108,39 +108,17 @@ fn search_needles(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// A minimal PNG encoder: 8-bit RGB, no filtering, zlib-compressed.
+/// The page as a PNG: 8-bit RGB, fast compression (the image is shown once, at once).
 fn encode_png(width: u32, height: u32, rgb: &[u8]) -> Vec<u8> {
-    use std::io::Write;
-    let mut raw = Vec::with_capacity(rgb.len() + height as usize);
-    for row in rgb.chunks_exact(width as usize * 3) {
-        raw.push(0); // filter: none
-        raw.extend_from_slice(row);
-    }
-    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
-    let _ = z.write_all(&raw);
-    let idat = z.finish().unwrap_or_default();
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut ihdr = Vec::new();
-    ihdr.extend_from_slice(&width.to_be_bytes());
-    ihdr.extend_from_slice(&height.to_be_bytes());
-    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
-    for (kind, data) in [(b"IHDR", &ihdr[..]), (b"IDAT", &idat[..]), (b"IEND", &[][..])] {
-        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let mut chunk = kind.to_vec();
-        chunk.extend_from_slice(data);
-        out.extend_from_slice(&chunk);
-        out.extend_from_slice(&crc32(&chunk).to_be_bytes());
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let written = encoder.write_header().and_then(|mut w| w.write_image_data(rgb));
+    if written.is_err() {
+        // Only a buffer of the wrong size fails, which the caller rules out.
+        return Vec::new();
     }
     out
-}
-
-fn crc32(data: &[u8]) -> u32 {
-    let mut crc = 0xFFFF_FFFFu32;
-    for &byte in data {
-        crc ^= byte as u32;
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
 }

@@ -1,6 +1,7 @@
 //! Hybrid search: the dense, keyword and exact channels fused by weighted RRF, with snippets.
 
 use super::*;
+use folio_core::chunker::ChunkType;
 
 /// Candidates each channel returns before fusion, by default. ObliQA dev (MiniLM, default weights,
 /// 2,788 questions): depth 50 → Recall@10 0.744, MAP@10 0.589; 100 → 0.748 / 0.592, at the same
@@ -21,7 +22,7 @@ pub struct SearchOptions {
     pub channels: Vec<Channel>,
     /// Restrict to documents (ids or labels).
     pub documents: Vec<String>,
-    pub chunk_types: Vec<String>,
+    pub chunk_types: Vec<folio_core::chunker::ChunkType>,
     /// Restrict to a section subtree: (document id or label, section id).
     pub section: Option<(String, String)>,
     /// Run the exact channel on every query, not only on lookups (see `Query::is_lookup`).
@@ -75,7 +76,7 @@ pub struct Hit {
     /// The sections whose own text the chunk holds.
     pub section_ids: Vec<String>,
     pub parent_chain: Vec<String>,
-    pub chunk_type: String,
+    pub chunk_type: folio_core::chunker::ChunkType,
     pub pages: Option<folio_core::model::PageRange>,
     pub span: folio_core::model::Span,
     pub content: String,
@@ -190,7 +191,7 @@ impl Library {
         let want = |c| opts.channels.contains(&c);
         let kfilter = KeywordFilter {
             docs: docs.iter().map(|d| *d as u64).collect(),
-            chunk_types: opts.chunk_types.clone(),
+            chunk_types: opts.chunk_types.iter().map(|t| t.as_str().to_string()).collect(),
         };
         let mut timings = Timings::default();
         // The channels share only what is thread-safe (the catalog's connection is not).
@@ -274,7 +275,7 @@ impl Library {
             let rows = self.catalog.chunks_by_id(&ids)?;
             for f in chunk_ids {
                 let Some(row) = rows.iter().find(|r| r.id == f.id) else { continue };
-                if !opts.chunk_types.is_empty() && !opts.chunk_types.contains(&row.chunk_type) {
+                if !opts.chunk_types.is_empty() && !opts.chunk_types.iter().any(|t| t.as_str() == row.chunk_type) {
                     continue;
                 }
                 if let Some((d, span)) = &subtree {
@@ -299,7 +300,8 @@ impl Library {
                     section_id: row.section_id.clone(),
                     section_ids: row.section_ids.clone(),
                     parent_chain: row.parent_chain.clone(),
-                    chunk_type: row.chunk_type.clone(),
+                    // A name this version does not know (a later version's) reads as plain content.
+                    chunk_type: ChunkType::parse(&row.chunk_type).unwrap_or(ChunkType::Content),
                     pages: row.pages,
                     span: row.span,
                     content: row.content.clone(),

@@ -3,6 +3,7 @@
 //! define, outline, show, references and backlinks, then close, reopen and ask again.
 //! Needs `.assets/minilm` (scripts/setup-assets.sh): ignored by a plain `cargo test`.
 
+use folio_core::chunker::ChunkType;
 use folio_engine::{Library, LibraryOptions, SearchOptions, Stage};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -52,8 +53,8 @@ fn ingest_search_navigate_and_reopen() {
     assert!(words[0].parent_chain.len() >= 2, "hits carry their parent chain");
     let definition = lib.search("What does 'Mooring Fee' mean?", &SearchOptions::default()).unwrap();
     assert!(definition[0].content.contains("Mooring Fee"));
-    let only_req = SearchOptions { chunk_types: vec!["requirement".into()], ..SearchOptions::default() };
-    assert!(lib.search("vessel operator", &only_req).unwrap().iter().all(|h| h.chunk_type == "requirement"));
+    let only_req = SearchOptions { chunk_types: vec![ChunkType::Requirement], ..SearchOptions::default() };
+    assert!(lib.search("vessel operator", &only_req).unwrap().iter().all(|h| h.chunk_type == ChunkType::Requirement));
 
     let defs = lib.define("Authorised Person").unwrap();
     assert_eq!(defs.len(), 1);

@@ -1,6 +1,6 @@
 // The sample library's documents: a rulebook (GEN), a glossary (GLO) and what a file added to it
 // becomes (COBS, or a one-section stand-in), built into the rows the engine would return.
-import type { DefinitionHit, DocumentRow, SectionRow, TableMark } from '../types';
+import type { ChunkType, DefinitionHit, DocumentRow, SectionRow, TableMark } from '../types';
 
 /**
  * Tables in a sample body: each run of lines with tab-separated cells, its first `headerRows`
@@ -33,7 +33,7 @@ export type SectionSpec = {
   /** Index of the parent in the same list. */
   parent: number | null;
   body: string;
-  type: string;
+  type: ChunkType;
   pages?: [number, number];
 };
 
@@ -55,7 +55,7 @@ export type FakeDoc = {
   bodies: string[];
   /** Offset of each body in the document text. */
   bodyStarts: number[];
-  types: string[];
+  types: ChunkType[];
   definitions: DefinitionHit[];
 };
 
@@ -71,7 +71,7 @@ export const GEN: DocSpec = {
       title: 'Introduction',
       level: 1,
       parent: null,
-      type: 'text',
+      type: 'content',
       pages: [1, 1],
       body:
         'This module sets out the general rules that apply to every Authorised Person. It is to be read ' +
@@ -105,7 +105,7 @@ export const GEN: DocSpec = {
       title: 'Core Principles',
       level: 1,
       parent: null,
-      type: 'text',
+      type: 'content',
       pages: [2, 2],
       body:
         'The Principles in this chapter are a general statement of the fundamental obligations of Authorised ' +
@@ -116,7 +116,7 @@ export const GEN: DocSpec = {
       title: 'Principles for Authorised Persons',
       level: 2,
       parent: 3,
-      type: 'text',
+      type: 'content',
       pages: [2, 2],
       body: 'The following Principles apply to every Authorised Person.',
     },
@@ -203,7 +203,7 @@ export const GLO: DocSpec = {
       title: 'Defined terms',
       level: 1,
       parent: null,
-      type: 'text',
+      type: 'content',
       body: 'The terms below have the meanings given here wherever they appear in the rulebooks.',
     },
     {
@@ -260,7 +260,7 @@ export const COBS_SECTIONS: SectionSpec[] = [
     title: 'Record keeping',
     level: 1,
     parent: null,
-    type: 'text',
+    type: 'content',
     pages: [1, 1],
     body: 'This chapter sets out the record-keeping requirements for every Authorised Person.',
   },
@@ -386,7 +386,7 @@ export function sampleSpecFor(path: string, name: string, ext: string, taken: (l
             title: 'Overview',
             level: 1,
             parent: null,
-            type: 'text',
+            type: 'content',
             pages: ext === 'pdf' ? [1, 2] : undefined,
             body: `${title} was added to the sample library. Its text is simulated by the in-memory backend.`,
           },

@@ -16,6 +16,52 @@ use folio_index::catalog::{CachedContext, Catalog, ChunkContext, ContextRun};
 
 use crate::EngineError;
 
+
+/// Who writes each chunk's context, as the settings name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextProvider {
+    /// No context: chunks are embedded as they are.
+    None,
+    /// The document's own structure (title, headings, rule number, defined terms), offline.
+    #[default]
+    Structural,
+    /// Claude, through Anthropic's API (needs a key).
+    Anthropic,
+    /// Any OpenAI-compatible chat server (a local one needs no key).
+    Openai,
+}
+
+impl ContextProvider {
+    /// Every provider.
+    pub const ALL: [ContextProvider; 4] =
+        [ContextProvider::None, ContextProvider::Structural, ContextProvider::Anthropic, ContextProvider::Openai];
+
+    /// The provider's name in settings and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContextProvider::None => "none",
+            ContextProvider::Structural => "structural",
+            ContextProvider::Anthropic => "anthropic",
+            ContextProvider::Openai => "openai",
+        }
+    }
+
+    /// The provider a name stands for.
+    pub fn parse(name: &str) -> Option<ContextProvider> {
+        ContextProvider::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+}
+
+/// A name this version does not know (a settings file from a later one) reads as the default, so
+/// that the file's other settings are kept.
+impl<'de> serde::Deserialize<'de> for ContextProvider {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ContextProvider, D::Error> {
+        let name = String::deserialize(d)?;
+        Ok(ContextProvider::parse(&name).unwrap_or_default())
+    }
+}
+
 /// How chunks get their context.
 #[derive(Clone, Default)]
 pub enum ContextMode {

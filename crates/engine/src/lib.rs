@@ -26,7 +26,7 @@ mod recovery;
 mod watcher;
 mod workspace;
 
-pub use context::ContextMode;
+pub use context::{ContextMode, ContextProvider};
 pub use error::{EngineError, ErrorCode};
 pub use folio_ai::keys::KeyStatus;
 pub use workspace::{
@@ -55,6 +55,7 @@ pub fn default_settings_path() -> std::path::PathBuf {
     dirs::config_dir().unwrap_or_else(|| std::path::PathBuf::from(".")).join("folio/settings.json")
 }
 pub use folio_index::catalog::ContextRun;
+pub use folio_index::catalog::DocumentStatus;
 pub use outcome::FileFailure;
 pub use library::{
     ingest_shared, is_library_file, Backlinks, CatalogRebuild, Crumb, DefinitionHit, Hit, IngestFailure,

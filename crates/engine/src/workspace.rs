@@ -20,6 +20,7 @@ use crate::assets::{library_setup, EmbeddingModel};
 use crate::library::{ingest_shared, read, write};
 use crate::watcher::{FolderWatcher, SyncReport};
 use crate::{
+    ContextProvider,
     Backlinks, ContextMode, Crumb, EngineError, Hit, IngestReport, Library, Progress, SearchOptions,
 };
 
@@ -41,8 +42,7 @@ pub struct WatchedFolder {
 pub struct Settings {
     pub library_dir: String,
     pub model: EmbeddingModel,
-    /// `none`, `structural`, `anthropic` or `openai`.
-    pub context_provider: String,
+    pub context_provider: ContextProvider,
     pub anthropic_model: String,
     pub openai_base_url: String,
     pub openai_model: String,
@@ -71,7 +71,7 @@ impl Default for Settings {
         Settings {
             library_dir: crate::default_library_dir().display().to_string(),
             model: EmbeddingModel::Minilm,
-            context_provider: "structural".into(),
+            context_provider: ContextProvider::Structural,
             anthropic_model: folio_ai::context::DEFAULT_ANTHROPIC_MODEL.into(),
             openai_base_url: "http://localhost:11434/v1".into(),
             openai_model: String::new(),
@@ -484,9 +484,6 @@ impl Workspace {
 
     /// Saves settings; reopens the library when its folder or model changed.
     pub fn save_settings(&self, new: Settings) -> Result<SettingsChange, EngineError> {
-        if !matches!(new.context_provider.as_str(), "none" | "structural" | "anthropic" | "openai") {
-            return Err(EngineError::Invalid(format!("unknown context provider '{}'", new.context_provider)));
-        }
         if new.rrf_k.is_nan()
             || new.rrf_k <= 0.0
             || [new.weights.dense, new.weights.keyword, new.weights.exact]
@@ -501,8 +498,8 @@ impl Workspace {
             reasons.push("the embedding model changed: documents must be embedded again");
         }
         let context_changed = new.context_provider != old.context_provider
-            || (new.context_provider == "anthropic" && new.anthropic_model != old.anthropic_model)
-            || (new.context_provider == "openai"
+            || (new.context_provider == ContextProvider::Anthropic && new.anthropic_model != old.anthropic_model)
+            || (new.context_provider == ContextProvider::Openai
                 && (new.openai_model != old.openai_model || new.openai_base_url != old.openai_base_url));
         if context_changed {
             reasons.push("the context provider changed: chunk contexts must be written again");
@@ -613,12 +610,12 @@ impl Workspace {
     /// The context mode the settings ask for.
     fn context_mode(&self) -> Result<ContextMode, EngineError> {
         let s = self.settings();
-        let (model, url) = match s.context_provider.as_str() {
-            "anthropic" => (Some(s.anthropic_model.as_str()), None),
-            "openai" => (Some(s.openai_model.as_str()), Some(s.openai_base_url.as_str())),
-            _ => (None, None),
+        let (model, url) = match s.context_provider {
+            ContextProvider::Anthropic => (Some(s.anthropic_model.as_str()), None),
+            ContextProvider::Openai => (Some(s.openai_model.as_str()), Some(s.openai_base_url.as_str())),
+            ContextProvider::None | ContextProvider::Structural => (None, None),
         };
-        ContextMode::from_provider(&s.context_provider, model, url, None, &self.keys)
+        ContextMode::from_provider(s.context_provider.as_str(), model, url, None, &self.keys)
     }
 }
 
@@ -672,6 +669,20 @@ impl Utf16Offsets {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_keep_their_other_fields_when_the_provider_is_unknown() {
+        let mut json = serde_json::to_value(Settings::default()).unwrap();
+        assert_eq!(json["context_provider"], "structural");
+        json["context_provider"] = "anthropic".into();
+        json["rrf_k"] = 42.0.into();
+        let s: Settings = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!((s.context_provider, s.rrf_k), (ContextProvider::Anthropic, 42.0));
+        // A provider of a later version: the default, and nothing else lost.
+        json["context_provider"] = "bedrock".into();
+        let s: Settings = serde_json::from_value(json).unwrap();
+        assert_eq!((s.context_provider, s.rrf_k), (ContextProvider::Structural, 42.0));
+    }
 
     #[test]
     fn base64_encodes() {

@@ -1,10 +1,9 @@
-// UI-only narrowings of wire fields that the engine sends as plain strings. The wire types
-// themselves (./bindings.ts via ./types.ts) are generated and stay as they are.
-import type { EmbeddingModel } from './types';
+// Names and lists of the engine's providers and models. Their types (`ContextProvider`,
+// `EmbeddingModel`) are generated from the Rust enums (./bindings.ts); the records below are
+// exhaustive over them, so a provider added or renamed in the engine is a type error here.
+import type { ContextProvider, EmbeddingModel } from './types';
 
-/** The context providers this UI knows (`Settings.context_provider` is a plain string). */
-export const CONTEXT_PROVIDERS = ['none', 'structural', 'anthropic', 'openai'] as const;
-export type ContextProvider = (typeof CONTEXT_PROVIDERS)[number];
+export type { ContextProvider };
 
 /** The providers that contextualize with an LLM (and need an API key). */
 export const LLM_PROVIDERS = ['anthropic', 'openai'] as const;
@@ -16,6 +15,9 @@ export const CONTEXT_PROVIDER_LABELS: Record<ContextProvider, string> = {
   anthropic: 'Anthropic',
   openai: 'OpenAI-compatible',
 };
+
+/** The context providers, in the order the settings offer them. */
+export const CONTEXT_PROVIDERS = Object.keys(CONTEXT_PROVIDER_LABELS) as ContextProvider[];
 
 /** Short names for an LLM provider, in usage summaries. */
 export const LLM_PROVIDER_NAMES: Record<LlmProvider, string> = {

@@ -36,22 +36,23 @@ describe('settings', () => {
     expect(saveSettings).toHaveBeenCalledWith(expect.objectContaining({ ocr: false }));
   });
 
-  it('keeps a context provider this UI does not know, shown as the engine names it', async () => {
+  it('offers the engine\'s context providers and saves the one chosen', async () => {
+    // The engine reads a provider it does not know (a settings file from a later version) as
+    // `structural`, so the UI only ever sees the four of the generated `ContextProvider` union.
     const base = stubBackend();
     const settings = await base.getSettings();
     const saveSettings = vi.fn(async (s: Parameters<typeof base.saveSettings>[0]) => ({ settings: s, needs_reindex: false, reason: null }));
-    const { user } = renderApp(Object.assign(base, { getSettings: async () => ({ ...settings, context_provider: 'bedrock' }), saveSettings }), { view: 'settings' });
+    const { user } = renderApp(Object.assign(base, { getSettings: async () => ({ ...settings, context_provider: 'openai' as const }), saveSettings }), { view: 'settings' });
     const select = await screen.findByTestId('setting-context-provider');
-    expect(select).toHaveValue('bedrock');
+    expect(select).toHaveValue('openai');
     expect(within(select).getAllByRole('option').map((o) => o.textContent)).toEqual([
       'None',
       'Structural (headings, offline)',
       'Anthropic',
       'OpenAI-compatible',
-      'bedrock',
     ]);
     await user.click(screen.getByTestId('save-settings'));
-    expect(saveSettings).toHaveBeenCalledWith(expect.objectContaining({ context_provider: 'bedrock' }));
+    expect(saveSettings).toHaveBeenCalledWith(expect.objectContaining({ context_provider: 'openai' }));
     await user.selectOptions(select, 'anthropic');
     await user.click(screen.getByTestId('save-settings'));
     expect(saveSettings).toHaveBeenLastCalledWith(expect.objectContaining({ context_provider: 'anthropic' }));

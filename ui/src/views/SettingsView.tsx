@@ -132,17 +132,16 @@ export function SettingsView() {
               <select
                 data-testid="setting-context-provider"
                 value={settings.context_provider}
-                onChange={(e) => update('context_provider', e.target.value)}
+                onChange={(e) => {
+                  const v = e.target.value;
+                  if (isContextProvider(v)) update('context_provider', v);
+                }}
               >
                 {CONTEXT_PROVIDERS.map((p) => (
                   <option key={p} value={p}>
                     {CONTEXT_PROVIDER_LABELS[p]}
                   </option>
                 ))}
-                {!isContextProvider(settings.context_provider) && (
-                  // A provider this UI does not know (a newer engine): shown as is, never replaced silently.
-                  <option value={settings.context_provider}>{settings.context_provider}</option>
-                )}
               </select>
             </label>
             <label className="field">

@@ -12,7 +12,7 @@ use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
 use folio_core::query::parse_query;
 use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
 use folio_index::catalog::{
-    Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, FailureRow, NewDocument, RefRow, SectionRow,
+    Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, DocumentStatus, FailureRow, NewDocument, RefRow, SectionRow,
     TableRow,
 };
 use folio_index::exact::{document_label, number_keys, ExactIndex};

@@ -284,7 +284,7 @@ impl Library {
                     }
                 }
                 // Only documents whole in every store are shown.
-                let Some(doc) = doc_rows.iter().find(|d| d.id == row.doc_id && d.status == "indexed") else {
+                let Some(doc) = doc_rows.iter().find(|d| d.id == row.doc_id && d.status == DocumentStatus::Indexed) else {
                     continue;
                 };
                 let doc = Some(doc);

@@ -47,7 +47,7 @@ fn state(lib: &RwLock<Library>) -> BTreeSet<(String, String)> {
         .documents()
         .unwrap()
         .into_iter()
-        .filter(|d| d.status == "indexed")
+        .filter(|d| d.status == folio_engine::DocumentStatus::Indexed)
         .map(|d| (Path::new(&d.path).file_name().unwrap().to_string_lossy().into_owned(), d.content_hash))
         .collect()
 }

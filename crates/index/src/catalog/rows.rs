@@ -6,6 +6,35 @@ use folio_core::definitions::DefinitionScope;
 use folio_core::model::{BlockKind, PageRange, Span};
 use serde::Serialize;
 
+/// Where a document is in being written: `writing` while the stores are being written (nothing
+/// shows it; an interrupted ingest leaves it so, and the next open rolls it back), `indexed` once
+/// every store has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DocumentStatus {
+    Writing,
+    Indexed,
+}
+
+impl DocumentStatus {
+    /// The status as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocumentStatus::Writing => "writing",
+            DocumentStatus::Indexed => "indexed",
+        }
+    }
+
+    /// A stored status; anything but `indexed` is a document not (yet) whole in every store.
+    pub fn parse(stored: &str) -> DocumentStatus {
+        if stored == "indexed" {
+            DocumentStatus::Indexed
+        } else {
+            DocumentStatus::Writing
+        }
+    }
+}
+
 /// A document's row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DocumentRow {
@@ -19,7 +48,7 @@ pub struct DocumentRow {
     pub mtime: i64,
     pub size: i64,
     pub page_count: Option<i64>,
-    pub status: String,
+    pub status: DocumentStatus,
 }
 
 /// A table block as stored: its place in the document text (rows separated by `\n`, cells by
@@ -151,7 +180,7 @@ pub(super) fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
         mtime: r.get(6)?,
         size: r.get(7)?,
         page_count: r.get(8)?,
-        status: r.get(9)?,
+        status: DocumentStatus::parse(&r.get::<_, String>(9)?),
     })
 }
 

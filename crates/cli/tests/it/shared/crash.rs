@@ -35,7 +35,7 @@ fn check(lib: &Path, drop_every: usize) -> (usize, usize) {
     let repaired = l.repaired().len();
     let docs = l.verify().unwrap();
     for (d, [catalog, vectors, keyword]) in &docs {
-        assert_eq!(d.status, "indexed", "{}", d.path);
+        assert_eq!(d.status, folio_engine::DocumentStatus::Indexed, "{}", d.path);
         assert!(*catalog > 0, "{} has chunks", d.path);
         assert_eq!(
             (catalog, vectors, keyword),

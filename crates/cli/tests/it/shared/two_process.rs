@@ -79,7 +79,7 @@ fn a_reader_searches_while_another_process_ingests() {
         let running = writer.try_wait().unwrap().is_none();
         if running {
             during_ingest += 1;
-            visible_counts.push(lib.documents().unwrap().iter().filter(|d| d.status == "indexed").count());
+            visible_counts.push(lib.documents().unwrap().iter().filter(|d| d.status == folio_engine::DocumentStatus::Indexed).count());
         }
     }
     let status = writer.wait().unwrap();

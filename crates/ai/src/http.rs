@@ -5,7 +5,8 @@
 //! honouring a `retry-after` header (capped at the longest backoff). Other 4xx answers and
 //! malformed bodies are not retried. A secret (the API key) is removed from every message.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use folio_core::cancel::Cancel;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use reqwest::blocking::{Client, Response};
@@ -102,10 +103,10 @@ impl JsonEndpoint {
 
     /// POSTs `body` and returns the answer's bytes, retrying as the policy says. `cancel` is checked
     /// before each attempt and during backoff.
-    pub fn post(&self, body: &serde_json::Value, cancel: Option<&AtomicBool>) -> Result<Vec<u8>, AiError> {
+    pub fn post(&self, body: &serde_json::Value, cancel: Option<&Cancel>) -> Result<Vec<u8>, AiError> {
         let mut retry = 0u32;
         loop {
-            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            if cancel.is_some_and(Cancel::is_cancelled) {
                 return Err(AiError::Cancelled);
             }
             let (err, wait) = match self.attempt(body) {
@@ -163,10 +164,10 @@ impl JsonEndpoint {
 }
 
 /// Sleeps `d`, waking every 50 ms to check `cancel`.
-fn sleep_unless_cancelled(d: Duration, cancel: Option<&AtomicBool>) -> Result<(), AiError> {
+fn sleep_unless_cancelled(d: Duration, cancel: Option<&Cancel>) -> Result<(), AiError> {
     let end = Instant::now() + d;
     loop {
-        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        if cancel.is_some_and(Cancel::is_cancelled) {
             return Err(AiError::Cancelled);
         }
         let now = Instant::now();
@@ -256,7 +257,7 @@ mod tests {
 
     #[test]
     fn cancel_stops_a_backoff() {
-        let c = AtomicBool::new(true);
+        let c = Cancel::cancelled();
         assert!(matches!(sleep_unless_cancelled(Duration::from_secs(10), Some(&c)), Err(AiError::Cancelled)));
     }
 }

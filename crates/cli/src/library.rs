@@ -1,5 +1,6 @@
 //! The library commands: ingest, search, define, outline, show, refs, docs, remove, eval.
 
+use folio_core::cancel::Cancel;
 use clap::{Args, Subcommand};
 use folio_core::fusion::{Channel, FusionConfig};
 use folio_engine::assets::{self, EmbeddingModel};
@@ -8,7 +9,6 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 #[derive(Subcommand, Debug)]
@@ -523,7 +523,7 @@ fn ingest(lib: &mut Library, paths: &[PathBuf], context: &crate::context::Contex
             return Ok(());
         }
     }
-    let cancel = AtomicBool::new(false);
+    let cancel = Cancel::new();
     let mut last = Instant::now();
     let report = lib.ingest(
         paths,

@@ -16,13 +16,14 @@
 //! Either way the caller gets a typed [`ErrorKind`]: [`ErrorKind::TimedOut`],
 //! [`ErrorKind::OutOfMemory`], [`ErrorKind::Crashed`] or [`ErrorKind::Cancelled`].
 
+use folio_core::cancel::Cancel;
 use crate::{check_file, convert_file_reporting, ConvertError, ConvertOptions, ErrorKind};
 use folio_core::model::Document;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -120,7 +121,7 @@ fn limit_memory(bytes: u64) {
 pub fn convert_file_guarded(
     path: &Path,
     options: &ConvertOptions,
-    cancel: &AtomicBool,
+    cancel: &Cancel,
 ) -> Result<Document, ConvertError> {
     convert_file_guarded_reporting(path, options, cancel, &mut |_, _| {})
 }
@@ -130,7 +131,7 @@ pub fn convert_file_guarded(
 pub fn convert_file_guarded_reporting(
     path: &Path,
     options: &ConvertOptions,
-    cancel: &AtomicBool,
+    cancel: &Cancel,
     pages: &mut dyn FnMut(u32, u32),
 ) -> Result<Document, ConvertError> {
     let fail = |kind| ConvertError { path: path.to_path_buf(), kind };
@@ -152,7 +153,7 @@ enum Event<T> {
 /// Polls `done` until it answers, the time limit passes or `cancel` is set.
 fn wait<T>(
     options: &ConvertOptions,
-    cancel: &AtomicBool,
+    cancel: &Cancel,
     mut done: impl FnMut() -> Option<T>,
 ) -> Result<T, ErrorKind> {
     let start = Instant::now();
@@ -161,7 +162,7 @@ fn wait<T>(
         if let Some(t) = done() {
             return Ok(t);
         }
-        if cancel.load(Ordering::Relaxed) {
+        if cancel.is_cancelled() {
             return Err(ErrorKind::Cancelled);
         }
         if start.elapsed() > options.time_limit {
@@ -188,7 +189,7 @@ fn take_events<T>(
 fn on_thread(
     path: &Path,
     options: &ConvertOptions,
-    cancel: &AtomicBool,
+    cancel: &Cancel,
     pages: &mut dyn FnMut(u32, u32),
 ) -> Result<Document, ConvertError> {
     let (tx, rx) = std::sync::mpsc::channel();
@@ -267,7 +268,7 @@ fn in_process(
     exe: &Path,
     path: &Path,
     options: &ConvertOptions,
-    cancel: &AtomicBool,
+    cancel: &Cancel,
     pages: &mut dyn FnMut(u32, u32),
 ) -> Result<Document, ErrorKind> {
     let request = serde_json::to_vec(&Request { path: path.to_path_buf(), options: options.clone() })
@@ -368,7 +369,7 @@ mod tests {
     fn a_thread_conversion_answers_like_a_direct_one() {
         let (dir, p) = temp_file("rules.md", b"# 1 Scope\n\nThese rules apply.\n");
         let options = ConvertOptions { worker: None, ..ConvertOptions::default() };
-        let guarded = convert_file_guarded(&p, &options, &AtomicBool::new(false)).unwrap();
+        let guarded = convert_file_guarded(&p, &options, &Cancel::new()).unwrap();
         assert_eq!(guarded, crate::convert_file(&p, &options).unwrap());
         std::fs::remove_dir_all(dir).unwrap();
     }
@@ -384,7 +385,7 @@ mod tests {
             ..ConvertOptions::default()
         };
         let t = Instant::now();
-        let e = convert_file_guarded(&p, &options, &AtomicBool::new(false)).unwrap_err();
+        let e = convert_file_guarded(&p, &options, &Cancel::new()).unwrap_err();
         assert!(matches!(e.kind, ErrorKind::TimedOut { .. }), "{e}");
         assert!(t.elapsed() < Duration::from_secs(2), "gave up after {:?}", t.elapsed());
         std::fs::remove_dir_all(dir).unwrap();
@@ -395,7 +396,7 @@ mod tests {
         let text = "# 1 Scope\n\nThese rules apply to every person.\n\n".repeat(400_000);
         let (dir, p) = temp_file("big.md", text.as_bytes());
         let options = ConvertOptions { worker: None, ..ConvertOptions::default() };
-        let e = convert_file_guarded(&p, &options, &AtomicBool::new(true)).unwrap_err();
+        let e = convert_file_guarded(&p, &options, &Cancel::cancelled()).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Cancelled);
         std::fs::remove_dir_all(dir).unwrap();
     }
@@ -405,7 +406,7 @@ mod tests {
         let (dir, p) = temp_file("rules.md", b"# 1 Scope\n\nThese rules apply.\n");
         let options =
             ConvertOptions { worker: Some("/nonexistent/folio".into()), ..ConvertOptions::default() };
-        let e = convert_file_guarded(&p, &options, &AtomicBool::new(false)).unwrap_err();
+        let e = convert_file_guarded(&p, &options, &Cancel::new()).unwrap_err();
         assert!(
             matches!(e.kind, ErrorKind::Io(ref m) if m.contains("cannot start the converter process")),
             "{e}"
@@ -421,7 +422,7 @@ mod tests {
         let f = std::fs::File::create(&p).unwrap();
         f.set_len(2 * 1024 * 1024 * 1024).unwrap();
         let t = Instant::now();
-        let e = convert_file_guarded(&p, &ConvertOptions::default(), &AtomicBool::new(false)).unwrap_err();
+        let e = convert_file_guarded(&p, &ConvertOptions::default(), &Cancel::new()).unwrap_err();
         assert!(matches!(e.kind, ErrorKind::TooLarge { size, .. } if size == 2 << 30), "{e}");
         assert!(t.elapsed() < Duration::from_millis(500), "{:?}", t.elapsed());
         std::fs::remove_dir_all(dir).unwrap();

@@ -35,6 +35,7 @@
 //! assert!(chunk.parent_chain.iter().any(|h| h == "2 Conduct"), "{:?}", chunk.parent_chain);
 //! ```
 pub mod analysis;
+pub mod cancel;
 pub mod chunker;
 pub mod context;
 pub mod crossref;

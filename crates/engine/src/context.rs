@@ -1,7 +1,7 @@
 //! Chunk contexts at ingest: none, structural, or written by an LLM with the answers cached in the
 //! catalog, so that no chunk is ever sent twice for the same prompt, provider, model and document.
 
-use std::sync::atomic::AtomicBool;
+use folio_core::cancel::Cancel;
 use std::sync::Arc;
 
 use folio_ai::context::cost::{estimate, Estimate, PlannedDocument, Prices};
@@ -192,7 +192,7 @@ pub(crate) fn contextualize(
     catalog: &Catalog,
     mode: &ContextMode,
     doc: &DocumentInput<'_>,
-    cancel: &AtomicBool,
+    cancel: &Cancel,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Vec<ChunkContext>, Option<ContextRun>), EngineError> {
     let (mut contexts, run) = contexts_of(catalog, mode, doc, cancel, progress)?;
@@ -220,7 +220,7 @@ fn contexts_of(
     catalog: &Catalog,
     mode: &ContextMode,
     doc: &DocumentInput<'_>,
-    cancel: &AtomicBool,
+    cancel: &Cancel,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Vec<ChunkContext>, Option<ContextRun>), EngineError> {
     let DocumentInput { analysis: a, label, path, previous } = *doc;

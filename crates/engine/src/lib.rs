@@ -3,11 +3,11 @@
 //! must-stop flag), and answers search, define, outline, show and references.
 //!
 //! ```no_run
-//! use folio_engine::{Library, LibraryOptions, SearchOptions};
-//! use std::sync::{atomic::AtomicBool, Arc};
+//! use folio_engine::{Cancel, Library, LibraryOptions, SearchOptions};
+//! use std::sync::Arc;
 //! let embedder = Arc::new(folio_ai::MiniLm::load(".assets/minilm".as_ref()).unwrap());
 //! let mut lib = Library::open("my-library".as_ref(), embedder, LibraryOptions::default()).unwrap();
-//! let report = lib.ingest(&["rules/GEN.txt".into()], &mut |_| {}, &AtomicBool::new(false));
+//! let report = lib.ingest(&["rules/GEN.txt".into()], &mut |_| {}, &Cancel::new());
 //! println!("{} indexed, {} failed", report.indexed.len(), report.failed.len());
 //! for hit in lib.search("GEN 2.1.3", &SearchOptions::default()).unwrap() {
 //!     println!("{} — {}", hit.parent_chain.join(" › "), hit.snippet);
@@ -27,6 +27,7 @@ mod watcher;
 mod workspace;
 
 pub use context::{ContextMode, ContextProvider};
+pub use folio_core::cancel::Cancel;
 pub use error::{EngineError, ErrorCode};
 pub use folio_ai::keys::KeyStatus;
 pub use workspace::{

@@ -4,6 +4,7 @@
 //! file is still there and analyses to the same chunks. No chunk is embedded again and no LLM is
 //! asked.
 
+use folio_core::cancel::Cancel;
 use folio_convert::{convert_file_guarded, ConvertOptions};
 use folio_core::analysis::{analyze, Analysis};
 use folio_core::chunker::{Chunk, ChunkType, ChunkerConfig};
@@ -16,7 +17,6 @@ use folio_index::catalog::ChunkContext;
 use folio_index::vectors::VectorRecord;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 
 /// The contexts written before the chunks' texts in their records (`"{context}\n\n{chunk}"`), ""
 /// where there is none.
@@ -79,7 +79,7 @@ pub(crate) fn analysis_from_source(
     if !path.is_file() {
         return None;
     }
-    let doc = convert_file_guarded(path, convert, &AtomicBool::new(false)).ok()?;
+    let doc = convert_file_guarded(path, convert, &Cancel::new()).ok()?;
     let a = analyze(doc, counter, chunker);
     let same = a.chunks.len() == records.len()
         && a.chunks

@@ -15,7 +15,7 @@ use notify::{RecursiveMode, Watcher};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use folio_core::cancel::Cancel;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -57,7 +57,7 @@ enum Message {
 pub struct FolderWatcher {
     tx: Sender<Message>,
     thread: Option<std::thread::JoinHandle<()>>,
-    stop: Arc<AtomicBool>,
+    stop: Cancel,
 }
 
 impl FolderWatcher {
@@ -75,7 +75,7 @@ impl FolderWatcher {
             let _ = events.send(Message::Event(e));
         })
         .map_err(|e| EngineError::Invalid(format!("cannot watch folders on this system: {e}")))?;
-        let stop = Arc::new(AtomicBool::new(false));
+        let stop = Cancel::new();
         let run = Run { library, ingesting, watcher, stop: stop.clone() };
         let thread = std::thread::Builder::new()
             .name("folio-watch".into())
@@ -98,7 +98,7 @@ impl FolderWatcher {
 
 impl Drop for FolderWatcher {
     fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.stop.cancel();
         let _ = self.tx.send(Message::Stop);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -111,7 +111,7 @@ struct Run {
     ingesting: Arc<Mutex<()>>,
     watcher: notify::RecommendedWatcher,
     /// Set when the watcher is dropped: a pass in progress stops between files.
-    stop: Arc<AtomicBool>,
+    stop: Cancel,
 }
 
 impl Run {

@@ -3,8 +3,9 @@
 //! and the views the UI shows (document summaries, section views with marked terms and links, page
 //! images). Every call is synchronous and shell-free; the Tauri commands are one-line adapters.
 
+use folio_core::cancel::Cancel;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use crate::outcome::{BackendError, DocumentStats};
@@ -213,7 +214,7 @@ pub struct Workspace {
     /// Keeps the watched folders in step once `start_watching` ran (writable libraries only).
     watcher: Mutex<Option<FolderWatcher>>,
     sync_sink: Mutex<Option<SyncSink>>,
-    cancel: AtomicBool,
+    cancel: Cancel,
     keys: ApiKeys,
 }
 
@@ -233,7 +234,7 @@ impl Workspace {
             ingesting: Arc::new(Mutex::new(())),
             watcher: Mutex::new(None),
             sync_sink: Mutex::new(None),
-            cancel: AtomicBool::new(false),
+            cancel: Cancel::new(),
             keys: ApiKeys::default(),
         };
         Ok(ws)
@@ -301,7 +302,7 @@ impl Workspace {
         progress: &mut dyn FnMut(Progress),
     ) -> Result<IngestReport, EngineError> {
         let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
-        self.cancel.store(false, Ordering::SeqCst);
+        self.cancel.reset();
         let mode = self.context_mode()?;
         write(&self.library).set_context(mode);
         Ok(ingest_shared(&self.library, paths, progress, &self.cancel))
@@ -312,7 +313,7 @@ impl Workspace {
     pub fn cancel_ingest(&self) -> bool {
         let running = self.ingesting.try_lock().is_err();
         if running {
-            self.cancel.store(true, Ordering::SeqCst);
+            self.cancel.cancel();
         }
         running
     }

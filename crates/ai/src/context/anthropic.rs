@@ -4,7 +4,7 @@
 //! document writes it to the prompt cache and the following ones read it at a tenth of the price.
 //! The base URL honours `ANTHROPIC_BASE_URL`, as the official SDKs do.
 
-use std::sync::atomic::AtomicBool;
+use folio_core::cancel::Cancel;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -128,7 +128,7 @@ impl ContextWriter for AnthropicWriter {
         self.config.document_budget
     }
 
-    fn write(&self, document: &str, chunk: &str, cancel: &AtomicBool) -> Result<ContextAnswer, AiError> {
+    fn write(&self, document: &str, chunk: &str, cancel: &Cancel) -> Result<ContextAnswer, AiError> {
         let (head, tail) = render_parts(document, chunk);
         let body = serde_json::json!({
             "model": self.config.model,

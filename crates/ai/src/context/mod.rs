@@ -20,9 +20,10 @@ mod openai_chat;
 pub use anthropic::{AnthropicConfig, AnthropicWriter, DEFAULT_ANTHROPIC_MODEL};
 pub use openai_chat::{OpenAiChatConfig, OpenAiChatWriter};
 
+use folio_core::cancel::Cancel;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use crate::AiError;
@@ -96,7 +97,7 @@ pub trait ContextWriter: Send + Sync {
     /// [`document_for_chunk`]).
     fn document_budget(&self) -> usize;
     /// One request (with retries). `cancel` is honoured between attempts.
-    fn write(&self, document: &str, chunk: &str, cancel: &AtomicBool) -> Result<ContextAnswer, AiError>;
+    fn write(&self, document: &str, chunk: &str, cancel: &Cancel) -> Result<ContextAnswer, AiError>;
 }
 
 /// The cache key of a context: the prompt version, the provider, the model, the document's and the
@@ -183,7 +184,7 @@ pub fn run_document(
     writer: &dyn ContextWriter,
     jobs: Vec<ContextJob>,
     concurrency: usize,
-    cancel: &AtomicBool,
+    cancel: &Cancel,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Vec<ContextOutcome> {
     let total = jobs.len();
@@ -191,7 +192,7 @@ pub fn run_document(
     let mut rest = jobs.into_iter();
     let Some(first) = rest.next() else { return out };
     let run = |job: &ContextJob| {
-        if cancel.load(Ordering::Relaxed) {
+        if cancel.is_cancelled() {
             return Err(AiError::Cancelled);
         }
         writer.write(&job.document, &job.chunk, cancel)
@@ -274,7 +275,7 @@ mod tests {
         fn document_budget(&self) -> usize {
             1000
         }
-        fn write(&self, _: &str, chunk: &str, _: &AtomicBool) -> Result<ContextAnswer, AiError> {
+        fn write(&self, _: &str, chunk: &str, _: &Cancel) -> Result<ContextAnswer, AiError> {
             let n = self.now.fetch_add(1, Ordering::SeqCst) + 1;
             self.max.fetch_max(n, Ordering::SeqCst);
             std::thread::sleep(std::time::Duration::from_millis(20));
@@ -301,7 +302,7 @@ mod tests {
             })
             .collect();
         let mut calls = 0;
-        let out = run_document(&w, jobs, 4, &AtomicBool::new(false), &mut |_, _| calls += 1);
+        let out = run_document(&w, jobs, 4, &Cancel::new(), &mut |_, _| calls += 1);
         assert_eq!(out.len(), 30);
         assert_eq!(calls, 30);
         assert!(w.max.load(Ordering::SeqCst) <= 4);
@@ -316,7 +317,7 @@ mod tests {
         let doc: std::sync::Arc<str> = "doc".into();
         let jobs: Vec<ContextJob> =
             (0..5).map(|i| ContextJob { index: i, document: doc.clone(), chunk: format!("c{i}") }).collect();
-        let out = run_document(&w, jobs, 2, &AtomicBool::new(true), &mut |_, _| {});
+        let out = run_document(&w, jobs, 2, &Cancel::cancelled(), &mut |_, _| {});
         assert!(out.iter().all(|o| matches!(o.result, Err(AiError::Cancelled))));
         assert_eq!(w.max.load(Ordering::SeqCst), 0);
     }

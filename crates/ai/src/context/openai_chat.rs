@@ -2,7 +2,7 @@
 //! OpenAI, Ollama, LM Studio, llama.cpp's server, vLLM. The base URL honours `OPENAI_BASE_URL`, as
 //! the official SDKs do; the key is optional (local servers need none).
 
-use std::sync::atomic::AtomicBool;
+use folio_core::cancel::Cancel;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -124,7 +124,7 @@ impl ContextWriter for OpenAiChatWriter {
         self.config.document_budget
     }
 
-    fn write(&self, document: &str, chunk: &str, cancel: &AtomicBool) -> Result<ContextAnswer, AiError> {
+    fn write(&self, document: &str, chunk: &str, cancel: &Cancel) -> Result<ContextAnswer, AiError> {
         let body = serde_json::json!({
             "model": self.config.model,
             "max_tokens": self.config.max_tokens,

@@ -3,9 +3,9 @@
 //! 529 overloaded, 500s until the retries run out, answers slower than the timeout, malformed JSON,
 //! dropped connections; the retry schedule, the concurrency cap and the cached document prefix.
 
+use folio_core::cancel::Cancel;
 use folio_testkit::http as support;
 
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,8 +35,8 @@ fn anthropic(server: &Server, retries: u32, timeout: Duration) -> AnthropicWrite
     AnthropicWriter::new(c).unwrap()
 }
 
-fn no_cancel() -> AtomicBool {
-    AtomicBool::new(false)
+fn no_cancel() -> Cancel {
+    Cancel::new()
 }
 
 #[test]
@@ -197,7 +197,7 @@ fn the_key_never_appears_in_errors_or_debug() {
 fn cancel_stops_before_sending() {
     let server = Server::start(|_, _| Reply::ok(anthropic_answer("ok", 0, 0)));
     let w = anthropic(&server, 2, Duration::from_secs(5));
-    let err = w.write("d", "c", &AtomicBool::new(true)).unwrap_err();
+    let err = w.write("d", "c", &Cancel::cancelled()).unwrap_err();
     assert!(matches!(err, AiError::Cancelled));
     assert!(server.requests().is_empty());
 }

@@ -4,9 +4,9 @@
 //!
 //! Skips (with a message) when `libpdfium.so` is not found.
 
+use folio_core::cancel::Cancel;
 use folio_convert::pdf::{find_pdfium_library, PdfConverter};
 use folio_convert::{convert_bytes, convert_file_guarded_reporting, ConvertOptions, Converter, ErrorKind};
-use std::sync::atomic::AtomicBool;
 
 
 use crate::common::headings;
@@ -191,7 +191,7 @@ fn pages_are_reported_as_they_are_read_in_a_worker_process_and_on_a_thread() {
     for worker in [Some(worker), None] {
         let options = ConvertOptions { worker: worker.clone(), ..ConvertOptions::default() };
         let mut seen = Vec::new();
-        let doc = convert_file_guarded_reporting(&path, &options, &AtomicBool::new(false), &mut |d, t| {
+        let doc = convert_file_guarded_reporting(&path, &options, &Cancel::new(), &mut |d, t| {
             seen.push((d, t))
         })
         .unwrap();
@@ -202,7 +202,7 @@ fn pages_are_reported_as_they_are_read_in_a_worker_process_and_on_a_thread() {
     let md = dir.path().join("a.md");
     std::fs::write(&md, "# 1 Scope\n\nText.\n").unwrap();
     let mut seen = 0;
-    convert_file_guarded_reporting(&md, &ConvertOptions::default(), &AtomicBool::new(false), &mut |_, _| {
+    convert_file_guarded_reporting(&md, &ConvertOptions::default(), &Cancel::new(), &mut |_, _| {
         seen += 1
     })
     .unwrap();

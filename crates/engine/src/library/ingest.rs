@@ -1,6 +1,7 @@
 //! Ingest: convert, analyse, contextualize and embed a file while searches go on (prepare), then
 //! write it to every store under the write lock (commit), file by file.
 
+use folio_core::cancel::Cancel;
 use super::*;
 
 /// The text embedded for a chunk: the chunk alone, or "{context}\n\n{chunk}" when an LLM wrote
@@ -115,7 +116,7 @@ impl Access<'_> {
         &self,
         file: &Path,
         progress: &mut dyn FnMut(Stage, usize, usize),
-        cancel: &AtomicBool,
+        cancel: &Cancel,
     ) -> Result<Option<Prepared>, EngineError> {
         match self {
             Access::Owned(l) => l.prepare_file(file, progress, cancel),
@@ -169,7 +170,7 @@ pub fn ingest_shared(
     library: &RwLock<Library>,
     paths: &[PathBuf],
     progress: &mut dyn FnMut(Progress),
-    cancel: &AtomicBool,
+    cancel: &Cancel,
 ) -> IngestReport {
     ingest_with(&mut Access::Shared(library), paths, progress, cancel)
 }
@@ -178,7 +179,7 @@ pub(super) fn ingest_with(
     access: &mut Access<'_>,
     paths: &[PathBuf],
     progress: &mut dyn FnMut(Progress),
-    cancel: &AtomicBool,
+    cancel: &Cancel,
 ) -> IngestReport {
     let start = Instant::now();
     let mut files = Vec::new();
@@ -211,7 +212,7 @@ pub(super) fn ingest_with(
     let eta = Eta { start: Instant::now(), total: sizes.iter().sum::<u64>().max(1) as f64 };
     let mut before = 0u64;
     for (i, file) in files.iter().enumerate() {
-        if cancel.load(Ordering::Relaxed) {
+        if cancel.is_cancelled() {
             report.cancelled = true;
             break;
         }
@@ -364,7 +365,7 @@ impl Library {
         &mut self,
         paths: &[PathBuf],
         progress: &mut dyn FnMut(Progress),
-        cancel: &AtomicBool,
+        cancel: &Cancel,
     ) -> IngestReport {
         ingest_with(&mut Access::Owned(self), paths, progress, cancel)
     }
@@ -384,7 +385,7 @@ impl Library {
         }
         let docs: Vec<_> = files
             .iter()
-            .filter_map(|f| convert_file_guarded(f, &self.options.convert, &AtomicBool::new(false)).ok())
+            .filter_map(|f| convert_file_guarded(f, &self.options.convert, &Cancel::new()).ok())
             .map(|d| analyze(d, self.counter.as_ref(), &self.options.chunker))
             .collect();
         Ok(Some(plan(&self.catalog, writer.as_ref(), prices, &docs)?))
@@ -401,7 +402,7 @@ impl Library {
         &self,
         file: &Path,
         progress: &mut dyn FnMut(Stage, usize, usize),
-        cancel: &AtomicBool,
+        cancel: &Cancel,
     ) -> Result<Option<Prepared>, EngineError> {
         let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
         let path = abs.display().to_string();
@@ -469,7 +470,7 @@ impl Library {
         let todo: Vec<usize> = (0..texts.len()).filter(|i| vectors[*i].is_none()).collect();
         let total = todo.len();
         for (n, batch) in todo.chunks(self.options.embed_batch.max(1)).enumerate() {
-            if cancel.load(Ordering::Relaxed) {
+            if cancel.is_cancelled() {
                 return Err(EngineError::Cancelled);
             }
             progress(Stage::Embedding, n * self.options.embed_batch.max(1), total);

@@ -20,7 +20,8 @@ use folio_index::keyword::{KeywordDoc, KeywordFilter, KeywordIndex};
 use folio_index::vectors::{LanceVectors, MemoryVectors, VectorRecord, VectorStore};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use folio_core::cancel::Cancel;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 

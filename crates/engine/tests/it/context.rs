@@ -5,6 +5,7 @@
 //! Skips with a message when `.assets/potion-base-2M` is absent.
 
 
+use folio_core::cancel::Cancel;
 use folio_ai::context::{AnthropicConfig, AnthropicWriter};
 use folio_ai::http::RetryPolicy;
 use folio_engine::{ContextMode, Library, LibraryOptions, SearchOptions};
@@ -65,7 +66,7 @@ fn contexts_are_cached_and_never_asked_twice() {
     let mut lib = open(lib_dir.path(), embedder.clone(), llm(&server));
     let (estimate, cached) = lib.estimate_context(&[docs.path().to_path_buf()]).unwrap().unwrap();
     assert_eq!(cached, 0);
-    let report = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &AtomicBool::new(false));
+    let report = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &Cancel::new());
     assert_eq!(report.indexed.len(), 2, "{report:?}");
     let asked = server.requests().len();
     assert_eq!(asked, report.chunks, "one request per chunk");
@@ -82,13 +83,13 @@ fn contexts_are_cached_and_never_asked_twice() {
     assert_eq!(lib.context_runs().unwrap().len(), 2, "usage is kept in the catalog");
 
     // The same files again: nothing changed, nothing asked.
-    let again = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &AtomicBool::new(false));
+    let again = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &Cancel::new());
     assert_eq!(again.unchanged.len(), 2);
     assert_eq!(server.requests().len(), asked, "a second ingest makes zero LLM calls");
 
     // Removed and ingested again (re-indexing): every context comes from the cache.
     lib.remove("HAR").unwrap();
-    let re = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &AtomicBool::new(false));
+    let re = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &Cancel::new());
     assert_eq!(re.indexed.len(), 1);
     assert_eq!(server.requests().len(), asked, "re-indexing makes zero LLM calls");
     assert!(re.contexts[0].hits > 0 && re.contexts[0].misses == 0);
@@ -96,7 +97,7 @@ fn contexts_are_cached_and_never_asked_twice() {
 
     // Reopened with the context mode unchanged: still nothing to ask.
     let mut lib = open(lib_dir.path(), embedder, llm(&server));
-    let reopened = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &AtomicBool::new(false));
+    let reopened = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &Cancel::new());
     assert_eq!(reopened.unchanged.len(), 2);
     assert_eq!(server.requests().len(), asked);
 
@@ -125,7 +126,7 @@ fn failed_requests_fall_back_and_are_retried_next_time() {
     let lib_dir = tempfile::tempdir().unwrap();
     let docs = docs();
     let mut lib = open(lib_dir.path(), embedder, llm(&server));
-    let report = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &AtomicBool::new(false));
+    let report = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &Cancel::new());
     assert_eq!(report.indexed.len(), 2, "the ingest never stops because the LLM did: {report:?}");
     let fallbacks: u64 = report.contexts.iter().map(|r| r.fallbacks).sum();
     assert!(fallbacks >= 1);
@@ -136,7 +137,7 @@ fn failed_requests_fall_back_and_are_retried_next_time() {
     let before = server.requests().len();
 
     broken.store(false, Ordering::SeqCst);
-    let again = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &AtomicBool::new(false));
+    let again = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &Cancel::new());
     assert_eq!(again.indexed.len(), 1, "only the document with fallbacks is redone: {again:?}");
     assert_eq!(
         server.requests().len() - before,
@@ -154,14 +155,14 @@ fn structural_contexts_by_default() {
     let lib_dir = tempfile::tempdir().unwrap();
     let docs = docs();
     let mut lib = open(lib_dir.path(), embedder, ContextMode::default());
-    let report = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &AtomicBool::new(false));
+    let report = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &Cancel::new());
     assert_eq!(report.indexed.len(), 2);
     assert!(report.contexts.is_empty(), "no LLM, no usage");
     let chunks = lib.chunks().unwrap();
     assert!(chunks.iter().all(|c| c.context_source == "structural" && c.context.starts_with("From ")));
     // Switching to no context re-indexes (the documents were indexed another way).
     lib.set_context(ContextMode::None);
-    let again = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &AtomicBool::new(false));
+    let again = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &Cancel::new());
     assert_eq!(again.indexed.len(), 2);
     assert!(lib.chunks().unwrap().iter().all(|c| c.context.is_empty()));
 }

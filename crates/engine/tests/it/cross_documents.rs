@@ -6,7 +6,7 @@
 
 use folio_engine::{Library, LibraryOptions};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use folio_core::cancel::Cancel;
 use std::sync::Arc;
 
 fn assets() -> PathBuf {
@@ -35,7 +35,7 @@ fn references_across_documents_follow_the_library() {
     let embedder = Arc::new(folio_ai::MiniLm::load(&model).expect("MiniLM loads"));
     let options = LibraryOptions { vocab: Some(model.join("vocab.txt")), ..LibraryOptions::default() };
     let mut lib = Library::open(lib_dir.path(), embedder, options).expect("library opens");
-    let stop = AtomicBool::new(false);
+    let stop = Cancel::new();
 
     lib.ingest(std::slice::from_ref(&aml), &mut |_| {}, &stop);
     let out = lib.references(Some("AML"), "sec_1_1_1").unwrap().outgoing;

@@ -3,10 +3,10 @@
 //! define, outline, show, references and backlinks, then close, reopen and ask again.
 //! Needs `.assets/minilm` (scripts/setup-assets.sh): ignored by a plain `cargo test`.
 
+use folio_core::cancel::Cancel;
 use folio_core::chunker::ChunkType;
 use folio_engine::{Library, LibraryOptions, SearchOptions, Stage};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 fn assets() -> PathBuf {
@@ -34,7 +34,7 @@ fn ingest_search_navigate_and_reopen() {
     let mut lib = open(lib_dir.path(), &model);
     let mut stages = Vec::new();
     let report =
-        lib.ingest(&[docs.path().to_path_buf()], &mut |p| stages.push(p.stage), &AtomicBool::new(false));
+        lib.ingest(&[docs.path().to_path_buf()], &mut |p| stages.push(p.stage), &Cancel::new());
     assert_eq!(report.indexed.len(), 2, "{report:?}");
     assert_eq!(report.failed.len(), 1, "the bad file is reported: {report:?}");
     assert_eq!(report.failed[0].code, folio_engine::ErrorCode::WrongExtension);
@@ -77,7 +77,7 @@ fn ingest_search_navigate_and_reopen() {
         lib.search("HAR 3.1.2", &SearchOptions::default()).unwrap().iter().map(|h| h.chunk_id).collect();
     assert_eq!(before, again);
     assert_eq!(lib.define("Authorised Person").unwrap().len(), 1);
-    let report = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &AtomicBool::new(false));
+    let report = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &Cancel::new());
     assert_eq!(report.unchanged.len(), 2);
     assert!(report.indexed.is_empty());
 

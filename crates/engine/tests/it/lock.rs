@@ -2,10 +2,10 @@
 //! read-only and says so; searches still work there; the lock goes with its holder.
 //! Skips with a message when `.assets/potion-base-2M` is absent.
 
+use folio_core::cancel::Cancel;
 use folio_core::fusion::Channel;
 use folio_engine::{Library, LibraryOptions, SearchOptions};
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 fn open(dir: &Path) -> Library {
@@ -22,12 +22,12 @@ fn a_second_opening_reads_only() {
     let mut writer = open(dir.path());
     assert!(writer.is_writable());
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/rulebook.txt");
-    let report = writer.ingest(std::slice::from_ref(&fixtures), &mut |_| {}, &AtomicBool::new(false));
+    let report = writer.ingest(std::slice::from_ref(&fixtures), &mut |_| {}, &Cancel::new());
     assert_eq!(report.indexed.len(), 1);
 
     let mut reader = open(dir.path());
     assert!(!reader.is_writable());
-    let refused = reader.ingest(std::slice::from_ref(&fixtures), &mut |_| {}, &AtomicBool::new(false));
+    let refused = reader.ingest(std::slice::from_ref(&fixtures), &mut |_| {}, &Cancel::new());
     assert_eq!(refused.failed.len(), 1);
     assert_eq!(refused.failed[0].code, folio_engine::ErrorCode::ReadOnly);
     assert!(refused.failed[0].message.contains("read-only"), "{}", refused.failed[0].message);

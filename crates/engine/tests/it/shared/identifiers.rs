@@ -8,9 +8,9 @@
 //! keyword channels' work; the dense channel still runs and still competes in the fusion). Skips
 //! with a message when the data or `.assets/potion-base-2M` is absent.
 
+use folio_core::cancel::Cancel;
 use folio_engine::{Library, LibraryOptions, SearchOptions};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 fn root() -> PathBuf {
@@ -54,7 +54,7 @@ fn identifier_queries_rank_their_target_first() {
         ..LibraryOptions::default()
     };
     let mut lib = Library::open(dir.path(), embedder, options).unwrap();
-    let report = lib.ingest(&files, &mut |_| {}, &AtomicBool::new(false));
+    let report = lib.ingest(&files, &mut |_| {}, &Cancel::new());
     assert!(report.failed.is_empty(), "{:?}", report.failed);
 
     let mut queries: Vec<(String, Want)> = Vec::new();

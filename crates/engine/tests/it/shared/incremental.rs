@@ -3,10 +3,11 @@
 //! only the chunks around it; unchanged chunks keep their vectors. Prints both ingest times.
 //! Skips with a message when the data or `.assets/potion-base-2M` is absent.
 
+use folio_core::cancel::Cancel;
 use folio_ai::{AiError, Embedder, StaticEmbedder};
 use folio_engine::{Library, LibraryOptions, SearchOptions};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -51,7 +52,7 @@ fn only_changed_chunks_are_embedded_again() {
     let mut lib = Library::open(lib_dir.path(), embedder.clone(), LibraryOptions::default()).unwrap();
 
     let t = Instant::now();
-    let first = lib.ingest(std::slice::from_ref(&file), &mut |_| {}, &AtomicBool::new(false));
+    let first = lib.ingest(std::slice::from_ref(&file), &mut |_| {}, &Cancel::new());
     let first_s = t.elapsed().as_secs_f64();
     assert_eq!(first.indexed.len(), 1, "{first:?}");
     let all = embedder.texts.swap(0, Ordering::SeqCst);
@@ -65,7 +66,7 @@ fn only_changed_chunks_are_embedded_again() {
     std::fs::write(&file, &edited).unwrap();
 
     let t = Instant::now();
-    let second = lib.ingest(std::slice::from_ref(&file), &mut |_| {}, &AtomicBool::new(false));
+    let second = lib.ingest(std::slice::from_ref(&file), &mut |_| {}, &Cancel::new());
     let second_s = t.elapsed().as_secs_f64();
     assert_eq!(second.indexed.len(), 1, "{second:?}");
     let again = embedder.texts.load(Ordering::SeqCst);
@@ -81,7 +82,7 @@ fn only_changed_chunks_are_embedded_again() {
     assert!(hits[0].content.contains("incremental re-indexing test"), "the new text is found");
 
     // Unchanged: nothing at all.
-    let third = lib.ingest(&[file], &mut |_| {}, &AtomicBool::new(false));
+    let third = lib.ingest(&[file], &mut |_| {}, &Cancel::new());
     assert_eq!(third.unchanged.len(), 1);
     assert_eq!(embedder.texts.load(Ordering::SeqCst), again);
 }

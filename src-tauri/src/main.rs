@@ -58,9 +58,7 @@ impl App {
             return Err(BackendError::new(ErrorCode::Invalid, "the library is open and needs no repair"));
         }
         let settings = self.settings.get().cloned().unwrap_or_else(folio_engine::default_settings_path);
-        let report = Workspace::repair(&settings, &mut |path, done, total| {
-            progress(Progress::repairing(path, done, total))
-        })?;
+        let report = Workspace::repair(&settings, &mut progress)?;
         let ws = Arc::new(Workspace::open(&settings)?);
         self.watch(&ws);
         *self.repaired.write().unwrap_or_else(|e| e.into_inner()) = Some(ws);

@@ -262,12 +262,12 @@ fn open(
 fn repair(library: Option<&Path>, model: Model) -> Result<(), String> {
     let (embedder, options) = assets::library_setup(model.into()).map_err(|e| e.to_string())?;
     let dir = library.map(Path::to_path_buf).unwrap_or_else(default_library);
-    let report = Library::repair(&dir, embedder, options, &mut |path, i, n| {
+    let report = Library::repair(&dir, embedder, options, &mut |p| {
         eprint!(
             "\r[{}/{}] {}          ",
-            i + 1,
-            n,
-            Path::new(path).file_name().map(|f| f.to_string_lossy()).unwrap_or_default()
+            p.file_index + 1,
+            p.files,
+            Path::new(&p.file).file_name().map(|f| f.to_string_lossy()).unwrap_or_default()
         );
     })
     .map_err(|e| format!("{}: {e}", dir.display()))?;

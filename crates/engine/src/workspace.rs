@@ -265,7 +265,7 @@ impl Workspace {
     /// because a store is damaged (see [`Library::repair`]); open it again afterwards.
     pub fn repair(
         settings_path: &Path,
-        progress: &mut dyn FnMut(&str, usize, usize),
+        progress: &mut dyn FnMut(Progress),
     ) -> Result<crate::RepairReport, EngineError> {
         let s = saved_settings(settings_path);
         let (embedder, options) = library_setup(s.model)?;

@@ -63,7 +63,7 @@ impl Library {
         dir: &Path,
         embedder: Arc<dyn Embedder>,
         options: LibraryOptions,
-        progress: &mut dyn FnMut(&str, usize, usize),
+        progress: &mut dyn FnMut(Progress),
     ) -> Result<RepairReport, EngineError> {
         std::fs::create_dir_all(dir).map_err(folio_index::IndexError::from)?;
         let probe = take_write_lock(dir)?.ok_or_else(|| {
@@ -109,7 +109,7 @@ impl Library {
         let docs = lib.catalog.documents()?;
         let defs = lib.catalog.definitions(None)?;
         for (i, d) in docs.iter().enumerate() {
-            progress(&d.path, i, docs.len());
+            progress(Progress::repairing(&d.path, i, docs.len()));
             let rows = lib.catalog.chunks(Some(d.id))?;
             report.documents += 1;
             report.chunks += rows.len();
@@ -171,7 +171,7 @@ impl Library {
         dir: &Path,
         embedder: Arc<dyn Embedder>,
         options: LibraryOptions,
-        progress: &mut dyn FnMut(&str, usize, usize),
+        progress: &mut dyn FnMut(Progress),
         damage: folio_index::IndexError,
     ) -> Result<RepairReport, EngineError> {
         use crate::recovery::{
@@ -238,7 +238,7 @@ impl Library {
         let mut report = RepairReport::default();
         for (i, records) in docs.iter().enumerate() {
             let path = records[0].source_path.clone();
-            progress(&path, i, docs.len());
+            progress(Progress::repairing(&path, i, docs.len()));
             let (analysis, origin) = match analysis_from_source(
                 records,
                 &lib.options.convert,

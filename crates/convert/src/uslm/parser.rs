@@ -1,287 +1,10 @@
-//! USLM (United States Legislative Markup) XML: public laws, bills, resolutions, the US Code.
-//!
-//! Read in one streaming pass with quick-xml. The mapping:
-//! - the document title is `<dc:title>`, else `<officialTitle>`, else `<docTitle>`;
-//! - structural levels (`title`, `subtitle`, `division`, `part`, `subpart`, `chapter`, `subchapter`,
-//!   `section`) become headings "`<num>` `<heading>`" ("SEC. 1001. SHORT TITLE.", "TITLE I—PROGRAM
-//!   REFORMS"), numbered by their `<num>` ("SEC. 1001.", "TITLE I"), levels by nesting (the top is 1);
-//! - sub-section levels (`subsection` … `subitem`) become list items: `<num>`, `<heading>`, then their
-//!   `<chapeau>` / `<content>` / `<text>`, depth by nesting; `<continuation>` text is a paragraph;
-//! - `<quotedContent>` (a quoted amendment: whole sections or subsections) becomes quote blocks, one
-//!   per quoted heading, item or paragraph; `<quotedText>` is a phrase inside a sentence and stays
-//!   inline, as do `<ref>`, `<term>`, `<inline>` and the other inline elements;
-//! - `<meta>`, `<toc>`, `<sidenote>`, `<page>` markers and `<endMarker>` are dropped (a dropped marker
-//!   between two words still separates them); notes are kept as paragraphs, and a note inside a
-//!   sentence is moved after that sentence's block;
-//! - XHTML tables become table blocks.
-//!
-//! Malformed XML is reported as [`ErrorKind::Corrupt`]; XML that is not USLM as
-//! [`ErrorKind::Unsupported`].
+//! The streaming parser: a stack of open elements, each with its role, turned into blocks.
 
-use crate::blocks::{push_blocks, RawBlock};
-use crate::error::guard;
-use crate::text::{decode_text, file_stem};
-use crate::{ConvertOptions, Converter, ErrorKind};
-use folio_core::model::{collapse_whitespace, BlockKind, Document, DocumentBuilder, Format};
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::Reader;
-
-/// Converts USLM XML files.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct UslmConverter;
-
-impl Converter for UslmConverter {
-    fn format(&self) -> Format {
-        Format::Xml
-    }
-
-    fn convert(&self, name: &str, bytes: &[u8], _options: &ConvertOptions) -> Result<Document, ErrorKind> {
-        guard(|| {
-            let text = decode_text(bytes);
-            if text.trim().is_empty() {
-                return Err(ErrorKind::Empty);
-            }
-            let parsed = parse(&text)?;
-            if parsed.blocks.is_empty() {
-                return Err(ErrorKind::Empty);
-            }
-            let title = parsed.title.unwrap_or_else(|| file_stem(name));
-            let mut builder = DocumentBuilder::new(Format::Xml, title, bytes);
-            push_blocks(&mut builder, parsed.blocks);
-            if builder.blocks().is_empty() {
-                return Err(ErrorKind::Empty);
-            }
-            Ok(builder.finish())
-        })
-    }
-}
-
-/// Root elements of USLM documents.
-const USLM_ROOTS: [&str; 9] = [
-    "lawDoc",
-    "uscDoc",
-    "bill",
-    "resolution",
-    "statute",
-    "pLaw",
-    "statutesAtLarge",
-    "amendment",
-    "engrossedAmendment",
-];
-
-/// Whether a root element is USLM: by its name, or by a USLM namespace in its start tag (`tag` is the
-/// start tag's text: name and attributes).
-pub(crate) fn is_uslm_root(local_name: &str, tag: &str) -> bool {
-    USLM_ROOTS.contains(&local_name)
-        || tag.contains("schemas.gpo.gov/xml/uslm")
-        || tag.contains("xml.house.gov/schemas/uslm")
-}
-
-/// What a USLM file holds: its title (when it names one) and its blocks, heading levels by nesting.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct UslmContent {
-    pub title: Option<String>,
-    pub blocks: Vec<RawBlock>,
-}
-
-/// Parses USLM text.
-pub(crate) fn parse(source: &str) -> Result<UslmContent, ErrorKind> {
-    let mut reader = Reader::from_str(source);
-    {
-        let config = reader.config_mut();
-        config.trim_text(false);
-        config.check_end_names = true;
-        config.expand_empty_elements = false;
-    }
-    let mut p = Parser::default();
-    let mut seen_root = false;
-    loop {
-        let event = reader.read_event().map_err(|e| {
-            ErrorKind::Corrupt(format!("not well-formed XML near byte {}: {e}", reader.error_position()))
-        })?;
-        if let Event::Start(e) | Event::Empty(e) = &event {
-            if let Some(Err(err)) = e.attributes().find(Result::is_err) {
-                return Err(ErrorKind::Corrupt(format!(
-                    "not well-formed XML near byte {}: {err}",
-                    reader.buffer_position()
-                )));
-            }
-            if !seen_root {
-                seen_root = true;
-                let (local, tag) = tag_names(e);
-                if !is_uslm_root(&local, &tag) {
-                    return Err(ErrorKind::Unsupported("XML that is not USLM".into()));
-                }
-            }
-        }
-        match event {
-            Event::Start(e) => p.start(&e),
-            Event::Empty(e) => {
-                p.start(&e);
-                p.end();
-            }
-            Event::End(_) => p.end(),
-            Event::Text(t) => {
-                let raw = String::from_utf8_lossy(t.as_ref());
-                p.text(&unescape_lenient(&raw));
-            }
-            Event::CData(t) => p.text(&String::from_utf8_lossy(t.as_ref())),
-            Event::Eof => break,
-            _ => {}
-        }
-    }
-    if !seen_root {
-        return Err(ErrorKind::Corrupt("no XML element found".into()));
-    }
-    if !p.stack.is_empty() {
-        return Err(ErrorKind::Corrupt("the XML ends before its elements are closed".into()));
-    }
-    Ok(p.finish())
-}
-
-/// The local name of a start tag and its whole text (name and attributes), lossily decoded.
-fn tag_names(e: &BytesStart<'_>) -> (String, String) {
-    let local = String::from_utf8_lossy(e.local_name().as_ref()).into_owned();
-    let tag = String::from_utf8_lossy(e.as_ref()).into_owned();
-    (local, tag)
-}
-
-/// Unescapes XML text, leaving malformed or unknown entity references as written.
-fn unescape_lenient(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        let after = &rest[amp + 1..];
-        let semi = after.char_indices().take(34).find(|&(_, c)| c == ';').map(|(i, _)| i);
-        let resolved = semi.and_then(|s| resolve_entity(&after[..s]).map(|c| (c, s)));
-        match resolved {
-            Some((value, s)) => {
-                out.push_str(&value);
-                rest = &after[s + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-fn resolve_entity(name: &str) -> Option<String> {
-    if let Some(num) = name.strip_prefix('#') {
-        let code = match num.strip_prefix(['x', 'X']) {
-            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-            None => num.parse::<u32>().ok()?,
-        };
-        return char::from_u32(code).map(String::from);
-    }
-    let s = match name {
-        "amp" => "&",
-        "lt" => "<",
-        "gt" => ">",
-        "quot" => "\"",
-        "apos" => "'",
-        "nbsp" => "\u{a0}",
-        "shy" => "\u{ad}",
-        "mdash" => "—",
-        "ndash" => "–",
-        "sect" => "§",
-        "para" => "¶",
-        "ldquo" => "“",
-        "rdquo" => "”",
-        "lsquo" => "‘",
-        "rsquo" => "’",
-        "hellip" => "…",
-        _ => return None,
-    };
-    Some(s.to_string())
-}
-
-/// Levels that become headings.
-fn is_heading_level(name: &str) -> bool {
-    matches!(
-        name,
-        "title"
-            | "subtitle"
-            | "division"
-            | "subdivision"
-            | "part"
-            | "subpart"
-            | "chapter"
-            | "subchapter"
-            | "section"
-    )
-}
-
-/// Levels below the section, which become list items.
-fn is_item_level(name: &str) -> bool {
-    matches!(
-        name,
-        "subsection" | "paragraph" | "subparagraph" | "clause" | "subclause" | "item" | "subitem" | "level"
-    )
-}
-
-/// Elements whose text forms a block of its own.
-fn is_block(name: &str) -> bool {
-    matches!(
-        name,
-        "p" | "continuation"
-            | "note"
-            | "footnote"
-            | "heading"
-            | "subheading"
-            | "docTitle"
-            | "officialTitle"
-            | "enactingFormula"
-            | "resolvingClause"
-            | "actionDescription"
-            | "actionInstruction"
-            | "sourceCredit"
-            | "recital"
-            | "signature"
-            | "docNumber"
-            | "docPart"
-            | "congress"
-            | "session"
-            | "currentChamber"
-            | "distributionCode"
-            | "block"
-            | "caption"
-    )
-}
-
-/// Elements whose child elements are each a block (their children are not inline text).
-fn is_container(name: &str) -> bool {
-    matches!(
-        name,
-        "main"
-            | "preface"
-            | "longTitle"
-            | "legislativeHistory"
-            | "action"
-            | "notes"
-            | "signatures"
-            | "endorsement"
-            | "attestation"
-            | "preamble"
-            | "backMatter"
-            | "frontMatter"
-            | "coverPage"
-            | "appendix"
-    )
-}
-
-/// Elements dropped with their text, replaced by a word break.
-fn is_dropped(name: &str) -> bool {
-    matches!(name, "meta" | "sidenote" | "toc" | "page" | "endMarker" | "img" | "marginalia")
-}
+use super::*;
 
 /// What an element is to the converter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
+pub(super) enum Role {
     Root,
     /// Ignored with its subtree.
     Drop,
@@ -313,7 +36,7 @@ enum Role {
 
 /// Where an element's text goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sink {
+pub(super) enum Sink {
     Drop,
     Title,
     /// The `<num>` of the level at this stack index.
@@ -328,73 +51,73 @@ enum Sink {
 }
 
 /// Deeper elements are not tracked one by one: their text joins the deepest tracked element's.
-const MAX_DEPTH: usize = 1000;
+pub(super) const MAX_DEPTH: usize = 1000;
 
 #[derive(Debug)]
-struct Frame {
-    role: Role,
-    sink: Sink,
+pub(super) struct Frame {
+    pub(super) role: Role,
+    pub(super) sink: Sink,
     /// Inside `<quotedContent>`.
-    quoted: bool,
+    pub(super) quoted: bool,
     /// For levels: heading level (by nesting) and the heading's parts.
-    level: u8,
-    num: String,
-    heading: String,
-    emitted: bool,
+    pub(super) level: u8,
+    pub(super) num: String,
+    pub(super) heading: String,
+    pub(super) emitted: bool,
     /// For `docTitle` / `officialTitle`: captured as title fallbacks.
-    captures: Option<TitleCapture>,
+    pub(super) captures: Option<TitleCapture>,
     /// Open levels and items (outside quoted content), this frame included.
-    levels: usize,
-    items: usize,
+    pub(super) levels: usize,
+    pub(super) items: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TitleCapture {
+pub(super) enum TitleCapture {
     Doc,
     Official,
 }
 
 /// The block being filled.
 #[derive(Debug)]
-struct Open {
-    kind: BlockKind,
-    text: String,
-    marker: String,
+pub(super) struct Open {
+    pub(super) kind: BlockKind,
+    pub(super) text: String,
+    pub(super) marker: String,
     /// Whether text beyond the item's number and heading has been added.
-    has_body: bool,
+    pub(super) has_body: bool,
 }
 
 #[derive(Debug, Default)]
-struct Parser {
-    stack: Vec<Frame>,
+pub(super) struct Parser {
+    pub(super) stack: Vec<Frame>,
     /// Elements opened beyond [`MAX_DEPTH`]: read as part of the deepest frame.
-    overflow: usize,
+    pub(super) overflow: usize,
     /// Levels below this stack index have all had their headings emitted.
-    pending_from: usize,
+    pub(super) pending_from: usize,
     /// Open `docTitle` / `officialTitle` elements being captured.
-    capturing_doc: usize,
-    capturing_official: usize,
-    blocks: Vec<RawBlock>,
-    cur: Option<Open>,
+    pub(super) capturing_doc: usize,
+    pub(super) capturing_official: usize,
+    pub(super) blocks: Vec<RawBlock>,
+    pub(super) cur: Option<Open>,
     /// A word break is due before the next text (a dropped marker, a part boundary, `<br>`).
-    pending_space: bool,
+    pub(super) pending_space: bool,
     /// The last block ended a `<quotedContent>`: trailing punctuation ("." or "; and") joins it.
-    after_quote: bool,
+    pub(super) after_quote: bool,
     /// Notes met inside a sentence, emitted after that sentence's block.
-    deferred: Vec<RawBlock>,
-    aside: String,
+    pub(super) deferred: Vec<RawBlock>,
+    pub(super) aside: String,
     /// Inside an item's `<num>` / `<heading>`.
-    in_num: usize,
-    in_item_heading: usize,
-    dc_title_done: bool,
-    table: Vec<Vec<String>>,
-    dc_title: String,
-    doc_title: String,
-    official_title: String,
+    pub(super) in_num: usize,
+    pub(super) in_item_heading: usize,
+    pub(super) dc_title_done: bool,
+    pub(super) table: Vec<Vec<String>>,
+    pub(super) dc_title: String,
+    pub(super) doc_title: String,
+    pub(super) official_title: String,
 }
 
 impl Parser {
-    fn finish(mut self) -> UslmContent {
+    pub(super) fn finish(mut self) -> UslmContent {
         self.flush();
         let title = [&self.dc_title, &self.official_title, &self.doc_title]
             .into_iter()
@@ -403,11 +126,11 @@ impl Parser {
         UslmContent { title, blocks: self.blocks }
     }
 
-    fn quoted(&self) -> bool {
+    pub(super) fn quoted(&self) -> bool {
         self.stack.last().is_some_and(|f| f.quoted)
     }
 
-    fn start(&mut self, e: &BytesStart<'_>) {
+    pub(super) fn start(&mut self, e: &BytesStart<'_>) {
         if self.stack.len() >= MAX_DEPTH {
             self.overflow += 1;
             return;
@@ -546,7 +269,7 @@ impl Parser {
     }
 
     /// The role of an element whose text goes to the body.
-    fn body_role(&self, local: &str, parent_role: Role) -> (Role, Sink) {
+    pub(super) fn body_role(&self, local: &str, parent_role: Role) -> (Role, Sink) {
         let parent_is_pending_level =
             parent_role == Role::Level && self.stack.last().is_some_and(|f| !f.emitted);
         let idx = self.stack.len() - 1;
@@ -574,7 +297,7 @@ impl Parser {
         }
     }
 
-    fn end(&mut self) {
+    pub(super) fn end(&mut self) {
         if self.overflow > 0 {
             self.overflow -= 1;
             return;
@@ -646,7 +369,7 @@ impl Parser {
         }
     }
 
-    fn text(&mut self, s: &str) {
+    pub(super) fn text(&mut self, s: &str) {
         let Some(top) = self.stack.last() else {
             return;
         };
@@ -678,7 +401,7 @@ impl Parser {
         }
     }
 
-    fn body_text(&mut self, s: &str) {
+    pub(super) fn body_text(&mut self, s: &str) {
         let blank = s.trim().is_empty();
         if self.cur.is_none() {
             if blank {
@@ -731,7 +454,7 @@ impl Parser {
     }
 
     /// A dropped marker or a break between words: the next text starts a new word.
-    fn word_break(&mut self) {
+    pub(super) fn word_break(&mut self) {
         match self.stack.last().map(|f| f.sink) {
             Some(Sink::LevelNum(i)) => {
                 if let Some(f) = self.stack.get_mut(i) {
@@ -754,7 +477,7 @@ impl Parser {
     }
 
     /// Emits the headings of the open levels that have not had theirs yet, outermost first.
-    fn emit_pending_headings(&mut self) {
+    pub(super) fn emit_pending_headings(&mut self) {
         let from = self.pending_from;
         self.pending_from = self.stack.len();
         for i in from..self.stack.len() {
@@ -791,7 +514,7 @@ impl Parser {
     }
 
     /// Ends the open block and emits the notes set aside while it was open.
-    fn flush(&mut self) {
+    pub(super) fn flush(&mut self) {
         if let Some(cur) = self.cur.take() {
             let text = clean(&cur.text);
             if !text.is_empty() {
@@ -811,41 +534,5 @@ impl Parser {
                 self.blocks.push(note);
             }
         }
-    }
-}
-
-/// Collapses whitespace and removes soft hyphens.
-fn clean(s: &str) -> String {
-    let s = collapse_whitespace(s);
-    if s.contains('\u{ad}') {
-        s.replace('\u{ad}', "")
-    } else {
-        s
-    }
-}
-
-fn is_dash(c: char) -> bool {
-    matches!(c, '—' | '–' | '-')
-}
-
-fn is_closing(c: char) -> bool {
-    matches!(c, '.' | ',' | ';' | ':' | ')' | ']' | '”' | '’' | '!' | '?')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn entities_are_lenient() {
-        assert_eq!(unescape_lenient("a &amp; b &#x2014; c &bogus; d & e"), "a & b — c &bogus; d & e");
-        assert_eq!(unescape_lenient("&#99999999;&"), "&#99999999;&");
-    }
-
-    #[test]
-    fn roots() {
-        assert!(is_uslm_root("pLaw", "pLaw"));
-        assert!(is_uslm_root("doc", r#"doc xmlns="http://schemas.gpo.gov/xml/uslm""#));
-        assert!(!is_uslm_root("html", "html"));
     }
 }

@@ -7,6 +7,7 @@ use serde::Serialize;
 /// A third-party part Folio ships.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Component {
+    /// The part's name ("all-MiniLM-L6-v2", "PDFium").
     pub name: String,
     /// What Folio uses it for.
     pub role: String,
@@ -19,7 +20,9 @@ pub struct Component {
 /// Folio's version and the parts it ships.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct About {
+    /// Folio's version (the workspace version).
     pub version: String,
+    /// The third-party parts shipped with it.
     pub components: Vec<Component>,
 }
 

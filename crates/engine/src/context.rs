@@ -160,6 +160,7 @@ impl ContextMode {
         Ok(ContextMode::llm(writer))
     }
 
+    /// Whether an LLM writes the contexts (so ingest sends requests and records their cost).
     pub fn is_llm(&self) -> bool {
         matches!(self, ContextMode::Llm { .. })
     }

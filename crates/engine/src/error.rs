@@ -177,8 +177,10 @@ impl std::fmt::Display for ErrorCode {
 /// from internal ones: see [`EngineError::is_user_error`].
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
+    /// A document, section or term that is not in the library.
     #[error("{0}")]
     NotFound(String),
+    /// A request that cannot be carried out as asked.
     #[error("{0}")]
     Invalid(String),
     /// A store of the library is damaged (the message says which, and what to do).
@@ -197,6 +199,7 @@ pub enum EngineError {
     /// A fault of Folio itself (a worker thread that panicked).
     #[error("{0}")]
     Internal(String),
+    /// The catalog, the keyword index or the vector store failed.
     #[error(transparent)]
     Storage(#[from] folio_index::IndexError),
     /// An embedder or LLM failed (never [`folio_ai::AiError::Cancelled`]).

@@ -14,11 +14,17 @@
 //! }
 //! ```
 
+/// Folio's version and the third-party parts it ships, with their licences (the About panel).
+#![warn(missing_docs)]
+
 pub mod about;
+/// Where the models and PDFium are found (beside the executable, the installed layout, `.assets`), and a library's embedder from the settings' model.
 pub mod assets;
+/// The TypeScript types of what the UI sends and receives, generated from the Rust types.
 pub mod bindings;
 mod context;
 mod error;
+/// One window per library: a later `folio-desktop FILE` hands its files to the running one.
 pub mod instance;
 mod library;
 mod outcome;

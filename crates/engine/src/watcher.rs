@@ -32,9 +32,11 @@ pub struct SyncReport {
     pub indexed: Vec<String>,
     /// Documents removed because their file is gone.
     pub removed: Vec<String>,
+    /// Files that could not be added, each with why.
     pub failed: Vec<IngestFailure>,
     /// Whether the pass was the start-up rescan (or the first pass over a newly watched folder).
     pub rescan: bool,
+    /// Wall time of the pass.
     pub seconds: f64,
 }
 

@@ -31,6 +31,7 @@ type SyncSink = Arc<Mutex<Box<dyn FnMut(SyncReport) + Send>>>;
 /// A folder the library keeps in step with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct WatchedFolder {
+    /// The folder.
     pub path: String,
     /// Whether the folder is there now (an unplugged drive is not).
     pub exists: bool,
@@ -41,13 +42,21 @@ pub struct WatchedFolder {
 /// The user's settings. Saved as JSON in the config folder; keys are never part of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Settings {
+    /// The library's folder.
     pub library_dir: String,
+    /// The local embedding model.
     pub model: EmbeddingModel,
+    /// Who writes each chunk's context.
     pub context_provider: ContextProvider,
+    /// The Claude model for Anthropic contexts.
     pub anthropic_model: String,
+    /// The OpenAI-compatible server's address (`…/v1`).
     pub openai_base_url: String,
+    /// The model the OpenAI-compatible server is asked for.
     pub openai_model: String,
+    /// Reciprocal Rank Fusion's k (60 by default).
     pub rrf_k: f32,
+    /// The channels' weights in the fusion.
     pub weights: Weights,
     /// Whether PDF pages without a text layer (scans) are read with OCR when ingested.
     #[serde(default = "yes")]
@@ -61,8 +70,11 @@ fn yes() -> bool {
 /// RRF weights per channel.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Weights {
+    /// The dense (vector) channel's weight.
     pub dense: f32,
+    /// The keyword (BM25) channel's weight.
     pub keyword: f32,
+    /// The exact channel's weight (section numbers, defined terms).
     pub exact: f32,
 }
 
@@ -86,16 +98,22 @@ impl Default for Settings {
 /// Saved settings, and whether the library must be re-indexed for them to apply.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SettingsChange {
+    /// The settings as saved.
     pub settings: Settings,
+    /// Whether documents must be indexed again for them to apply.
     pub needs_reindex: bool,
+    /// Why, when they must.
     pub reason: Option<String>,
 }
 
 /// A document with its figures.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DocumentSummary {
+    /// The document's row.
     pub document: DocumentRow,
+    /// What it holds.
     pub stats: DocumentStats,
+    /// Why its figures could not be read, if they could not.
     pub error: Option<BackendError>,
 }
 
@@ -103,7 +121,9 @@ pub struct DocumentSummary {
 /// when it opened.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct LibraryStatus {
+    /// The library's folder.
     pub dir: String,
+    /// The embedding model it is indexed with.
     pub model: EmbeddingModel,
     /// False when another Folio process holds the library's write lock: this window reads only.
     pub writable: bool,
@@ -114,33 +134,46 @@ pub struct LibraryStatus {
 /// A document's outline.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Outline {
+    /// The document's row.
     pub document: DocumentRow,
+    /// Its sections in document order, each with its parent.
     pub sections: Vec<SectionRow>,
 }
 
 /// A search as the UI asks it.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct SearchRequest {
+    /// What the user typed.
     pub query: String,
+    /// Hits to return.
     pub limit: usize,
+    /// Restrict to these documents (ids or labels; all when empty).
     pub documents: Vec<String>,
+    /// Restrict to these chunk types (all when empty).
     pub chunk_types: Vec<folio_core::chunker::ChunkType>,
+    /// Restrict to a section and what lies under it.
     pub section: Option<SectionFilter>,
 }
 
 /// A section subtree to search within.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct SectionFilter {
+    /// The document (id or label).
     pub doc: String,
+    /// The section's id.
     pub section_id: String,
 }
 
 /// A defined term used in a section's text (offsets in UTF-16 code units of `SectionView::text`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct TermMark {
+    /// Start (UTF-16 code units).
     pub start: usize,
+    /// End (UTF-16 code units).
     pub end: usize,
+    /// The term as defined.
     pub term: String,
+    /// The term's key, for `define`.
     pub key: String,
 }
 
@@ -148,10 +181,15 @@ pub struct TermMark {
 /// the cited section is not in the library.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct LinkMark {
+    /// Start (UTF-16 code units).
     pub start: usize,
+    /// End (UTF-16 code units).
     pub end: usize,
+    /// The reference, normalised ("Rule 2.2.7").
     pub label: String,
+    /// The cited document, when it is in the library.
     pub target_doc_id: Option<i64>,
+    /// The cited section in it, when found.
     pub target_section: Option<String>,
     /// The other document the reference names, as written ("FSMR"); with no `target_doc_id` it is
     /// not in the library.
@@ -163,33 +201,51 @@ pub struct LinkMark {
 /// the columns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct TableMark {
+    /// Start (UTF-16 code units).
     pub start: usize,
+    /// End (UTF-16 code units).
     pub end: usize,
+    /// How many first rows head the columns.
     pub header_rows: u32,
 }
 
 /// A section as the reader shows it.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SectionView {
+    /// The document's id.
     pub doc_id: i64,
+    /// The document's title.
     pub document: String,
+    /// The document's label ("GEN").
     pub label: String,
+    /// The section's row.
     pub section: SectionRow,
+    /// The breadcrumb: the section and its ancestors.
     pub crumbs: Vec<Crumb>,
+    /// The section's own text.
     pub text: String,
+    /// Defined terms used in the text.
     pub terms: Vec<TermMark>,
+    /// Cross-references in the text.
     pub links: Vec<LinkMark>,
+    /// Tables in the text.
     pub tables: Vec<TableMark>,
+    /// The pages the section lies on (paged formats).
     pub pages: Option<PageRange>,
+    /// The document's file.
     pub path: String,
+    /// The document's format ("pdf", "docx" …).
     pub format: String,
 }
 
 /// A PDF page as an image, with the cited passage's place on it.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct PageImage {
+    /// The page as a PNG, base64.
     pub png_base64: String,
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
     /// Rectangles in image pixels, from the top left.
     pub highlights: Vec<Rect>,
@@ -198,9 +254,13 @@ pub struct PageImage {
 /// A rectangle in image pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
 pub struct Rect {
+    /// Left edge.
     pub x: f32,
+    /// Top edge.
     pub y: f32,
+    /// Width.
     pub w: f32,
+    /// Height.
     pub h: f32,
 }
 
@@ -716,10 +776,12 @@ pub struct ProgressThrottle<F: FnMut(Progress)> {
 }
 
 impl<F: FnMut(Progress)> ProgressThrottle<F> {
+    /// Events to `sink`, at most one per `interval` per file and stage.
     pub fn new(interval: std::time::Duration, sink: F) -> Self {
         ProgressThrottle { sink, interval, last: None }
     }
 
+    /// Passes the event on, or drops it when it comes too soon after the last of its file and stage.
     pub fn push(&mut self, p: Progress) {
         use crate::Stage::*;
         let last_event = matches!(p.stage, Queued | Indexed | Unchanged | Failed | Cancelled);

@@ -14,6 +14,7 @@ pub struct SyncPlan {
 }
 
 impl SyncPlan {
+    /// Whether the pass has nothing to do.
     pub fn is_empty(&self) -> bool {
         self.ingest.is_empty() && self.remove.is_empty() && self.forget.is_empty()
     }

@@ -61,7 +61,9 @@ type Ranked = Vec<(i64, f32)>;
 /// How a library is opened.
 #[derive(Debug, Clone)]
 pub struct LibraryOptions {
+    /// How documents are cut into chunks.
     pub chunker: ChunkerConfig,
+    /// How files are converted (limits, PDFium, OCR, bookmarks).
     pub convert: ConvertOptions,
     /// Keep vectors in RAM instead of LanceDB (tests).
     pub in_memory_vectors: bool,
@@ -108,13 +110,17 @@ pub enum Stage {
 /// A progress event.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Progress {
+    /// The file the event is about.
     pub file: String,
     /// Index of the file among those asked for, and their number.
     pub file_index: usize,
+    /// How many files were asked for.
     pub files: usize,
+    /// What is being done to the file.
     pub stage: Stage,
     /// Work done and total within the stage (chunks embedded, say).
     pub done: usize,
+    /// The stage's total (0 while unknown).
     pub total: usize,
     /// Why the file failed (with `Stage::Failed`).
     pub error: Option<crate::outcome::BackendError>,
@@ -143,19 +149,28 @@ impl Progress {
 /// One failed file.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct IngestFailure {
+    /// The file, as it was given.
     pub path: String,
+    /// Why, as a code the UI can match.
     pub code: crate::ErrorCode,
+    /// Why, in words (without the path).
     pub message: String,
 }
 
 /// The result of an ingest.
 #[derive(Debug, Default, Clone, Serialize, schemars::JsonSchema)]
 pub struct IngestReport {
+    /// Files added or updated.
     pub indexed: Vec<String>,
+    /// Files whose content (and context mode) had not changed: left as they were.
     pub unchanged: Vec<String>,
+    /// Files that could not be added, each with why.
     pub failed: Vec<IngestFailure>,
+    /// Whether the ingest was stopped before its end.
     pub cancelled: bool,
+    /// Chunks written.
     pub chunks: usize,
+    /// Wall time of the whole ingest.
     pub seconds: f64,
     /// Per document contextualized by an LLM: cache hits and misses, fallbacks, tokens and cost.
     pub contexts: Vec<ContextRun>,
@@ -164,15 +179,20 @@ pub struct IngestReport {
 /// One step of a breadcrumb.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Crumb {
+    /// The section's id in its document.
     pub section_id: String,
+    /// The heading as printed ("2.1 Scope").
     pub heading: String,
 }
 
 /// A definition with its document.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DefinitionHit {
+    /// The document's label.
     pub document: String,
+    /// The document's id.
     pub doc_id: i64,
+    /// The definition: term, text, where and for what scope.
     #[serde(flatten)]
     pub definition: DefinitionRow,
 }
@@ -180,17 +200,24 @@ pub struct DefinitionHit {
 /// A section's text.
 #[derive(Debug, Clone, Serialize)]
 pub struct SectionText {
+    /// The document's id.
     pub doc_id: i64,
+    /// The document's label.
     pub document: String,
+    /// The section's row (number, heading, level, pages, span).
     pub section: SectionRow,
+    /// The headings above it, outermost first.
     pub parent_chain: Vec<String>,
+    /// The section's own text.
     pub text: String,
 }
 
 /// References out of a section and into it.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Backlinks {
+    /// References written in the section.
     pub outgoing: Vec<RefRow>,
+    /// References to the section, from any document of the library.
     pub incoming: Vec<RefRow>,
 }
 

@@ -8,6 +8,7 @@ use super::*;
 pub struct RepairReport {
     /// Documents rebuilt in the vectors and the keyword index.
     pub documents: usize,
+    /// Chunks written again.
     pub chunks: usize,
     /// Chunks embedded again (their vectors were missing or unreadable); a damaged keyword index
     /// or catalog costs none.

@@ -14,14 +14,17 @@ const FEEDBACK_DOCS: usize = 5;
 /// Search settings.
 #[derive(Debug, Clone)]
 pub struct SearchOptions {
+    /// Hits to return.
     pub limit: usize,
     /// Candidates each channel returns before fusion (default [`DEFAULT_DEPTH`]).
     pub depth: usize,
+    /// Reciprocal Rank Fusion's k and the channels' weights.
     pub fusion: FusionConfig,
     /// Channels to run (all by default).
     pub channels: Vec<Channel>,
     /// Restrict to documents (ids or labels).
     pub documents: Vec<String>,
+    /// Restrict to chunks of these types (all when empty).
     pub chunk_types: Vec<folio_core::chunker::ChunkType>,
     /// Restrict to a section subtree: (document id or label, section id).
     pub section: Option<(String, String)>,
@@ -35,6 +38,7 @@ pub struct SearchOptions {
     /// Pseudo-relevance feedback for the keyword channel: terms taken from its first hits and
     /// their weight against a query word (0 terms = off).
     pub feedback_terms: usize,
+    /// Weight of a feedback term against a query word.
     pub feedback_weight: f32,
 }
 
@@ -60,31 +64,45 @@ impl Default for SearchOptions {
 /// One search result.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Hit {
+    /// The chunk's id in the catalog.
     pub chunk_id: i64,
+    /// The fused score (higher is better).
     pub score: f32,
+    /// The document's id.
     pub doc_id: i64,
     /// The document's title.
     pub document: String,
     /// The document's short label ("GEN").
     pub label: String,
+    /// The document's file.
     pub path: String,
     /// The breadcrumb: the chunk's section and its ancestors, each with its id.
     pub crumbs: Vec<Crumb>,
     /// "GEN 2.1.3, General Rulebook, p. 12".
     pub citation: String,
+    /// The section the chunk begins in.
     pub section_id: String,
     /// The sections whose own text the chunk holds.
     pub section_ids: Vec<String>,
+    /// The document's title and the headings above the chunk, outermost first.
     pub parent_chain: Vec<String>,
+    /// What the chunk mostly is (a requirement, a definition, a table …).
     pub chunk_type: folio_core::chunker::ChunkType,
+    /// The pages the chunk lies on (paged formats).
     pub pages: Option<folio_core::model::PageRange>,
+    /// Where the chunk lies in the document text (bytes).
     pub span: folio_core::model::Span,
+    /// The chunk's text.
     pub content: String,
+    /// The text as embedded: the chunk's context, then its text.
     pub contextualized: String,
     /// The content with query terms marked `[[like this]]`.
     pub snippet: String,
+    /// The chunk's rank and score in the dense (vector) channel, if it was there.
     pub dense: Option<ChannelRank>,
+    /// Its rank and score in the keyword (BM25) channel, if it was there.
     pub keyword: Option<ChannelRank>,
+    /// Its rank and score in the exact channel (section numbers, defined terms), if there.
     pub exact: Option<ChannelRank>,
     /// Milliseconds per channel and for the whole query.
     pub timings_ms: Timings,
@@ -93,10 +111,15 @@ pub struct Hit {
 /// Where a query's time went.
 #[derive(Debug, Clone, Copy, Default, Serialize, schemars::JsonSchema)]
 pub struct Timings {
+    /// Embedding the query.
     pub embed: f64,
+    /// The dense channel's nearest-neighbour search.
     pub dense: f64,
+    /// The keyword channel.
     pub keyword: f64,
+    /// The exact channel.
     pub exact: f64,
+    /// The whole search, fusion and hit assembly included.
     pub total: f64,
 }
 

@@ -14,9 +14,9 @@
 //! }
 //! ```
 
-/// Folio's version and the third-party parts it ships, with their licences (the About panel).
 #![warn(missing_docs)]
 
+/// Folio's version and the third-party parts it ships, with their licences (the About panel).
 pub mod about;
 /// Where the models and PDFium are found (beside the executable, the installed layout, `.assets`), and a library's embedder from the settings' model.
 pub mod assets;

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use folio_engine::{
-    instance, BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, ErrorCode, FileFailure, Hit,
-    IngestReport, LibraryStatus, MissingDocument, Outline, PageImage, Progress, ProgressThrottle,
+    instance, BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, ErrorCode, FileFailure,
+    Hit, IngestReport, LibraryStatus, MissingDocument, Outline, PageImage, Progress, ProgressThrottle,
     RepairReport, SearchRequest, SectionView, Settings, SettingsChange, WatchedFolder, Workspace,
 };
 use tauri::ipc::Channel;

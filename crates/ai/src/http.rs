@@ -6,7 +6,6 @@
 //! malformed bodies are not retried. A secret (the API key) is removed from every message.
 
 use folio_core::cancel::Cancel;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use reqwest::blocking::{Client, Response};

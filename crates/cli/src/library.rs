@@ -1,7 +1,7 @@
 //! The library commands: ingest, search, define, outline, show, refs, docs, remove, eval.
 
-use folio_core::cancel::Cancel;
 use clap::{Args, Subcommand};
+use folio_core::cancel::Cancel;
 use folio_core::fusion::{Channel, FusionConfig};
 use folio_engine::assets::{self, EmbeddingModel};
 use folio_engine::{Library, SearchOptions, Stage};

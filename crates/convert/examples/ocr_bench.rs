@@ -19,8 +19,7 @@ use folio_convert::ConvertOptions;
 use pdfium_render::prelude::*;
 use std::time::Instant;
 
-#[path = "../tests/common/pdf_file.rs"]
-mod pdf_file;
+use folio_testkit::pdf as pdf_file;
 
 /// A page as (gray pixels, width, height); rows are `width` bytes.
 type Page = (Vec<u8>, u32, u32);

@@ -16,14 +16,13 @@
 //! Either way the caller gets a typed [`ErrorKind`]: [`ErrorKind::TimedOut`],
 //! [`ErrorKind::OutOfMemory`], [`ErrorKind::Crashed`] or [`ErrorKind::Cancelled`].
 
-use folio_core::cancel::Cancel;
 use crate::{check_file, convert_file_reporting, ConvertError, ConvertOptions, ErrorKind};
+use folio_core::cancel::Cancel;
 use folio_core::model::Document;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 

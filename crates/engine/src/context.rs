@@ -16,7 +16,6 @@ use folio_index::catalog::{CachedContext, Catalog, ChunkContext, ContextRun};
 
 use crate::EngineError;
 
-
 /// Who writes each chunk's context, as the settings name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -34,8 +33,12 @@ pub enum ContextProvider {
 
 impl ContextProvider {
     /// Every provider.
-    pub const ALL: [ContextProvider; 4] =
-        [ContextProvider::None, ContextProvider::Structural, ContextProvider::Anthropic, ContextProvider::Openai];
+    pub const ALL: [ContextProvider; 4] = [
+        ContextProvider::None,
+        ContextProvider::Structural,
+        ContextProvider::Anthropic,
+        ContextProvider::Openai,
+    ];
 
     /// The provider's name in settings and on the command line.
     pub fn as_str(self) -> &'static str {
@@ -72,9 +75,11 @@ pub enum ContextMode {
     Structural,
     /// A context written by an LLM; a chunk whose request fails gets the structural one.
     Llm {
+        /// Who writes (Anthropic, an OpenAI-compatible server).
         writer: Arc<dyn ContextWriter>,
         /// Requests in flight at most.
         concurrency: usize,
+        /// The model's prices, for the cost of each run.
         prices: Prices,
     },
 }

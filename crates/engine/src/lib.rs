@@ -33,9 +33,9 @@ mod watcher;
 mod workspace;
 
 pub use context::{ContextMode, ContextProvider};
-pub use folio_core::cancel::Cancel;
 pub use error::{EngineError, ErrorCode};
 pub use folio_ai::keys::KeyStatus;
+pub use folio_core::cancel::Cancel;
 pub use workspace::{
     BackendError, DocumentStats, DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage,
     ProgressThrottle, Rect, SearchRequest, SectionFilter, SectionView, Settings, SettingsChange, TableMark,
@@ -63,10 +63,10 @@ pub fn default_settings_path() -> std::path::PathBuf {
 }
 pub use folio_index::catalog::ContextRun;
 pub use folio_index::catalog::DocumentStatus;
-pub use outcome::FileFailure;
 pub use library::{
     ingest_shared, is_library_file, Backlinks, CatalogRebuild, Crumb, DefinitionHit, Hit, IngestFailure,
     IngestReport, Library, LibraryOptions, MissingDocument, Progress, RepairReport, SearchOptions,
     SectionText, Stage, SyncPlan, DEFAULT_CHUNK_TOKENS, DEFAULT_DEPTH,
 };
+pub use outcome::FileFailure;
 pub use watcher::{FolderWatcher, SyncReport};

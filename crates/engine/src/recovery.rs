@@ -4,9 +4,9 @@
 //! file is still there and analyses to the same chunks. No chunk is embedded again and no LLM is
 //! asked.
 
-use folio_core::cancel::Cancel;
 use folio_convert::{convert_file_guarded, ConvertOptions};
 use folio_core::analysis::{analyze, Analysis};
+use folio_core::cancel::Cancel;
 use folio_core::chunker::{Chunk, ChunkType, ChunkerConfig};
 use folio_core::crossref::CrossReference;
 use folio_core::definitions::{Definition, DefinitionScope};

@@ -11,11 +11,11 @@
 
 use crate::library::{ingest_shared, read, write, IngestFailure, Library};
 use crate::EngineError;
+use folio_core::cancel::Cancel;
 use notify::{RecursiveMode, Watcher};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use folio_core::cancel::Cancel;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};

@@ -5,7 +5,6 @@
 
 use folio_core::cancel::Cancel;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use crate::outcome::{BackendError, DocumentStats};
@@ -21,8 +20,8 @@ use crate::assets::{library_setup, EmbeddingModel};
 use crate::library::{ingest_shared, read, write};
 use crate::watcher::{FolderWatcher, SyncReport};
 use crate::{
-    ContextProvider,
-    Backlinks, ContextMode, Crumb, EngineError, Hit, IngestReport, Library, Progress, SearchOptions,
+    Backlinks, ContextMode, ContextProvider, Crumb, EngineError, Hit, IngestReport, Library, Progress,
+    SearchOptions,
 };
 
 /// Where the reports of the folder watcher's passes go (kept to restart it on another library).
@@ -559,7 +558,8 @@ impl Workspace {
             reasons.push("the embedding model changed: documents must be embedded again");
         }
         let context_changed = new.context_provider != old.context_provider
-            || (new.context_provider == ContextProvider::Anthropic && new.anthropic_model != old.anthropic_model)
+            || (new.context_provider == ContextProvider::Anthropic
+                && new.anthropic_model != old.anthropic_model)
             || (new.context_provider == ContextProvider::Openai
                 && (new.openai_model != old.openai_model || new.openai_base_url != old.openai_base_url));
         if context_changed {

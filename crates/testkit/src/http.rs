@@ -54,7 +54,6 @@ type Handler = dyn Fn(&Request, usize) -> Reply + Send + Sync;
 pub struct Server {
     pub url: String,
     log: Arc<Mutex<Vec<Request>>>,
-    in_flight: Arc<AtomicUsize>,
     max_in_flight: Arc<AtomicUsize>,
 }
 
@@ -76,7 +75,7 @@ impl Server {
                 std::thread::spawn(move || serve(stream, &l, &f, &m, h.as_ref(), &c));
             }
         });
-        Server { url, log, in_flight, max_in_flight }
+        Server { url, log, max_in_flight }
     }
 
     pub fn requests(&self) -> Vec<Request> {

@@ -1,4 +1,4 @@
-// Generated from the Rust types by folio-engine's `bindings` (cargo test -p folio-engine --test bindings,
+// Generated from the Rust types by folio-engine's `bindings` (cargo test -p folio-engine --test it bindings,
 // FOLIO_BLESS=1 to rewrite). Do not edit.
 
 export type About = { version: string; components: Component[] };

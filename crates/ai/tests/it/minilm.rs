@@ -2,7 +2,7 @@
 //! token ids from the Hugging Face `tokenizers` library, embeddings from a float64 numpy forward
 //! pass. Needs `.assets/minilm` (`scripts/setup-assets.sh`): ignored by a plain `cargo test`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use folio_ai::{cosine, int8_kernel, Embedder, Int8Kernel, MiniLm, Precision, WordPieceTokenizer};
@@ -50,7 +50,7 @@ struct RefSentence {
 }
 
 fn reference() -> Reference {
-    serde_json::from_str(include_str!("reference/minilm_reference.json")).unwrap()
+    serde_json::from_str(include_str!("../reference/minilm_reference.json")).unwrap()
 }
 
 fn max_diff(a: &[f32], b: &[f32]) -> f32 {
@@ -58,12 +58,11 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn token_ids_match_hf_tokenizers() {
     let dir = assets();
     let tok = WordPieceTokenizer::from_file(&dir.join("vocab.txt")).unwrap();
-    let fixture: IdCases = serde_json::from_str(include_str!("reference/tokenizer_ids.json")).unwrap();
+    let fixture: IdCases = serde_json::from_str(include_str!("../reference/tokenizer_ids.json")).unwrap();
     let mut failures = Vec::new();
     for case in &fixture.cases {
         let got = tok.encode(&case.text, fixture.max_len).ids;
@@ -85,7 +84,6 @@ fn token_ids_match_hf_tokenizers() {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn embeddings_match_reference() {
     assets();
@@ -129,7 +127,6 @@ fn embeddings_match_reference() {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn retrieval_sense() {
     assets();

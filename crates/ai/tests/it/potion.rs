@@ -2,11 +2,8 @@
 //! Python package (tests/reference/make_potion_reference.py). Needs `.assets/potion-base-2M`
 //! (`scripts/setup-assets.sh`): ignored by a plain `cargo test`.
 
-use std::path::Path;
-
 use folio_ai::{cosine, Embedder, StaticEmbedder};
 use serde::Deserialize;
-
 
 #[derive(Deserialize)]
 struct Reference {
@@ -21,17 +18,18 @@ struct RefSentence {
 
 fn model() -> StaticEmbedder {
     folio_testkit::paths::require_asset("potion-base-2M/model.safetensors");
-    StaticEmbedder::load(&folio_testkit::paths::assets_dir().join("potion-base-2M")).expect("load potion-base-2M")
+    StaticEmbedder::load(&folio_testkit::paths::assets_dir().join("potion-base-2M"))
+        .expect("load potion-base-2M")
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn embeddings_match_model2vec() {
     let model = model();
     assert_eq!(model.id(), "potion-base-2M");
     assert_eq!(model.dim(), 64);
-    let reference: Reference = serde_json::from_str(include_str!("reference/potion_reference.json")).unwrap();
+    let reference: Reference =
+        serde_json::from_str(include_str!("../reference/potion_reference.json")).unwrap();
     let texts: Vec<&str> = reference.sentences.iter().map(|s| s.text.as_str()).collect();
     let got = model.embed_documents(&texts).unwrap();
     let mut worst = 0f32;
@@ -45,7 +43,6 @@ fn embeddings_match_model2vec() {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn retrieval_sense() {
     let model = model();

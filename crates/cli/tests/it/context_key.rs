@@ -3,11 +3,10 @@
 //! a second run asks nothing, and afterwards the key is in no file under HOME (library, config,
 //! caches) and in nothing the command printed. Skips when `.assets/potion-base-2M` is absent.
 
-
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use folio_testkit::files::files_containing;
 use folio_testkit::http::{anthropic_answer, Reply, Server};
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 const KEY: &str = "sk-ant-cli-test-b6e1d0c4-NEVER-ON-DISK";
 
@@ -16,7 +15,6 @@ fn root() -> PathBuf {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn the_key_is_nowhere_on_disk_or_in_output() {
     for a in ["potion-base-2M/model.safetensors", "minilm/vocab.txt"] {

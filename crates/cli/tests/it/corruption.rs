@@ -4,10 +4,9 @@
 //! records in the vector store, after which the library answers as before.
 //! Skips when `.assets` lacks potion-base-2M or MiniLM's vocabulary.
 
-
+use folio_testkit::files::files_under;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use folio_testkit::files::files_under;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -76,7 +75,6 @@ fn repaired_and_searchable(lib: &Path, embedded: &str) {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn truncated_keyword_segment() {
     let (_tmp, lib) = fresh_library();
@@ -97,7 +95,6 @@ fn truncated_keyword_segment() {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn deleted_lance_fragment() {
     let (_tmp, lib) = fresh_library();
@@ -136,7 +133,6 @@ fn answers(lib: &Path) -> Vec<String> {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn corrupt_catalog_page() {
     require_models();

@@ -75,7 +75,6 @@ fn folder_with_a_huge_file() -> (tempfile::TempDir, PathBuf) {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn time_limit_sparse_file_and_looping_outline() {
     require_models();
@@ -96,7 +95,6 @@ fn time_limit_sparse_file_and_looping_outline() {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn memory_limit_ends_the_worker_not_the_ingest() {
     require_models();

@@ -13,7 +13,7 @@ pub(super) struct Level {
 }
 
 impl Default for Level {
-    pub(super) fn default() -> Self {
+    fn default() -> Self {
         Level { start: 1, fmt: "decimal".into(), text: None, pstyle: None, legal: false, restart: None }
     }
 }
@@ -173,7 +173,13 @@ pub(super) struct Counters {
 }
 
 impl Counters {
-    pub(super) fn next(&mut self, numbering: &Numbering, styles: &Styles, num_id: u32, ilvl: usize) -> Option<NumLabel> {
+    pub(super) fn next(
+        &mut self,
+        numbering: &Numbering,
+        styles: &Styles,
+        num_id: u32,
+        ilvl: usize,
+    ) -> Option<NumLabel> {
         let (abs_id, abs) = numbering.abstract_for(num_id, styles)?;
         let ilvl = ilvl.min(8);
         let level = abs.levels.get(ilvl)?.as_ref()?;

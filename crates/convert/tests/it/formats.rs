@@ -1,7 +1,7 @@
 //! The DOCX, HTML, EPUB and Markdown converters: exact blocks on small fixtures built here (the
 //! outline agreement of format twins from the shared data is in `shared::format_twins`).
 
-use folio_convert::{convert_bytes, convert_file, ConvertOptions, ErrorKind};
+use folio_convert::{convert_bytes, ConvertOptions, ErrorKind};
 use folio_core::model::{BlockKind, Document, Format};
 use std::io::{Cursor, Write};
 use zip::write::SimpleFileOptions;

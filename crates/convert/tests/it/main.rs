@@ -9,6 +9,6 @@ mod common;
 mod formats;
 mod ocr;
 mod pdf_synthetic;
+mod shared;
 mod snapshots_fixtures;
 mod uslm;
-mod shared;

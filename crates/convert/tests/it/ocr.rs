@@ -27,7 +27,9 @@ const LINES: [(f32, f32, f32, &str); 7] = [
 
 /// A missing engine fails the test, saying how to install it.
 fn missing(what: &str) -> ! {
-    panic!("{what}. Install tesseract-ocr and tesseract-ocr-eng (apt) and libpdfium (scripts/setup-assets.sh)");
+    panic!(
+        "{what}. Install tesseract-ocr and tesseract-ocr-eng (apt) and libpdfium (scripts/setup-assets.sh)"
+    );
 }
 
 fn engine() -> OcrEngine {
@@ -101,7 +103,6 @@ fn words_matched(expected: &[&str], got: &[&str]) -> usize {
 }
 
 #[test]
-
 #[ignore = "needs Tesseract and .assets/pdfium; scripts/test.sh runs it"]
 fn reads_a_rendered_page_with_word_boxes() {
     let (mut engine, (pixels, width, height, stride)) = (engine(), page());
@@ -165,7 +166,6 @@ fn reads_a_rendered_page_with_word_boxes() {
 }
 
 #[test]
-
 #[ignore = "needs Tesseract and .assets/pdfium; scripts/test.sh runs it"]
 fn engines_work_on_other_threads() {
     let (engine, (pixels, width, height, stride)) = (engine(), page());
@@ -179,7 +179,6 @@ fn engines_work_on_other_threads() {
 }
 
 #[test]
-
 #[ignore = "needs Tesseract and .assets/pdfium; scripts/test.sh runs it"]
 fn blank_page_has_no_words() {
     let mut engine = engine();
@@ -193,7 +192,6 @@ fn blank_page_has_no_words() {
 }
 
 #[test]
-
 #[ignore = "needs Tesseract and .assets/pdfium; scripts/test.sh runs it"]
 fn bad_images_are_refused_before_tesseract() {
     let mut engine = engine();
@@ -232,7 +230,6 @@ fn missing_library_or_language_is_a_typed_error() {
 }
 
 #[test]
-
 #[ignore = "needs Tesseract and .assets/pdfium; scripts/test.sh runs it"]
 fn a_damaged_language_file_fails_to_start() {
     let _engine = engine();

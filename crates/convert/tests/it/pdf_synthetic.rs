@@ -4,10 +4,9 @@
 //!
 //! Skips (with a message) when `libpdfium.so` is not found.
 
-use folio_core::cancel::Cancel;
 use folio_convert::pdf::{find_pdfium_library, PdfConverter};
 use folio_convert::{convert_bytes, convert_file_guarded_reporting, ConvertOptions, Converter, ErrorKind};
-
+use folio_core::cancel::Cancel;
 
 use crate::common::headings;
 use folio_testkit::pdf::pdf_from_objects;
@@ -134,7 +133,6 @@ fn handbook() -> Vec<u8> {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn handbook_structure() {
     require_engine();
@@ -173,7 +171,6 @@ fn handbook_structure() {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn pages_are_reported_as_they_are_read_in_a_worker_process_and_on_a_thread() {
     require_engine();
@@ -191,10 +188,9 @@ fn pages_are_reported_as_they_are_read_in_a_worker_process_and_on_a_thread() {
     for worker in [Some(worker), None] {
         let options = ConvertOptions { worker: worker.clone(), ..ConvertOptions::default() };
         let mut seen = Vec::new();
-        let doc = convert_file_guarded_reporting(&path, &options, &Cancel::new(), &mut |d, t| {
-            seen.push((d, t))
-        })
-        .unwrap();
+        let doc =
+            convert_file_guarded_reporting(&path, &options, &Cancel::new(), &mut |d, t| seen.push((d, t)))
+                .unwrap();
         assert_eq!(doc.meta.page_count, Some(5));
         assert_eq!(seen, (1..=5).map(|d| (d, 5)).collect::<Vec<_>>(), "worker {worker:?}");
     }
@@ -202,15 +198,12 @@ fn pages_are_reported_as_they_are_read_in_a_worker_process_and_on_a_thread() {
     let md = dir.path().join("a.md");
     std::fs::write(&md, "# 1 Scope\n\nText.\n").unwrap();
     let mut seen = 0;
-    convert_file_guarded_reporting(&md, &ConvertOptions::default(), &Cancel::new(), &mut |_, _| {
-        seen += 1
-    })
-    .unwrap();
+    convert_file_guarded_reporting(&md, &ConvertOptions::default(), &Cancel::new(), &mut |_, _| seen += 1)
+        .unwrap();
     assert_eq!(seen, 0);
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn encrypted_pdf_is_typed() {
     require_engine();
@@ -236,7 +229,6 @@ fn encrypted_pdf_is_typed() {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn broken_pdfs_are_typed_and_never_panic() {
     require_engine();
@@ -264,7 +256,6 @@ fn broken_pdfs_are_typed_and_never_panic() {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn page_limit_and_missing_engine() {
     require_engine();
@@ -282,7 +273,6 @@ fn page_limit_and_missing_engine() {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn a_cyclic_outline_is_read_once() {
     require_engine();

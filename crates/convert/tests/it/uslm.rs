@@ -1,11 +1,8 @@
 //! USLM XML: a small inline document with exact blocks and malformed input (the two public laws of
 //! the shared data are in `shared::uslm_laws`).
 
-use folio_convert::{convert_bytes, convert_file, detect_format, ConvertOptions, ErrorKind};
-use folio_core::model::{collapse_whitespace, BlockKind, Document, Format};
-use quick_xml::events::Event;
-use quick_xml::Reader;
-use std::path::{Path, PathBuf};
+use folio_convert::{convert_bytes, ConvertOptions, ErrorKind};
+use folio_core::model::{BlockKind, Document, Format};
 
 fn convert(xml: &str) -> Result<Document, ErrorKind> {
     convert_bytes("law.xml", xml.as_bytes(), &ConvertOptions::default())

@@ -120,7 +120,9 @@ impl SectionIndex {
         let Some(label) = &self.labels[s] else { return within.is_empty() };
         within.iter().all(|(c, v)| {
             label.segments.iter().any(|seg| {
-                seg.explicit && RefContainer::of_container(seg.container) == Some(*c) && seg.tokens.first() == Some(v)
+                seg.explicit
+                    && RefContainer::of_container(seg.container) == Some(*c)
+                    && seg.tokens.first() == Some(v)
             })
         })
     }
@@ -248,4 +250,3 @@ fn local_tokens(label: &Label) -> Vec<String> {
 fn is_division(seg: &Segment) -> bool {
     seg.explicit && seg.container != Container::Section && seg.container != Container::Guidance
 }
-

@@ -14,7 +14,13 @@ impl Parser<'_> {
         self.lines.get(i).is_none_or(|l| l.trim().is_empty())
     }
 
-    pub(super) fn heading(&mut self, label: Option<Label>, label_text: Option<&str>, title: &str, style: Option<u8>) {
+    pub(super) fn heading(
+        &mut self,
+        label: Option<Label>,
+        label_text: Option<&str>,
+        title: &str,
+        style: Option<u8>,
+    ) {
         let number = label_text.map(|s| s.trim().to_string());
         let level = self.nest.place(Open { label, style });
         let text = match (&number, title.trim()) {

@@ -126,8 +126,9 @@ impl Library {
                 let key = f.display().to_string();
                 let Some((mtime, size)) = file_stamp(&f) else { continue };
                 let stamp_is = |m: i64, s: i64| m == mtime && s == size;
-                let indexed =
-                    docs.iter().any(|d| d.path == key && d.status == DocumentStatus::Indexed && stamp_is(d.mtime, d.size));
+                let indexed = docs.iter().any(|d| {
+                    d.path == key && d.status == DocumentStatus::Indexed && stamp_is(d.mtime, d.size)
+                });
                 let failed = failures.iter().any(|x| x.path == key && stamp_is(x.mtime, x.size));
                 if !indexed && !failed && !plan.ingest.contains(&f) {
                     plan.ingest.push(f);

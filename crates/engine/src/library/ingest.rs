@@ -1,8 +1,8 @@
 //! Ingest: convert, analyse, contextualize and embed a file while searches go on (prepare), then
 //! write it to every store under the write lock (commit), file by file.
 
-use folio_core::cancel::Cancel;
 use super::*;
+use folio_core::cancel::Cancel;
 
 /// The text embedded for a chunk: the chunk alone, or "{context}\n\n{chunk}" when an LLM wrote
 /// its context (`source` `llm` or `llm-excerpt`: contextual retrieval). The structural context
@@ -415,8 +415,7 @@ impl Library {
             if old.content_hash == doc.meta.content_hash {
                 let same_mode = self.catalog.context_mode(old.id)? == mode;
                 // Chunks whose LLM request failed last time are asked again.
-                let retry = self.options.context.is_llm()
-                    && self.catalog.fallback_chunks(old.id)? > 0;
+                let retry = self.options.context.is_llm() && self.catalog.fallback_chunks(old.id)? > 0;
                 if same_mode && !retry {
                     // Touched or copied over with the same text: remember the new time and size,
                     // so folder syncs need not read it again.
@@ -436,10 +435,7 @@ impl Library {
         // offers the same.
         let reuse = match &old {
             Some(old) => Some(old.clone()),
-            None => self
-                .catalog
-                .document_by_hash(&analysis.document.meta.content_hash)
-                ?,
+            None => self.catalog.document_by_hash(&analysis.document.meta.content_hash)?,
         };
         let previous = match &reuse {
             Some(d) => Previous::of(self, d.id, &mode)?,
@@ -457,8 +453,7 @@ impl Library {
             },
             cancel,
             &mut |d, t| progress(Stage::Contextualizing, d, t),
-        )
-        ?;
+        )?;
         let texts: Vec<String> = analysis
             .chunks
             .iter()
@@ -481,41 +476,25 @@ impl Library {
             }
         }
         let vectors = vectors.into_iter().map(Option::unwrap_or_default).collect();
-        Ok(Some(Prepared {
-            path,
-            mtime,
-            size,
-            label,
-            mode,
-            analysis,
-            contexts,
-            run,
-            vectors,
-        }))
+        Ok(Some(Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors }))
     }
 
     /// The quick half: writes a prepared document to the catalog, the vectors and the keyword index.
-    pub(super) fn commit_file(
-        &mut self,
-        p: Prepared,
-    ) -> Result<(usize, Option<ContextRun>), EngineError> {
+    pub(super) fn commit_file(&mut self, p: Prepared) -> Result<(usize, Option<ContextRun>), EngineError> {
         let Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors, .. } = p;
         // The catalog first (the document marked `writing`, so nothing shows it yet), then the
         // vectors and the keyword index, then the mark `indexed`. A crash in between leaves a
         // `writing` document, which the next open rolls back (see `reconcile`).
         let old_id = self.catalog.document_by_path(&path)?.map(|d| d.id);
-        let (doc_id, rows) = self
-            .catalog
-            .put_document(&NewDocument {
-                path: &path,
-                label: &label,
-                mtime,
-                size,
-                analysis: &analysis,
-                contexts: &contexts,
-                context_mode: &mode,
-            })
-            ?;
+        let (doc_id, rows) = self.catalog.put_document(&NewDocument {
+            path: &path,
+            label: &label,
+            mtime,
+            size,
+            analysis: &analysis,
+            contexts: &contexts,
+            context_mode: &mode,
+        })?;
         if let Some(run) = &run {
             self.catalog.record_context_run(run)?;
         }

@@ -12,16 +12,14 @@ use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
 use folio_core::query::parse_query;
 use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
 use folio_index::catalog::{
-    Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, DocumentStatus, FailureRow, NewDocument, RefRow, SectionRow,
-    TableRow,
+    Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, DocumentStatus, FailureRow, NewDocument,
+    RefRow, SectionRow, TableRow,
 };
 use folio_index::exact::{document_label, number_keys, ExactIndex};
 use folio_index::keyword::{KeywordDoc, KeywordFilter, KeywordIndex};
 use folio_index::vectors::{LanceVectors, MemoryVectors, VectorRecord, VectorStore};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use folio_core::cancel::Cancel;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
@@ -96,14 +94,23 @@ impl Default for LibraryOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
+    /// Waiting for its turn.
     Queued,
+    /// Being read and its structure recovered (`done` of `total` pages for paged formats).
     Converting,
+    /// Its chunks' contexts being written (`done` of `total` chunks).
     Contextualizing,
+    /// Its chunks being embedded (`done` of `total` chunks).
     Embedding,
+    /// Being written to the catalog, the vectors and the keyword index.
     Indexing,
+    /// Added (or updated): searchable now.
     Indexed,
+    /// Already in the library with the same content: left as it was.
     Unchanged,
+    /// Not added; `error` says why.
     Failed,
+    /// Not added: the ingest was stopped first.
     Cancelled,
 }
 

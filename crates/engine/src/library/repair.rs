@@ -274,9 +274,9 @@ impl Library {
                 run: None,
                 vectors: records.iter().map(|r| r.embedding.clone()).collect(),
             };
-            let (chunks, _) = lib.commit_file(prepared).map_err(|e| {
-                EngineError::Damaged(format!("rebuilding {path} failed ({}): {e}", e.code()))
-            })?;
+            let (chunks, _) = lib
+                .commit_file(prepared)
+                .map_err(|e| EngineError::Damaged(format!("rebuilding {path} failed ({}): {e}", e.code())))?;
             match origin {
                 Origin::Source => rebuilt.from_source += 1,
                 Origin::Records => rebuilt.from_records.push(path),

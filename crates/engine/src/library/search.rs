@@ -298,7 +298,9 @@ impl Library {
             let rows = self.catalog.chunks_by_id(&ids)?;
             for f in chunk_ids {
                 let Some(row) = rows.iter().find(|r| r.id == f.id) else { continue };
-                if !opts.chunk_types.is_empty() && !opts.chunk_types.iter().any(|t| t.as_str() == row.chunk_type) {
+                if !opts.chunk_types.is_empty()
+                    && !opts.chunk_types.iter().any(|t| t.as_str() == row.chunk_type)
+                {
                     continue;
                 }
                 if let Some((d, span)) = &subtree {
@@ -307,7 +309,9 @@ impl Library {
                     }
                 }
                 // Only documents whole in every store are shown.
-                let Some(doc) = doc_rows.iter().find(|d| d.id == row.doc_id && d.status == DocumentStatus::Indexed) else {
+                let Some(doc) =
+                    doc_rows.iter().find(|d| d.id == row.doc_id && d.status == DocumentStatus::Indexed)
+                else {
                     continue;
                 };
                 let doc = Some(doc);

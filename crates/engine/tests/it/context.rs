@@ -4,17 +4,16 @@
 //! structural context and is asked again on the next ingest, and the key is nowhere on disk.
 //! Skips with a message when `.assets/potion-base-2M` is absent.
 
-
-use folio_core::cancel::Cancel;
 use folio_ai::context::{AnthropicConfig, AnthropicWriter};
 use folio_ai::http::RetryPolicy;
+use folio_core::cancel::Cancel;
 use folio_engine::{ContextMode, Library, LibraryOptions, SearchOptions};
+use folio_testkit::files::files_containing;
+use folio_testkit::http::{anthropic_answer, chunk_of, Reply, Server};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use folio_testkit::files::files_containing;
-use folio_testkit::http::{anthropic_answer, chunk_of, Reply, Server};
 
 const KEY: &str = "sk-ant-engine-test-7f3a9c1e-DO-NOT-STORE";
 
@@ -52,7 +51,6 @@ fn open(dir: &Path, embedder: Arc<folio_ai::StaticEmbedder>, mode: ContextMode) 
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn contexts_are_cached_and_never_asked_twice() {
     let embedder = embedder();
@@ -110,7 +108,6 @@ fn contexts_are_cached_and_never_asked_twice() {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn failed_requests_fall_back_and_are_retried_next_time() {
     let embedder = embedder();
@@ -148,7 +145,6 @@ fn failed_requests_fall_back_and_are_retried_next_time() {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn structural_contexts_by_default() {
     let embedder = embedder();

@@ -4,9 +4,9 @@
 //! backlink; removing it again leaves the reference unresolved. Real MiniLM and LanceDB on disk;
 //! skips with a message when `.assets/minilm` is absent (run scripts/setup-assets.sh).
 
-use folio_engine::{Library, LibraryOptions};
-use std::path::{Path, PathBuf};
 use folio_core::cancel::Cancel;
+use folio_engine::{Library, LibraryOptions};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 fn assets() -> PathBuf {
@@ -23,7 +23,6 @@ const GEN: &str = "5.\tAUTHORISATION\n5.5\tMandatory appointments\n\
     Money Laundering Reporting Officer.\n5.5.2\tThe appointments must be held by Approved Persons.\n";
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn references_across_documents_follow_the_library() {
     let model = assets();

@@ -20,7 +20,6 @@ fn open(dir: &Path, model: &Path) -> Library {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn ingest_search_navigate_and_reopen() {
     let model = assets();
@@ -33,8 +32,7 @@ fn ingest_search_navigate_and_reopen() {
 
     let mut lib = open(lib_dir.path(), &model);
     let mut stages = Vec::new();
-    let report =
-        lib.ingest(&[docs.path().to_path_buf()], &mut |p| stages.push(p.stage), &Cancel::new());
+    let report = lib.ingest(&[docs.path().to_path_buf()], &mut |p| stages.push(p.stage), &Cancel::new());
     assert_eq!(report.indexed.len(), 2, "{report:?}");
     assert_eq!(report.failed.len(), 1, "the bad file is reported: {report:?}");
     assert_eq!(report.failed[0].code, folio_engine::ErrorCode::WrongExtension);
@@ -54,7 +52,11 @@ fn ingest_search_navigate_and_reopen() {
     let definition = lib.search("What does 'Mooring Fee' mean?", &SearchOptions::default()).unwrap();
     assert!(definition[0].content.contains("Mooring Fee"));
     let only_req = SearchOptions { chunk_types: vec![ChunkType::Requirement], ..SearchOptions::default() };
-    assert!(lib.search("vessel operator", &only_req).unwrap().iter().all(|h| h.chunk_type == ChunkType::Requirement));
+    assert!(lib
+        .search("vessel operator", &only_req)
+        .unwrap()
+        .iter()
+        .all(|h| h.chunk_type == ChunkType::Requirement));
 
     let defs = lib.define("Authorised Person").unwrap();
     assert_eq!(defs.len(), 1);

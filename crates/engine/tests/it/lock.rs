@@ -11,11 +11,11 @@ use std::sync::Arc;
 fn open(dir: &Path) -> Library {
     let model = folio_testkit::paths::require_asset("potion-base-2M/model.safetensors");
     let embedder = Arc::new(folio_ai::StaticEmbedder::load(model.parent().unwrap()).unwrap());
-    Library::open(dir, embedder, LibraryOptions { in_memory_vectors: true, ..LibraryOptions::default() }).unwrap()
+    Library::open(dir, embedder, LibraryOptions { in_memory_vectors: true, ..LibraryOptions::default() })
+        .unwrap()
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn a_second_opening_reads_only() {
     let dir = tempfile::tempdir().unwrap();

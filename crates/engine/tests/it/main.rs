@@ -9,5 +9,5 @@ mod context;
 mod cross_documents;
 mod library;
 mod lock;
-mod watch;
 mod shared;
+mod watch;

@@ -75,7 +75,6 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 }
 
 #[test]
-
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn the_library_follows_a_watched_folder() {
     let model = model();
@@ -96,7 +95,10 @@ fn the_library_follows_a_watched_folder() {
     until("first pass over a newly watched folder", t, || names(&run.lib) == set(&["a.md", "b.md", "s.txt"]));
     let failures = run.lib.read().unwrap().failures().unwrap();
     assert_eq!(failures.len(), 1, "{failures:?}");
-    assert!(failures[0].path.ends_with("empty.md") && failures[0].code == folio_engine::ErrorCode::Empty, "{failures:?}");
+    assert!(
+        failures[0].path.ends_with("empty.md") && failures[0].code == folio_engine::ErrorCode::Empty,
+        "{failures:?}"
+    );
 
     // Added.
     let t = Instant::now();

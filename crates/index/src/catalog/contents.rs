@@ -4,6 +4,7 @@ use super::rows::*;
 use super::Catalog;
 use crate::IndexError;
 use folio_core::model::Span;
+use rusqlite::{params, OptionalExtension};
 
 impl Catalog {
     /// Chunks of one document (or all, with `None`), in order.
@@ -106,9 +107,10 @@ impl Catalog {
 
 #[cfg(test)]
 mod tests {
-    use super::super::*;
+    use super::*;
     use folio_core::analysis::analyze;
     use folio_core::chunker::ChunkerConfig;
+    use folio_core::model::BlockKind;
     use folio_core::model::{DocumentBuilder, Format};
     use folio_core::tokens::WordCounter;
 

@@ -221,7 +221,10 @@ mod tests {
         cat.record_context_run(&run("/b.pdf", 2)).unwrap();
         cat.record_context_run(&run("/a.pdf", 1)).unwrap();
         let runs = cat.context_runs().unwrap();
-        assert_eq!(runs.iter().map(|r| (r.path.as_str(), r.requests)).collect::<Vec<_>>(), [("/b.pdf", 2), ("/a.pdf", 1)]);
+        assert_eq!(
+            runs.iter().map(|r| (r.path.as_str(), r.requests)).collect::<Vec<_>>(),
+            [("/b.pdf", 2), ("/a.pdf", 1)]
+        );
         assert_eq!((runs[0].fallbacks, runs[0].excerpted, runs[0].cost), (7, 8, 0.25));
     }
 
@@ -235,7 +238,8 @@ mod tests {
             })
             .collect();
         let mut cat = Catalog::in_memory().unwrap();
-        let doc = NewDocument { contexts: &contexts, ..new_document("/rb.md", &a, "anthropic:claude-haiku-4-5") };
+        let doc =
+            NewDocument { contexts: &contexts, ..new_document("/rb.md", &a, "anthropic:claude-haiku-4-5") };
         let (id, _) = cat.put_document(&doc).unwrap();
         assert_eq!(cat.context_mode(id).unwrap(), "anthropic:claude-haiku-4-5");
         assert_eq!(cat.fallback_chunks(id).unwrap(), 1);

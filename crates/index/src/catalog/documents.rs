@@ -4,6 +4,8 @@
 use super::rows::*;
 use super::Catalog;
 use crate::IndexError;
+use folio_core::definitions::DefinitionScope;
+use folio_core::model::BlockKind;
 use rusqlite::{params, OptionalExtension};
 
 impl Catalog {

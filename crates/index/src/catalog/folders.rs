@@ -1,8 +1,7 @@
 //! Watched folders and the files that could not be added from them (tried again once changed).
 
-use super::Catalog;
+use super::{now, Catalog};
 use crate::IndexError;
-use rusqlite::params;
 use serde::Serialize;
 
 /// A file that could not be indexed, and why.

@@ -18,7 +18,8 @@ pub mod schema;
 pub use context::{CachedContext, ContextRun};
 pub use folders::FailureRow;
 pub use rows::{
-    ChunkContext, ChunkRow, DefinitionRow, DocumentRow, DocumentStatus, NewDocument, RefRow, SectionRow, TableRow,
+    ChunkContext, ChunkRow, DefinitionRow, DocumentRow, DocumentStatus, NewDocument, RefRow, SectionRow,
+    TableRow,
 };
 pub use salvage::{Salvage, SalvagedDocument};
 pub use schema::SCHEMA_VERSION;

@@ -2,8 +2,7 @@
 
 use folio_core::analysis::Analysis;
 use folio_core::chunker::Chunk;
-use folio_core::definitions::DefinitionScope;
-use folio_core::model::{BlockKind, PageRange, Span};
+use folio_core::model::{PageRange, Span};
 use serde::Serialize;
 
 /// Where a document is in being written: `writing` while the stores are being written (nothing
@@ -165,7 +164,8 @@ pub(super) fn pages_of(start: Option<i64>, end: Option<i64>) -> Option<PageRange
     }
 }
 
-pub(super) const DOC_COLS: &str = "id, path, label, title, format, content_hash, mtime, size, page_count, status";
+pub(super) const DOC_COLS: &str =
+    "id, path, label, title, format, content_hash, mtime, size, page_count, status";
 
 pub(super) const CHUNK_COLS: &str = "id, doc_id, chunk_index, section_id, section_ids, parent_chain, heading_level, chunk_type, page_start, page_end, span_start, span_end, content_hash, content, context, defined_terms, context_source";
 

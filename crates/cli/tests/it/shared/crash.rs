@@ -64,7 +64,6 @@ fn check(lib: &Path, drop_every: usize) -> (usize, usize) {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn killed_ingests_leave_a_consistent_library() {
     let docs = folio_testkit::paths::require_shared("data/obliqa/documents");

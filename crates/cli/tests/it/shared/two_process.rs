@@ -26,7 +26,6 @@ const QUERIES: &[&str] = &[
 ];
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn a_reader_searches_while_another_process_ingests() {
     let docs = folio_testkit::paths::require_shared("data/obliqa/documents");
@@ -79,7 +78,13 @@ fn a_reader_searches_while_another_process_ingests() {
         let running = writer.try_wait().unwrap().is_none();
         if running {
             during_ingest += 1;
-            visible_counts.push(lib.documents().unwrap().iter().filter(|d| d.status == folio_engine::DocumentStatus::Indexed).count());
+            visible_counts.push(
+                lib.documents()
+                    .unwrap()
+                    .iter()
+                    .filter(|d| d.status == folio_engine::DocumentStatus::Indexed)
+                    .count(),
+            );
         }
     }
     let status = writer.wait().unwrap();

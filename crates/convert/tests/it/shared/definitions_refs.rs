@@ -48,7 +48,6 @@ fn report(name: &str, truth: &BTreeSet<String>, found: &BTreeSet<String>) -> f64
 }
 
 #[test]
-
 #[ignore = "needs ../shared; scripts/test.sh runs it"]
 fn glossary_rulebook_terms() {
     let path = shared().join("obliqa/documents/GLO_VER19.181223.txt");
@@ -138,7 +137,6 @@ fn xml_text(path: &Path, want: &str, skip: &[&str]) -> (String, Vec<(usize, usiz
 const LAWS: [&str; 2] = ["uslm/113publ121-uslm.xml", "uslm/114publ190-uslm.xml"];
 
 #[test]
-
 #[ignore = "needs ../shared; scripts/test.sh runs it"]
 fn public_law_terms() {
     let mut truth_all = 0;
@@ -161,7 +159,6 @@ fn public_law_terms() {
 }
 
 #[test]
-
 #[ignore = "needs ../shared; scripts/test.sh runs it"]
 fn public_law_references() {
     let (mut total, mut found) = (0usize, 0usize);

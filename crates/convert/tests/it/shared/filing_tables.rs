@@ -7,11 +7,13 @@
 use folio_convert::pdf::{find_pdfium_library, PdfConverter};
 use folio_convert::{ConvertOptions, Converter};
 use folio_core::model::{BlockKind, Document};
-use std::path::PathBuf;
 
 fn filing(name: &str) -> Vec<u8> {
     let path = folio_testkit::paths::require_shared(&format!("data/filings/{name}"));
-    assert!(find_pdfium_library(&ConvertOptions::default()).is_some(), "libpdfium.so not found (run scripts/setup-assets.sh or set FOLIO_PDFIUM)");
+    assert!(
+        find_pdfium_library(&ConvertOptions::default()).is_some(),
+        "libpdfium.so not found (run scripts/setup-assets.sh or set FOLIO_PDFIUM)"
+    );
     std::fs::read(&path).expect("the filing reads")
 }
 
@@ -74,7 +76,6 @@ fn check(name: &str, cells: &[Cell]) {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn apple_statements() {
     check(
@@ -97,7 +98,6 @@ fn apple_statements() {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn ebay_statements() {
     check(
@@ -120,7 +120,6 @@ fn ebay_statements() {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn intel_balance_sheet() {
     check(
@@ -142,7 +141,6 @@ fn intel_balance_sheet() {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn fedex_balance_sheet() {
     check(
@@ -164,7 +162,6 @@ fn fedex_balance_sheet() {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn oracle_balance_sheet() {
     check(
@@ -186,7 +183,6 @@ fn oracle_balance_sheet() {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn mcdonalds_income_statement() {
     check(

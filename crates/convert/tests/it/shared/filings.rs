@@ -31,7 +31,10 @@ fn filing(name: &str) -> PathBuf {
         find_pdfium_library(&ConvertOptions::default()).is_some(),
         "libpdfium.so not found (run scripts/setup-assets.sh or set FOLIO_PDFIUM)"
     );
-    assert!(Command::new("qpdf").arg("--version").output().is_ok(), "qpdf not installed (apt-get install qpdf)");
+    assert!(
+        Command::new("qpdf").arg("--version").output().is_ok(),
+        "qpdf not installed (apt-get install qpdf)"
+    );
     path
 }
 
@@ -228,21 +231,18 @@ fn check(name: &str, floor: f64) {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn apple_10k() {
     check("APPLE_2022_10K.pdf", 0.85);
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn intel_10k() {
     check("INTEL_2020_10K.pdf", 0.95);
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn fedex_annual_report() {
     check("FEDEX_2023_annualreport.pdf", 0.80);

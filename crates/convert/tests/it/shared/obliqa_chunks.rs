@@ -5,9 +5,9 @@
 use folio_convert::{convert_file, ConvertOptions};
 use folio_core::analysis::analyze;
 use folio_core::chunker::ChunkerConfig;
-use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
+use folio_core::tokens::{TokenCounter, WordPieceCounter};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn shared() -> PathBuf {
     folio_testkit::paths::shared_dir()
@@ -46,7 +46,6 @@ fn within_container(
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn gold_passages_lie_in_their_sections_chunks() {
     let root = shared().join("data/obliqa");

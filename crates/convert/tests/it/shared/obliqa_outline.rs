@@ -10,7 +10,7 @@ use folio_convert::{convert_file, ConvertOptions};
 use folio_core::numbering::{Container, Label};
 use folio_core::outline::Outline;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn shared() -> PathBuf {
     folio_testkit::paths::shared_dir()
@@ -36,7 +36,6 @@ fn is_division(number: Option<&str>) -> bool {
 }
 
 #[test]
-
 #[ignore = "needs ../shared; scripts/test.sh runs it"]
 fn only_divisions_sit_at_the_top_of_the_rulebooks_outlines() {
     let root = shared().join("data/obliqa");

@@ -9,10 +9,9 @@
 //! A first heading that repeats the document title is the title, not a section, and is left out.
 //! Needs `../shared/data` and, for PDFs, `.assets/pdfium`; skips with a message otherwise.
 
-use folio_convert::{convert_file, ConvertOptions, ErrorKind};
+use folio_convert::{convert_file, ConvertOptions};
 use folio_core::model::Document;
 use std::path::PathBuf;
-
 
 use crate::common::{norm_title, outline, report_differences, Agreement};
 
@@ -23,8 +22,10 @@ fn data() -> PathBuf {
 }
 
 fn load(path: PathBuf) -> Document {
-    let options =
-        ConvertOptions { pdfium_library: Some(folio_testkit::paths::require_pdfium()), ..ConvertOptions::default() };
+    let options = ConvertOptions {
+        pdfium_library: Some(folio_testkit::paths::require_pdfium()),
+        ..ConvertOptions::default()
+    };
     convert_file(&path, &options).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -62,13 +63,12 @@ fn compare(label: &str, docs: &[(&str, Outline)]) -> (f64, f64) {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn uslm_review_guide_pdf_docx_markdown() {
     let d = data();
     let pdf = load(d.join("uslm/USLM-2_0-Review-Guide-v2_0_12.pdf"));
-    let docx = load(d.join("uslm/USLM-2_0-Review-Guide-v2_0_12-clean.docx")).unwrap();
-    let md = load(d.join("uslm/USLM-2_0-Review-Guide-v2_0_12.md")).unwrap();
+    let docx = load(d.join("uslm/USLM-2_0-Review-Guide-v2_0_12-clean.docx"));
+    let md = load(d.join("uslm/USLM-2_0-Review-Guide-v2_0_12.md"));
     let (h, l) = compare(
         "USLM Review Guide",
         &[("pdf", normalised(&pdf)), ("docx", normalised(&docx)), ("md", normalised(&md))],
@@ -77,13 +77,12 @@ fn uslm_review_guide_pdf_docx_markdown() {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn debian_policy_pdf_text_epub() {
     let d = data();
     let pdf = load(d.join("debian-policy/policy.pdf"));
-    let txt = load(d.join("debian-policy/policy.txt")).unwrap();
-    let epub = load(d.join("debian-policy/policy.epub")).unwrap();
+    let txt = load(d.join("debian-policy/policy.txt"));
+    let epub = load(d.join("debian-policy/policy.epub"));
     let (h, l) = compare(
         "Debian Policy",
         &[("pdf", normalised(&pdf)), ("text", normalised(&txt)), ("epub", normalised(&epub))],

@@ -15,8 +15,11 @@ use folio_core::model::Document;
 use regex::Regex;
 use std::path::PathBuf;
 
-
 use crate::common::headings;
+
+fn shared() -> PathBuf {
+    folio_testkit::paths::shared_dir()
+}
 
 /// The file's bytes; the test fails, saying what is missing, without the data or the PDF engine.
 fn input(rel: &str) -> Vec<u8> {
@@ -111,7 +114,6 @@ fn markdown_headings(md: &str) -> Vec<(String, u8)> {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn uslm_user_guide_outline() {
     let bytes = input("data/uslm/USLM-User-Guide.pdf");
@@ -157,7 +159,6 @@ fn uslm_user_guide_outline() {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn debian_policy_outline() {
     let bytes = input("data/debian-policy/policy.pdf");
@@ -189,7 +190,6 @@ fn debian_policy_outline() {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn review_guide_numbers() {
     let bytes = input("data/uslm/USLM-2_0-Review-Guide-v2_0_12.pdf");
@@ -208,7 +208,6 @@ fn review_guide_numbers() {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn federal_register_columns() {
     let bytes = input("data/pdf/federal-register-2020-17221.pdf");

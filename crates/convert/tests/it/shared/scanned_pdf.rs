@@ -20,7 +20,6 @@ use std::time::Instant;
 use folio_testkit::pdf as pdf_file;
 use pdf_file::pdf_from_objects;
 
-
 const SCAN_DPI: u32 = 150;
 
 /// The original PDF; the test fails, saying what is missing, without it, PDFium, Tesseract or pdftoppm.
@@ -33,7 +32,10 @@ fn original() -> PathBuf {
     if let Err(e) = OcrEngine::load(&OcrOptions::default()) {
         panic!("{e} (apt-get install tesseract-ocr tesseract-ocr-eng)");
     }
-    assert!(Command::new("pdftoppm").arg("-v").output().is_ok(), "pdftoppm not installed (apt-get install poppler-utils)");
+    assert!(
+        Command::new("pdftoppm").arg("-v").output().is_ok(),
+        "pdftoppm not installed (apt-get install poppler-utils)"
+    );
     path
 }
 
@@ -119,7 +121,6 @@ fn norm(s: &str) -> String {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn a_scanned_copy_reads_like_the_original() {
     let path = original();

@@ -1,7 +1,7 @@
 //! The two public laws in `../shared/data/uslm`, converted and checked against counts taken from the
 //! XML independently of the converter.
 
-use folio_convert::{convert_file, ConvertOptions};
+use folio_convert::{convert_file, detect_format, ConvertOptions};
 use folio_core::model::{collapse_whitespace, BlockKind, Format};
 use quick_xml::events::Event;
 use quick_xml::Reader;
@@ -122,7 +122,6 @@ fn truth(path: &Path) -> Truth {
 }
 
 #[test]
-
 #[ignore = "needs ../shared; scripts/test.sh runs it"]
 fn public_laws() {
     let dir = shared();

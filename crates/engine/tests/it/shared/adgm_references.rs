@@ -18,7 +18,7 @@ use folio_core::crossref::{name_key, CrossIndex, CrossReference, SectionIndex};
 use folio_core::tokens::WordCounter;
 use folio_index::exact::document_label;
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn data() -> PathBuf {
     folio_testkit::paths::shared_dir().join("data/obliqa")
@@ -71,7 +71,6 @@ struct Tally {
 }
 
 #[test]
-
 #[ignore = "needs ../shared; scripts/test.sh runs it"]
 fn adgm_cross_references_are_found_and_resolved() {
     let root = data();

@@ -18,7 +18,10 @@ fn root() -> PathBuf {
 }
 
 fn inputs() -> (PathBuf, Vec<PathBuf>) {
-    let model = folio_testkit::paths::require_asset("potion-base-2M/model.safetensors").parent().unwrap().to_path_buf();
+    let model = folio_testkit::paths::require_asset("potion-base-2M/model.safetensors")
+        .parent()
+        .unwrap()
+        .to_path_buf();
     let data = folio_testkit::paths::require_shared("data/obliqa/documents");
     let entries = std::fs::read_dir(&data).expect("the ObliQA documents folder reads");
     let wanted = ["GEN_", "COBS_", "PIN_", "FSMR ", "GLO_"];
@@ -42,7 +45,6 @@ enum Want {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn identifier_queries_rank_their_target_first() {
     let (model, files) = inputs();

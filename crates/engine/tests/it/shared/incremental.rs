@@ -3,10 +3,9 @@
 //! only the chunks around it; unchanged chunks keep their vectors. Prints both ingest times.
 //! Skips with a message when the data or `.assets/potion-base-2M` is absent.
 
-use folio_core::cancel::Cancel;
 use folio_ai::{AiError, Embedder, StaticEmbedder};
+use folio_core::cancel::Cancel;
 use folio_engine::{Library, LibraryOptions, SearchOptions};
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -37,10 +36,12 @@ impl Embedder for Counting {
 }
 
 #[test]
-
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn only_changed_chunks_are_embedded_again() {
-    let model = folio_testkit::paths::require_asset("potion-base-2M/model.safetensors").parent().unwrap().to_path_buf();
+    let model = folio_testkit::paths::require_asset("potion-base-2M/model.safetensors")
+        .parent()
+        .unwrap()
+        .to_path_buf();
     let gen = folio_testkit::paths::require_shared("data/obliqa/documents/GEN_VER08.181223.txt");
     let embedder =
         Arc::new(Counting { inner: StaticEmbedder::load(&model).unwrap(), texts: AtomicUsize::new(0) });

@@ -85,6 +85,15 @@ pub(super) fn has_eof_marker(bytes: &[u8]) -> bool {
     tail.windows(5).any(|w| w == b"%%EOF")
 }
 
+/// Runs `f` with this process's PDFium, holding the engine's lock. PDFium can be bound only once
+/// per process, so anything else in a process that converts PDFs (a tool rendering pages, a test)
+/// must use the converter's binding through here rather than bind its own.
+pub fn with_pdfium<T>(options: &ConvertOptions, f: impl FnOnce(&Pdfium) -> T) -> Result<T, ErrorKind> {
+    let pdfium = engine(options)?;
+    let _guard = ENGINE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    Ok(f(pdfium))
+}
+
 /// Opens `bytes` as a document and runs `f` on it, holding the engine's lock; a panic inside
 /// pdfium's wrapper becomes a `Corrupt` error for this file.
 pub(super) fn with_document<T>(

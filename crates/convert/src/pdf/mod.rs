@@ -41,7 +41,7 @@ mod titles;
 mod toc;
 
 pub use bookmarks::{read_outline, OutlineEntry};
-pub use engine::find_pdfium_library;
+pub use engine::{find_pdfium_library, with_pdfium};
 pub use render::{render_page, RenderedPage};
 pub use titles::normalise_title;
 

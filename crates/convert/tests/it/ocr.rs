@@ -5,7 +5,7 @@
 //! (scripts/setup-assets.sh): ignored by a plain `cargo test`; when run, a missing one fails them.
 
 use folio_convert::ocr::{find_tessdata, OcrEngine, OcrError, OcrOptions, OcrWord};
-use folio_convert::pdf::find_pdfium_library;
+use folio_convert::pdf::with_pdfium;
 use folio_convert::ConvertOptions;
 use pdfium_render::prelude::*;
 use std::sync::OnceLock;
@@ -63,29 +63,31 @@ fn render_page() -> Result<Page, String> {
         ],
         "",
     );
-    let path = find_pdfium_library(&ConvertOptions::default())
-        .ok_or("libpdfium.so not found (set FOLIO_PDFIUM or add .assets/pdfium/)")?;
-    let pdfium = Pdfium::new(Pdfium::bind_to_library(&path).map_err(|e| format!("{}: {e}", path.display()))?);
-    let doc = pdfium.load_pdf_from_byte_slice(&pdf, None).map_err(|e| e.to_string())?;
-    let page = doc.pages().get(0).map_err(|e| e.to_string())?;
-    // BGRx, then gray here: pdfium draws nothing into a PdfBitmapFormat::Gray bitmap.
-    let config =
-        PdfRenderConfig::new().set_target_width(612 * DPI as i32 / 72).set_format(PdfBitmapFormat::BGRx);
-    let bitmap = page.render_with_config(&config).map_err(|e| e.to_string())?;
-    let (width, height) = (bitmap.width() as u32, bitmap.height() as u32);
-    let bgrx = bitmap.as_raw_bytes();
-    let bgrx_stride = bgrx.len() / height as usize;
-    assert!(bgrx_stride >= 4 * width as usize);
-    // Rows of `width` gray bytes padded to a stride of `width + 3`, to exercise the stride.
-    let stride = width + 3;
-    let mut pixels = Vec::with_capacity((stride * height) as usize);
-    for row in bgrx.chunks(bgrx_stride) {
-        let luminance = |p: &[u8]| ((p[2] as u32 * 299 + p[1] as u32 * 587 + p[0] as u32 * 114) / 1000) as u8;
-        pixels.extend(row[..4 * width as usize].chunks(4).map(luminance));
-        pixels.extend([0, 0, 0]);
-    }
-    assert_eq!((width, height), (1275, 1650));
-    Ok((pixels, width, height, stride))
+    let rendered = with_pdfium(&ConvertOptions::default(), |pdfium| -> Result<Page, String> {
+        let doc = pdfium.load_pdf_from_byte_slice(&pdf, None).map_err(|e| e.to_string())?;
+        let page = doc.pages().get(0).map_err(|e| e.to_string())?;
+        // BGRx, then gray here: pdfium draws nothing into a PdfBitmapFormat::Gray bitmap.
+        let config =
+            PdfRenderConfig::new().set_target_width(612 * DPI as i32 / 72).set_format(PdfBitmapFormat::BGRx);
+        let bitmap = page.render_with_config(&config).map_err(|e| e.to_string())?;
+        let (width, height) = (bitmap.width() as u32, bitmap.height() as u32);
+        let bgrx = bitmap.as_raw_bytes();
+        let bgrx_stride = bgrx.len() / height as usize;
+        assert!(bgrx_stride >= 4 * width as usize);
+        // Rows of `width` gray bytes padded to a stride of `width + 3`, to exercise the stride.
+        let stride = width + 3;
+        let mut pixels = Vec::with_capacity((stride * height) as usize);
+        for row in bgrx.chunks(bgrx_stride) {
+            let luminance =
+                |p: &[u8]| ((p[2] as u32 * 299 + p[1] as u32 * 587 + p[0] as u32 * 114) / 1000) as u8;
+            pixels.extend(row[..4 * width as usize].chunks(4).map(luminance));
+            pixels.extend([0, 0, 0]);
+        }
+        Ok((pixels, width, height, stride))
+    })
+    .map_err(|e| e.to_string())??;
+    assert_eq!((rendered.1, rendered.2), (1275, 1650));
+    Ok(rendered)
 }
 
 /// How many of `expected`'s words `got` has, in order (longest common subsequence).

@@ -29,10 +29,11 @@
 //! assert_eq!(a.definitions[0].term, "Client");
 //! let r = &a.references[0];
 //! assert_eq!((r.label.as_str(), r.target_section.as_deref()), ("Rule 2.1", Some(rule.id.as_str())));
-//! // Every chunk knows its section and parent chain.
+//! // Every chunk knows the sections whose text it holds (small neighbours are merged into one
+//! // chunk), and its parent chain.
 //! let chunk = a.chunks.iter().find(|c| c.text.contains("honestly")).unwrap();
-//! assert_eq!(chunk.section_id, rule.id);
-//! assert!(chunk.parent_chain.iter().any(|h| h == "2 Conduct"), "{:?}", chunk.parent_chain);
+//! assert!(chunk.section_ids.contains(&rule.id), "{:?}", chunk.section_ids);
+//! assert_eq!(chunk.parent_chain.first().map(String::as_str), Some("COBS"), "{:?}", chunk.parent_chain);
 //! ```
 pub mod analysis;
 pub mod cancel;

@@ -15,6 +15,8 @@ fn opts() -> ConvertOptions {
 }
 
 #[test]
+
+#[ignore = "needs ../shared; scripts/test.sh runs it"]
 fn uslm_review_guide_docx_and_markdown_give_the_same_outline() {
     let data = shared_data();
     let docx = convert_file(&data.join("uslm/USLM-2_0-Review-Guide-v2_0_12-clean.docx"), &opts()).unwrap();
@@ -47,6 +49,8 @@ fn uslm_review_guide_docx_and_markdown_give_the_same_outline() {
 }
 
 #[test]
+
+#[ignore = "needs ../shared; scripts/test.sh runs it"]
 fn debian_policy_epub_and_chapter_html_give_the_same_outline() {
     let data = shared_data();
     let dir = data.join("debian-policy");

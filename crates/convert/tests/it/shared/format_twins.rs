@@ -15,7 +15,6 @@ fn opts() -> ConvertOptions {
 }
 
 #[test]
-
 #[ignore = "needs ../shared; scripts/test.sh runs it"]
 fn uslm_review_guide_docx_and_markdown_give_the_same_outline() {
     let data = shared_data();
@@ -49,7 +48,6 @@ fn uslm_review_guide_docx_and_markdown_give_the_same_outline() {
 }
 
 #[test]
-
 #[ignore = "needs ../shared; scripts/test.sh runs it"]
 fn debian_policy_epub_and_chapter_html_give_the_same_outline() {
     let data = shared_data();

@@ -29,6 +29,8 @@ pub mod instance;
 mod library;
 mod outcome;
 mod recovery;
+/// Progress for a UI, thinned to a few events a second.
+mod throttle;
 mod watcher;
 mod workspace;
 
@@ -37,9 +39,9 @@ pub use error::{EngineError, ErrorCode};
 pub use folio_ai::keys::KeyStatus;
 pub use folio_core::cancel::Cancel;
 pub use workspace::{
-    BackendError, DocumentStats, DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage,
-    ProgressThrottle, Rect, SearchRequest, SectionFilter, SectionView, Settings, SettingsChange, TableMark,
-    TermMark, WatchedFolder, Weights, Workspace,
+    BackendError, DocumentStats, DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage, Rect,
+    SearchRequest, SectionFilter, SectionView, Settings, SettingsChange, TableMark, TermMark, WatchedFolder,
+    Weights, Workspace,
 };
 
 /// Call first thing in a shell's `main`: in a process started as a converter worker, converts
@@ -69,4 +71,5 @@ pub use library::{
     SectionText, Stage, SyncPlan, DEFAULT_CHUNK_TOKENS, DEFAULT_DEPTH,
 };
 pub use outcome::FileFailure;
+pub use throttle::ProgressThrottle;
 pub use watcher::{FolderWatcher, SyncReport};

@@ -2,7 +2,7 @@
 # Incremental re-indexing with the default model: ingests the General Rulebook (../shared/data/obliqa,
 # ~100 pages) into a scratch library with `folio ingest`, rewords one paragraph (Rule 2.2.1), ingests
 # again, and prints both wall times, folio's summary line each time and the ratio. The counting test
-# (crates/engine/tests/incremental.rs) checks which chunks are embedded again; this measures time.
+# (crates/engine/tests/it/shared/incremental.rs) checks which chunks are embedded again; this measures time.
 #
 #   scripts/bench/incremental.sh [minilm|fast]
 set -euo pipefail

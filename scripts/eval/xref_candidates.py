@@ -5,7 +5,7 @@ Each candidate is a reference written in an ObliQA gold passage, with the passag
 looked up among the target rulebook's own passage ids (the most specific one that exists). The
 candidates are printed with their sentence and the start of the target passage so a person can check
 each by reading; the checked lines are kept in crates/engine/tests/data/adgm_references.tsv, which
-the test `crates/engine/tests/adgm_references.rs` scores.
+the test `crates/engine/tests/it/shared/adgm_references.rs` scores.
 
     scripts/eval/xref_candidates.py [--per-form N] [--seed S] > /tmp/candidates.txt
 

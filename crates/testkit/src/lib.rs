@@ -8,6 +8,8 @@
 //! - [`http`]: a loopback HTTP/1.1 server for the LLM and embedding clients' tests.
 //! - [`pdf`]: PDF files written from their objects, for converter and limit tests.
 //! - [`files`]: files under a folder, and those containing some bytes (a key must be in none).
+//! - [`embedder`]: a deterministic, model-free embedder (the hashing trick), and [`library`]: a
+//!   temporary library embedded with it — the engine end to end without `.assets`.
 //!
 //! ```
 //! let root = folio_testkit::paths::repo_root();
@@ -16,7 +18,9 @@
 //! assert!(pdf.starts_with(b"%PDF-"));
 //! ```
 
+pub mod embedder;
 pub mod files;
 pub mod http;
+pub mod library;
 pub mod paths;
 pub mod pdf;

@@ -1,6 +1,6 @@
 //! One writer per library: a second opening (another process, or here another handle) is
 //! read-only and says so; searches still work there; the lock goes with its holder.
-//! Skips with a message when `.assets/potion-base-2M` is absent.
+//! Embedded with the test kit's hashing embedder: no model files needed.
 
 use folio_core::cancel::Cancel;
 use folio_core::fusion::Channel;
@@ -9,14 +9,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 fn open(dir: &Path) -> Library {
-    let model = folio_testkit::paths::require_asset("potion-base-2M/model.safetensors");
-    let embedder = Arc::new(folio_ai::StaticEmbedder::load(model.parent().unwrap()).unwrap());
+    let embedder = Arc::new(folio_testkit::embedder::HashingEmbedder::default());
     Library::open(dir, embedder, LibraryOptions { in_memory_vectors: true, ..LibraryOptions::default() })
         .unwrap()
 }
 
 #[test]
-#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn a_second_opening_reads_only() {
     let dir = tempfile::tempdir().unwrap();
     let mut writer = open(dir.path());

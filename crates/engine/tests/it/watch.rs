@@ -1,9 +1,9 @@
 //! Watched folders: files added, modified, renamed and deleted while the watcher runs reach the
 //! library within 2 s of the last change; temporary and lock files never do; changes made while
 //! the library was closed are found by the rescan on start; a file that failed is not tried again
-//! until it changes. Prints each latency. Skips when `.assets/potion-base-2M` is absent.
+//! until it changes. Prints each latency. Embedded with the test kit's hashing embedder (no model files).
 
-use folio_ai::StaticEmbedder;
+use folio_testkit::embedder::HashingEmbedder;
 use folio_engine::{FolderWatcher, Library, LibraryOptions, SyncReport};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -13,9 +13,7 @@ use std::time::{Duration, Instant};
 
 const LIMIT: Duration = Duration::from_secs(2);
 
-fn model() -> PathBuf {
-    folio_testkit::paths::require_asset("potion-base-2M/model.safetensors").parent().unwrap().to_path_buf()
-}
+
 
 fn rules(title: &str, word: &str) -> String {
     format!(
@@ -30,7 +28,7 @@ struct Running {
     reports: Receiver<SyncReport>,
 }
 
-fn start(lib_dir: &Path, embedder: Arc<StaticEmbedder>) -> Running {
+fn start(lib_dir: &Path, embedder: Arc<HashingEmbedder>) -> Running {
     let lib = Arc::new(RwLock::new(Library::open(lib_dir, embedder, LibraryOptions::default()).unwrap()));
     let (tx, reports) = channel();
     let watcher = FolderWatcher::start(lib.clone(), Arc::new(Mutex::new(())), move |r| {
@@ -75,10 +73,9 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 }
 
 #[test]
-#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn the_library_follows_a_watched_folder() {
-    let model = model();
-    let embedder = Arc::new(StaticEmbedder::load(&model).unwrap());
+    // The hashing embedder: the folder watcher's plumbing needs no model files.
+    let embedder = Arc::new(HashingEmbedder::default());
     let lib_dir = tempfile::tempdir().unwrap();
     let folder = tempfile::tempdir().unwrap();
     let f = |n: &str| folder.path().join(n);

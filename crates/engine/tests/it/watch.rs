@@ -6,7 +6,7 @@
 use folio_testkit::embedder::HashingEmbedder;
 use folio_engine::{FolderWatcher, Library, LibraryOptions, SyncReport};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};

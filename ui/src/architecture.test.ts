@@ -31,8 +31,11 @@ describe('architecture', () => {
     const html = readFileSync(join(SRC, '..', 'index.html'), 'utf8');
     const scripts = html.match(/<script\b[^>]*>([\s\S]*?)<\/script>/g) ?? [];
     for (const s of scripts) expect(s).toMatch(/<script[^>]*\bsrc=["'][^"']+["'][^>]*>\s*<\/script>/);
-    const css = readFileSync(join(SRC, 'styles.css'), 'utf8');
-    expect(css).not.toMatch(/url\(\s*['"]?https?:|@import/);
+    const stylesheets = readdirSync(join(SRC, 'styles')).filter((f) => f.endsWith('.css'));
+    expect(stylesheets.length).toBeGreaterThan(0);
+    for (const f of stylesheets) {
+      expect(readFileSync(join(SRC, 'styles', f), 'utf8'), f).not.toMatch(/url\(\s*['"]?https?:|@import/);
+    }
     for (const f of sources) expect(readFileSync(f, 'utf8'), f).not.toMatch(/<(?:script|link)[^>]+https?:\/\//);
   });
 });

@@ -15,7 +15,8 @@ pub fn temp_library() -> (tempfile::TempDir, Library) {
 
 /// Opens (or creates) the library in `dir` with the hashing embedder, its vectors in LanceDB.
 pub fn open_library(dir: &Path) -> Library {
-    Library::open(dir, Arc::new(HashingEmbedder::default()), LibraryOptions::default()).expect("the library opens")
+    Library::open(dir, Arc::new(HashingEmbedder::default()), LibraryOptions::default())
+        .expect("the library opens")
 }
 
 #[cfg(test)]

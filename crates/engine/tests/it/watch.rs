@@ -3,8 +3,8 @@
 //! the library was closed are found by the rescan on start; a file that failed is not tried again
 //! until it changes. Prints each latency. Embedded with the test kit's hashing embedder (no model files).
 
-use folio_testkit::embedder::HashingEmbedder;
 use folio_engine::{FolderWatcher, Library, LibraryOptions, SyncReport};
+use folio_testkit::embedder::HashingEmbedder;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::mpsc::{channel, Receiver};
@@ -12,8 +12,6 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 const LIMIT: Duration = Duration::from_secs(2);
-
-
 
 fn rules(title: &str, word: &str) -> String {
     format!(

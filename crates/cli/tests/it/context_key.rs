@@ -32,7 +32,7 @@ fn the_key_is_nowhere_on_disk_or_in_output() {
             .env("XDG_CONFIG_HOME", home.path().join(".config"))
             .env("XDG_CACHE_HOME", home.path().join(".cache"))
             .env("ANTHROPIC_API_KEY", KEY)
-            .env("FOLIO_ASSETS_DIR", root().join(".assets"))
+            .env("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir())
             .env_remove("DBUS_SESSION_BUS_ADDRESS")
             .args(["--model", "fast", "ingest", "--context", "anthropic", "--context-url", &server.url])
             .arg(&docs)

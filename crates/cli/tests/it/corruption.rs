@@ -18,7 +18,7 @@ fn folio(lib: &Path, args: &[&str]) -> Output {
 
 fn folio_with(lib: &Path, model: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_folio"))
-        .env("FOLIO_ASSETS_DIR", root().join(".assets"))
+        .env("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir())
         .args(["--model", model, "--library"])
         .arg(lib)
         .args(args)
@@ -181,7 +181,7 @@ fn corrupt_catalog_page() {
 
     // A repair with another model than the library's finds no records of its own: it says so and
     // leaves the store as it was.
-    if root().join(".assets/minilm/model.safetensors").is_file() {
+    if folio_testkit::paths::assets_dir().join("minilm/model.safetensors").is_file() {
         let o = folio_with(&lib, "minilm", &["repair"]);
         let t = text(&o);
         assert!(!o.status.success() && t.contains("no records for all-MiniLM-L6-v2"), "{t}");

@@ -10,10 +10,6 @@ use std::time::{Duration, Instant};
 use folio_testkit::pdf as pdf_file;
 use pdf_file::pdf_from_objects;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn require_models() {
     for a in ["potion-base-2M/model.safetensors", "minilm/vocab.txt"] {
         folio_testkit::paths::require_asset(a);
@@ -24,7 +20,7 @@ fn require_models() {
 fn ingest(lib: &Path, dir: &Path, flags: &[&str]) -> (String, f64) {
     let t = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_folio"))
-        .env("FOLIO_ASSETS_DIR", root().join(".assets"))
+        .env("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir())
         .args(["--model", "fast", "--library"])
         .arg(lib)
         .args(["ingest", "--context", "structural"])

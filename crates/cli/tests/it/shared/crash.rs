@@ -6,17 +6,13 @@
 //! every outcome. Skips when the data or assets are absent.
 
 use folio_engine::{assets, Library, SearchOptions};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn ingest(lib: &Path, docs: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_folio"));
-    c.env("FOLIO_ASSETS_DIR", root().join(".assets"))
+    c.env("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir())
         .args(["--model", "fast", "--library"])
         .arg(lib)
         .args(["ingest", "--context", "structural"])
@@ -29,7 +25,7 @@ fn ingest(lib: &Path, docs: &Path) -> Command {
 /// Opens the library and checks it, then removes every `drop_every`-th document so the next
 /// ingest has work to be killed in: returns (whole documents, rolled back on open).
 fn check(lib: &Path, drop_every: usize) -> (usize, usize) {
-    std::env::set_var("FOLIO_ASSETS_DIR", root().join(".assets"));
+    std::env::set_var("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir());
     let (embedder, options) = assets::library_setup(assets::EmbeddingModel::Fast).unwrap();
     let l = Library::open(lib, embedder, options).expect("the library opens after a crash");
     let repaired = l.repaired().len();

@@ -6,13 +6,8 @@
 
 use folio_engine::{assets, Library, SearchOptions};
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 const QUERIES: &[&str] = &[
     "Authorised Person",
@@ -30,7 +25,7 @@ const QUERIES: &[&str] = &[
 fn a_reader_searches_while_another_process_ingests() {
     let docs = folio_testkit::paths::require_shared("data/obliqa/documents");
     folio_testkit::paths::require_asset("potion-base-2M/model.safetensors");
-    std::env::set_var("FOLIO_ASSETS_DIR", root().join(".assets"));
+    std::env::set_var("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir());
     let dir = tempfile::tempdir().unwrap();
     let lib_dir = dir.path().join("lib");
     // The writer starts first and takes the write lock; the reader waits until it has.

@@ -10,12 +10,8 @@
 
 use folio_core::cancel::Cancel;
 use folio_engine::{Library, LibraryOptions, SearchOptions};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn inputs() -> (PathBuf, Vec<PathBuf>) {
     let model = folio_testkit::paths::require_asset("potion-base-2M/model.safetensors")
@@ -52,7 +48,7 @@ fn identifier_queries_rank_their_target_first() {
     let embedder = Arc::new(folio_ai::StaticEmbedder::load(&model).unwrap());
     let options = LibraryOptions {
         in_memory_vectors: true,
-        vocab: Some(root().join(".assets/minilm/vocab.txt")).filter(|p| p.is_file()),
+        vocab: Some(folio_testkit::paths::assets_dir().join("minilm/vocab.txt")).filter(|p| p.is_file()),
         ..LibraryOptions::default()
     };
     let mut lib = Library::open(dir.path(), embedder, options).unwrap();

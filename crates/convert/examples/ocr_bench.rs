@@ -14,7 +14,7 @@
 //! fast as release here: the time is spent in libtesseract.)
 
 use folio_convert::ocr::{OcrEngine, OcrOptions};
-use folio_convert::pdf::find_pdfium_library;
+use folio_convert::pdf::with_pdfium;
 use folio_convert::ConvertOptions;
 use pdfium_render::prelude::*;
 use std::time::Instant;
@@ -169,26 +169,27 @@ fn body_text_pdf(size: f32) -> Vec<u8> {
 
 /// Every page of `pdf` at `dpi`, as gray pixels (pdfium renders BGRx; converted here).
 fn render(pdf: &[u8], dpi: u32) -> Vec<Page> {
-    let path = find_pdfium_library(&ConvertOptions::default())
-        .unwrap_or_else(|| fail("libpdfium.so not found (set FOLIO_PDFIUM or run scripts/setup-assets.sh)"));
-    let bindings = Pdfium::bind_to_library(&path).unwrap_or_else(|e| fail(&e.to_string()));
-    let pdfium = Pdfium::new(bindings);
-    let doc = pdfium.load_pdf_from_byte_slice(pdf, None).unwrap_or_else(|e| fail(&e.to_string()));
-    let mut pages = Vec::new();
-    for page in doc.pages().iter() {
-        let width = (page.width().value * dpi as f32 / 72.0).round() as i32;
-        let config = PdfRenderConfig::new().set_target_width(width).set_format(PdfBitmapFormat::BGRx);
-        let bitmap = page.render_with_config(&config).unwrap_or_else(|e| fail(&e.to_string()));
-        let (w, h) = (bitmap.width() as u32, bitmap.height() as u32);
-        let bgrx = bitmap.as_raw_bytes();
-        let stride = bgrx.len() / h as usize;
-        let gray = bgrx
-            .chunks(stride)
-            .flat_map(|row| row[..4 * w as usize].chunks(4))
-            .map(|p| ((p[2] as u32 * 299 + p[1] as u32 * 587 + p[0] as u32 * 114) / 1000) as u8)
-            .collect();
-        pages.push((gray, w, h));
-    }
+    // The converter's one PDFium binding (pdfium-render binds once per process).
+    let pages = with_pdfium(&ConvertOptions::default(), |pdfium| {
+        let doc = pdfium.load_pdf_from_byte_slice(pdf, None).unwrap_or_else(|e| fail(&e.to_string()));
+        let mut pages = Vec::new();
+        for page in doc.pages().iter() {
+            let width = (page.width().value * dpi as f32 / 72.0).round() as i32;
+            let config = PdfRenderConfig::new().set_target_width(width).set_format(PdfBitmapFormat::BGRx);
+            let bitmap = page.render_with_config(&config).unwrap_or_else(|e| fail(&e.to_string()));
+            let (w, h) = (bitmap.width() as u32, bitmap.height() as u32);
+            let bgrx = bitmap.as_raw_bytes();
+            let stride = bgrx.len() / h as usize;
+            let gray = bgrx
+                .chunks(stride)
+                .flat_map(|row| row[..4 * w as usize].chunks(4))
+                .map(|p| ((p[2] as u32 * 299 + p[1] as u32 * 587 + p[0] as u32 * 114) / 1000) as u8)
+                .collect();
+            pages.push((gray, w, h));
+        }
+        pages
+    })
+    .unwrap_or_else(|e| fail(&e.to_string()));
     if pages.is_empty() {
         fail("the PDF has no pages");
     }

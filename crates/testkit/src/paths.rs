@@ -25,11 +25,6 @@ pub fn shared_dir() -> PathBuf {
     }
 }
 
-/// Whether the shared test data is present.
-pub fn shared_present() -> bool {
-    shared_dir().join("data").is_dir()
-}
-
 /// `rel` under the assets, or the test fails saying how to get it.
 pub fn require_asset(rel: &str) -> PathBuf {
     let path = assets_dir().join(rel);

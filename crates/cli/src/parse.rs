@@ -39,6 +39,9 @@ pub struct ParseArgs {
     /// Print only the outline (text output).
     #[arg(long)]
     pub outline_only: bool,
+    /// With --json, add the extracted text (`document.text`, which every `span` indexes).
+    #[arg(long, requires = "json")]
+    pub text: bool,
 }
 
 /// The token counter of the default embedding model, or a word estimate when its vocabulary is absent.
@@ -75,7 +78,7 @@ pub fn run(args: &ParseArgs) -> ExitCode {
                 let result = if args.json {
                     serde_json::to_writer(
                         &mut out,
-                        &JsonDocument::new(&analysis, counter.describe(), &config),
+                        &JsonDocument::new(&analysis, counter.describe(), &config, args.text),
                     )
                     .map_err(std::io::Error::other)
                     .and_then(|_| writeln!(out))
@@ -207,6 +210,9 @@ struct JsonMeta<'a> {
     blocks: usize,
     characters: usize,
     warnings: &'a [String],
+    /// The extracted text, with `--text` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -258,7 +264,7 @@ fn tables(a: &Analysis) -> Vec<JsonTable<'_>> {
 }
 
 impl<'a> JsonDocument<'a> {
-    fn new(a: &'a Analysis, counter: String, config: &ChunkerConfig) -> Self {
+    fn new(a: &'a Analysis, counter: String, config: &ChunkerConfig, with_text: bool) -> Self {
         let m = &a.document.meta;
         let secs = &a.outline.sections;
         JsonDocument {
@@ -272,6 +278,7 @@ impl<'a> JsonDocument<'a> {
                 blocks: a.document.blocks.len(),
                 characters: a.document.text.chars().count(),
                 warnings: &m.warnings,
+                text: with_text.then_some(a.document.text.as_str()),
             },
             chunker: JsonChunker {
                 max_tokens: config.max_tokens,

@@ -71,7 +71,7 @@ describe('FakeBackend reading', () => {
     expect(o.sections[s211.parent_ord!].section_id).toBe('sec_2_1');
 
     const v = await b.show('1', 'sec_2_1_2');
-    const term = v.terms.find((t) => t.key === 'authorised person')!;
+    const term = v.terms.find((t) => t.key === 'authorised_person')!;
     expect(v.text.slice(term.start, term.end)).toBe('Authorised Person');
     const link = v.links.find((l) => l.label === 'Rule 2.1.3')!;
     expect(v.text.slice(link.start, link.end)).toBe('Rule 2.1.3');
@@ -87,7 +87,7 @@ describe('FakeBackend reading', () => {
     const b = new FakeBackend();
     const r = await b.references('GEN', 'sec_2_1_1');
     const from = r.incoming.map((x) => `${x.doc_id}:${x.from_section}`);
-    expect(from).toContain('2:sec_authorised_person');
+    expect(from).toContain('2:s_1_1_2');
     expect(from).toContain('1:sec_2_2');
   });
 
@@ -95,7 +95,7 @@ describe('FakeBackend reading', () => {
     const b = new FakeBackend();
     const d = await b.define('authorised persons');
     expect(d).toHaveLength(1);
-    expect(d[0]).toMatchObject({ document: 'GLO', section_id: 'sec_authorised_person' });
+    expect(d[0]).toMatchObject({ document: 'GLO', section_id: 's_1_1_2', term: 'Authorised Person' });
     const all = await b.definitions();
     expect(all.find((x) => x.term === 'Senior Management')?.scope_section).toBe('sec_2');
   });

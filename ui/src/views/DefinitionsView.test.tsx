@@ -11,16 +11,17 @@ describe('definitions', () => {
       'Authorised Person',
       'Controlled Function',
       'Regulated Activity',
+      'Regulator',
       'Senior Management',
     ]);
-    const senior = items[4];
-    await waitFor(() => expect(senior).toHaveTextContent('GEN 1.2 Interpretation · within 2 Core Principles'));
+    const senior = items[5];
+    await waitFor(() => expect(senior).toHaveTextContent('GEN 2.1 Principles for Authorised Persons · within 2 Core Principles'));
     expect(items[1]).toHaveTextContent('whole document');
 
     await user.type(screen.getByTestId('glossary-filter'), 'licence');
-    expect(screen.getAllByTestId('glossary-item').map((i) => i.dataset.key)).toEqual(['authorised person']);
+    expect(screen.getAllByTestId('glossary-item').map((i) => i.dataset.key)).toEqual(['authorised_person']);
 
     await user.click(screen.getByTestId('glossary-item'));
-    await waitFor(() => expect(screen.getByTestId('reader-heading')).toHaveAttribute('data-section-id', 'sec_authorised_person'));
+    await waitFor(() => expect(screen.getByTestId('reader-heading')).toHaveAttribute('data-section-id', 's_1_1_2'));
   });
 });

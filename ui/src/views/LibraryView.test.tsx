@@ -57,7 +57,7 @@ describe('library', () => {
     const rows = await screen.findAllByTestId('doc-row');
     expect(rows.map((r) => r.dataset.label)).toEqual(['GEN', 'GLO']);
     const cells = within(rows[0]).getAllByRole('cell').map((c) => c.textContent);
-    expect(cells.slice(0, 9)).toEqual(['General Rulebook', 'GEN', 'pdf', '5', '11', '11', '1', '6', 'indexed']);
+    expect(cells.slice(0, 9)).toEqual(['General Rulebook', 'GEN', 'pdf', '5', '12', '12', '2', '7', 'indexed']);
     expect(within(rows[1]).getAllByRole('cell')[3]).toHaveTextContent('—');
   });
 

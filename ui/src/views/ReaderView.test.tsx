@@ -25,8 +25,8 @@ describe('reader', () => {
   it('opens a document at its first section from the reader’s document list', async () => {
     const { user } = renderApp(stubBackend(), { view: 'reader' });
     await user.click(await screen.findByRole('button', { name: /GEN General Rulebook/ }));
-    await expectSection('sec_1');
-    expect(screen.getByTestId('reader-heading')).toHaveTextContent('1 Introduction');
+    await expectSection('s_1');
+    expect(screen.getByTestId('reader-heading')).toHaveTextContent('General Rulebook');
     expect(screen.getByTestId('back')).toBeDisabled();
   });
 
@@ -37,7 +37,7 @@ describe('reader', () => {
     expect(text).toHaveTextContent('An Authorised Person must act with due skill, care and diligence');
     const term = within(text).getAllByTestId('term')[0];
     expect(term).toHaveTextContent('Authorised Person');
-    expect(term).toHaveAttribute('data-key', 'authorised person');
+    expect(term).toHaveAttribute('data-key', 'authorised_person');
     expect(term).toHaveAttribute('tabindex', '0');
     const link = within(text).getByTestId('xref');
     expect(link).toHaveTextContent('Rule 2.1.3');
@@ -48,15 +48,15 @@ describe('reader', () => {
     const { user } = setup();
     await openVia(user, '2.3', 'sec_2_3');
     const text = screen.getByTestId('reader-text');
-    expect(text).toHaveTextContent('Records are kept for at least these periods.');
+    expect(text).toHaveTextContent('Records are kept for at least the periods in the table below.');
     const table = within(text).getByTestId('reader-table');
     const head = within(table).getAllByRole('columnheader').map((c) => c.textContent);
-    expect(head).toEqual(['Record', 'Retention period']);
+    expect(head).toEqual(['Record', 'Retention period (years)']);
     const rows = within(table).getAllByRole('row').slice(1);
     expect(rows.map((r) => Array.from(r.children).map((c) => c.textContent))).toEqual([
-      ['Client agreements', '6 years'],
-      ['Transaction records', '6 years'],
-      ['Complaints', '3 years'],
+      ['Client agreements', '6'],
+      ['Transaction records', '6'],
+      ['Complaints', '3'],
     ]);
     expect(within(rows[0]).getByRole('rowheader')).toHaveTextContent('Client agreements');
   });
@@ -121,11 +121,11 @@ describe('reader', () => {
     const define = vi.fn(stubBackend().define);
     const { user } = setup({ define });
     await openVia(user, '2.1.1', 'sec_2_1_1');
-    const term = screen.getAllByTestId('term').find((t) => t.dataset.key === 'authorised person')!;
+    const term = screen.getAllByTestId('term').find((t) => t.dataset.key === 'authorised_person')!;
 
     await user.hover(term);
     const popover = await screen.findByTestId('definition-popover');
-    await waitFor(() => expect(popover).toHaveTextContent('Authorised Person means a person, other than an Approved Individual'));
+    await waitFor(() => expect(popover).toHaveTextContent('“Authorised Person” means a person, other than an Approved Individual'));
     await waitFor(() => expect(popover).toHaveTextContent('Defined in GLO › Authorised Person'));
     expect(term).toHaveAttribute('aria-describedby', 'definition-popover');
 
@@ -137,14 +137,14 @@ describe('reader', () => {
     expect(define).toHaveBeenCalledTimes(1); // cached per term
 
     await user.click(within(screen.getByTestId('definition-popover')).getByText('Go to definition'));
-    await waitFor(() => expect(screen.getByTestId('reader-heading')).toHaveAttribute('data-section-id', 'sec_authorised_person'));
+    await waitFor(() => expect(screen.getByTestId('reader-heading')).toHaveAttribute('data-section-id', 's_1_1_2'));
     expect(screen.getByTestId('reader-heading')).toHaveTextContent('Authorised Person');
   });
 
   it('prefers the definition that applies in the current scope', async () => {
     const { user } = setup();
     await openVia(user, '2.1.3', 'sec_2_1_3');
-    const term = screen.getAllByTestId('term').find((t) => t.dataset.key === 'senior management')!;
+    const term = screen.getAllByTestId('term').find((t) => t.dataset.key === 'senior_management')!;
     fireEvent.focus(term);
     const popover = await screen.findByTestId('definition-popover');
     await waitFor(() => expect(popover).toHaveTextContent('responsible for the day-to-day management'));
@@ -178,7 +178,7 @@ describe('reader', () => {
     const backlinks = await screen.findAllByTestId('backlink');
     expect(backlinks.map((b) => b.textContent)).toEqual(expect.arrayContaining(['GLO Authorised Person', 'GEN 2.2 Principles for Approved Individuals']));
     await user.click(backlinks.find((b) => b.textContent?.startsWith('GLO'))!);
-    await expectSection('sec_authorised_person');
+    await expectSection('s_1_1_2');
     const out = await screen.findAllByTestId('reference');
     expect(out[0]).toHaveTextContent('GEN Rule 2.1.1');
     await user.click(out[0]);
@@ -206,12 +206,12 @@ describe('reader', () => {
     const pageImage = vi.fn(stubBackend().pageImage);
     const { user } = setup({ pageImage });
     await searchFor('controlled function');
-    await user.click(screen.getAllByTestId('hit-crumb').find((c) => c.textContent === 'Controlled Function')!);
-    await expectSection('sec_controlled_function');
+    await user.click(screen.getAllByTestId('hit-crumb').find((c) => c.textContent === '1 Defined terms')!);
+    await expectSection('sec_1');
     await user.click(screen.getByTestId('open-original'));
     const dialog = screen.getByTestId('original-dialog');
-    expect(dialog).toHaveTextContent('/Users/analyst/Rulebooks/GLO Glossary.docx');
-    expect(dialog).toHaveTextContent('Controlled Function means a function');
+    expect(dialog).toHaveTextContent('/Users/analyst/Rulebooks/GLO Glossary.md');
+    expect(dialog).toHaveTextContent('“Controlled Function” means a function');
     expect(screen.queryByTestId('page-image')).toBeNull();
     expect(pageImage).not.toHaveBeenCalled();
   });

@@ -8,3 +8,4 @@ mod context_key;
 mod corruption;
 mod limits;
 mod shared;
+mod ui_samples;

@@ -139,7 +139,7 @@ pub(super) fn convert_document(
     // Stage two.
     let mut body = body_style(&stats);
     body.spacing = measure_spacing(&lines, &body);
-    remove_page_furniture(&mut lines, &pages);
+    remove_page_furniture(&mut lines, &pages, &body);
     let toc = detect_toc(&mut lines, pages.len());
 
     let mut order: Vec<usize> = (0..lines.len()).filter(|&i| !lines[i].skip).collect();

@@ -141,8 +141,10 @@ fn has_words(s: &str) -> bool {
     s.chars().filter(|c| c.is_alphabetic()).count() >= 2
 }
 
-/// Marks running headers, footers and page numbers as skipped.
-pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo]) {
+/// Marks running headers, footers and page numbers as skipped. A line that opens or closes a page
+/// with the page's printed number ("4 Chapter 1. About") is furniture only when it is not set
+/// larger than the body text: a chapter heading "2 Core Principles" at the top of page 2 stays.
+pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo], body: &Body) {
     let npages = pages.len();
     // Margin candidates: lines in the top or bottom 11% of the page, plus the outermost line.
     let mut by_page: Vec<Vec<usize>> = vec![Vec::new(); npages];
@@ -218,6 +220,7 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo]) {
     for &i in &margin {
         let l = &lines[i];
         let numbered_furniture = outermost.contains(&i)
+            && l.size <= body.size * 1.15
             && best_offset.is_some_and(|off| {
                 edge_number(&l.text) == Some(l.page as i64 + 1 - off) && l.text.chars().count() <= 90
             });

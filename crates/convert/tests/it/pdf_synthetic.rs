@@ -9,7 +9,7 @@ use folio_convert::{convert_bytes, convert_file_guarded_reporting, ConvertOption
 use folio_core::cancel::Cancel;
 
 use crate::common::headings;
-use folio_testkit::pdf::pdf_from_objects;
+use folio_testkit::pdf::{text_op, text_pdf};
 
 /// Fails the test when PDFium is missing, saying how to get it.
 fn require_engine() {
@@ -19,47 +19,14 @@ fn require_engine() {
     );
 }
 
-/// Escapes a PDF literal string.
-fn lit(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)")
-}
-
 /// A text show operation: font 1 = Helvetica, 2 = Helvetica-Bold.
 fn text(x: f32, y: f32, size: f32, bold: bool, s: &str) -> String {
-    format!("BT /F{} {size} Tf {x} {y} Td ({}) Tj ET\n", if bold { 2 } else { 1 }, lit(s))
+    text_op(x, y, size, bold, s)
 }
 
 /// A PDF with one content stream per page and an optional trailer addition (e.g. /Encrypt).
 fn build_pdf(pages: &[String], extra_objects: &[String], trailer_extra: &str) -> Vec<u8> {
-    build_pdf_with_catalog(pages, extra_objects, trailer_extra, "")
-}
-
-/// As [`build_pdf`], with entries added to the catalog (e.g. /Outlines). Objects 1–4 are the
-/// catalog, the page tree and two fonts; pages take two objects each; `extra_objects` follow.
-fn build_pdf_with_catalog(
-    pages: &[String],
-    extra_objects: &[String],
-    trailer_extra: &str,
-    catalog_extra: &str,
-) -> Vec<u8> {
-    let mut objects: Vec<String> = Vec::new();
-    let n = pages.len();
-    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 5 + 2 * i)).collect();
-    objects.push(format!("<< /Type /Catalog /Pages 2 0 R {catalog_extra} >>"));
-    objects.push(format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")));
-    objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".into());
-    objects.push(
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>".into(),
-    );
-    for (i, content) in pages.iter().enumerate() {
-        objects.push(format!(
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents {} 0 R >>",
-            6 + 2 * i
-        ));
-        objects.push(format!("<< /Length {} >>\nstream\n{content}endstream", content.len()));
-    }
-    objects.extend(extra_objects.iter().cloned());
-    pdf_from_objects(&objects, trailer_extra)
+    text_pdf(pages, extra_objects, trailer_extra, "")
 }
 
 /// Body lines at 10 pt, 12 pt apart, from `y` down; returns the next free y.
@@ -168,6 +135,56 @@ fn handbook_structure() {
         let scope = doc.blocks.iter().find(|b| doc.block_text(b) == "2 Rules").unwrap();
         assert_eq!(scope.pages.unwrap().start, 4);
     }
+}
+
+#[test]
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn a_chapter_heading_that_opens_the_page_of_its_own_number_is_kept() {
+    // Page n opens with chapter "n …" in the top margin: a large bold heading, not a running
+    // header with a page number ("4 Chapter 1. About"), which is set in small type. The page
+    // numbers in the footer are still removed.
+    require_engine();
+    let filler = [
+        "The members of the association agree to the rules in this chapter and to any guidance that",
+        "the committee publishes on them from time to time, as set out in the minutes of its meetings.",
+    ];
+    let pages: Vec<String> = (1..=4)
+        .map(|n| {
+            let mut c = text(
+                72.0,
+                716.0,
+                14.0,
+                true,
+                &format!("{n} Chapter {}", ["One", "Two", "Three", "Four"][n - 1]),
+            );
+            let mut y = 690.0;
+            for k in 1..=2 {
+                c.push_str(&text(72.0, y, 11.0, true, &format!("{n}.{k} Part {k} of chapter {n}")));
+                y = body(&mut c, y - 18.0, &filler);
+            }
+            c.push_str(&text(300.0, 30.0, 9.0, false, &n.to_string()));
+            c
+        })
+        .collect();
+    let doc = PdfConverter
+        .convert("chapters.pdf", &build_pdf(&pages, &[], ""), &ConvertOptions::default())
+        .unwrap();
+    let got: Vec<(String, u8)> = headings(&doc).into_iter().map(|(t, l, _)| (t, l)).collect();
+    let want: Vec<(String, u8)> = (1..=4)
+        .flat_map(|n| {
+            let chapter = format!("{n} Chapter {}", ["One", "Two", "Three", "Four"][n - 1]);
+            [
+                (chapter, 1),
+                (format!("{n}.1 Part 1 of chapter {n}"), 2),
+                (format!("{n}.2 Part 2 of chapter {n}"), 2),
+            ]
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert!(
+        doc.blocks.iter().all(|b| !["1", "2", "3", "4"].contains(&doc.block_text(b).trim())),
+        "page numbers kept"
+    );
 }
 
 #[test]
@@ -288,7 +305,7 @@ fn a_cyclic_outline_is_read_once() {
             .to_string(),
         "<< /Title (2 Rules) /Parent 7 0 R /Prev 8 0 R /Next 8 0 R /Dest [5 0 R /XYZ 0 700 0] >>".to_string(),
     ];
-    let pdf = build_pdf_with_catalog(&pages, &extra, "", "/Outlines 7 0 R");
+    let pdf = text_pdf(&pages, &extra, "", "/Outlines 7 0 R");
     let outline = folio_convert::pdf::read_outline(&pdf, &ConvertOptions::default()).unwrap();
     let titles: Vec<&str> = outline.iter().map(|e| e.title.as_str()).collect();
     assert_eq!(titles, ["1 Introduction", "2 Rules"]);

@@ -3,7 +3,8 @@
 // case-insensitive term match), not canned. The desktop app never loads it (`createBackend`
 // imports it only outside Tauri).
 //
-//   samples.ts  the documents       library.ts  finding sections, references, defined terms
+//   samples.ts  the documents: `folio parse --json --text` of tests/fixtures/samples (samples.json)
+//   library.ts  finding sections, resolving references across documents, marking defined terms
 //   search.ts   the answers         ingest.ts   adding files, with progress and failures
 //   pages.ts    page images         text.ts     query terms and snippets
 import type { Backend, ProgressHandler } from '../index';
@@ -327,7 +328,7 @@ export class FakeBackend implements Backend {
       onProgress?.({ file: d.row.path, file_index: i, files: docs.length, stage: 'indexing', done: 0, total: 1, error: null, remaining_s: null });
     }
     this.damaged = false;
-    const chunks = docs.reduce((n, d) => n + d.bodies.filter((b) => b.trim()).length, 0);
+    const chunks = docs.reduce((n, d) => n + d.chunks.length, 0);
     return {
       documents: docs.length,
       chunks,

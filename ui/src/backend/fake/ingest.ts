@@ -123,7 +123,7 @@ export class SampleIngest {
       } else {
         doc = this.lib.add(sampleSpecFor(file, name, ext, (label) => this.lib.docs.some((d) => d.row.label === label)));
       }
-      report.chunks += doc.bodies.length;
+      report.chunks += doc.chunks.length;
       if (isLlmProvider(provider)) report.contexts.push(this.contextRun(doc, provider));
       emit(file, i, 'indexed', total, total);
       report.indexed.push(file);
@@ -161,10 +161,9 @@ export class SampleIngest {
       excerpted: 0,
       cost: 0,
     };
-    const docTokens = Math.ceil(d.bodies.join('\n').length / 4) + 60;
-    d.bodies.forEach((body, ord) => {
-      if (!body.trim()) return;
-      const key = `${prefix}:${ord}`;
+    const docTokens = Math.ceil(d.text.length / 4) + 60;
+    d.chunks.forEach(({ text: body, index }) => {
+      const key = `${prefix}:${index}`;
       if (this.contextCache.has(key)) {
         run.hits++;
         return;

@@ -3,8 +3,14 @@
 // it uses.
 import type { BackendError, Crumb, DefinitionHit, RefRow, SectionRow, TermMark } from '../types';
 import { backendError } from '../errors';
-import { buildDoc, type DocSpec, type FakeDoc } from './samples';
+import { buildDoc, type FakeChunk, type FakeDoc, type FakeReference, type SampleSpec } from './samples';
 import { escapeRegExp } from './text';
+
+/** The section a reference's label names ("Rule 6.1.1" → 6.1.1), by its printed number. */
+function sectionNamed(d: FakeDoc, label: string): SectionRow | undefined {
+  const number = label.match(/\d+(?:\.\d+)*/g)?.pop();
+  return number === undefined ? undefined : d.sections.find((x) => x.number?.replace(/\.$/, '') === number);
+}
 
 export function notFound(message: string): BackendError {
   return backendError('not_found', message);
@@ -14,7 +20,7 @@ export class SampleLibrary {
   docs: FakeDoc[] = [];
   private nextId = 1;
 
-  add(spec: DocSpec): FakeDoc {
+  add(spec: SampleSpec): FakeDoc {
     const doc = buildDoc(this.nextId++, spec, 1_760_000_000 + this.nextId * 3600);
     this.docs.push(doc);
     return doc;
@@ -40,6 +46,15 @@ export class SampleLibrary {
     return s;
   }
 
+  /**
+   * The section a chunk is shown under: its innermost section, or (for a chunk the engine files
+   * under the document itself, "doc") the first section whose text it holds.
+   */
+  sectionOfChunk(d: FakeDoc, c: FakeChunk): SectionRow {
+    const byId = (id: string) => d.sections.find((x) => x.section_id === id);
+    return byId(c.section_id) ?? c.section_ids.map(byId).find((x) => x !== undefined) ?? d.sections[0];
+  }
+
   ancestors(d: FakeDoc, s: SectionRow): SectionRow[] {
     const chain: SectionRow[] = [];
     let cur: SectionRow | undefined = s;
@@ -58,41 +73,28 @@ export class SampleLibrary {
     return this.ancestors(d, s).some((x) => x.section_id === ancestorId);
   }
 
-  /** The references written in a section's body, resolved against the current library. */
-  refsOf(d: FakeDoc, s: SectionRow): RefRow[] {
-    const body = d.bodies[s.ord];
-    const out: RefRow[] = [];
-    const re = /\b(?:([A-Z]{2,5})\s+)?Rule\s+(\d+(?:\.\d+)*)/g;
-    for (const m of body.matchAll(re)) {
-      const prefix = m[1] && m[1] !== d.row.label ? m[1] : null;
-      const number = m[2];
-      const start = d.bodyStarts[s.ord] + (m.index ?? 0);
-      const row: RefRow = {
-        doc_id: d.row.id,
-        text: m[0],
-        label: `Rule ${number}`,
-        from_section: s.section_id,
-        target_section: null,
-        document: prefix,
-        container: 'section',
-        span: { start, end: start + m[0].length },
-        target_doc_id: null,
-        target_doc_section: null,
-      };
-      if (prefix) {
-        const other = this.docs.find((x) => x.row.label === prefix);
-        const target = other?.sections.find((x) => x.number === number);
-        if (other && target) {
-          row.target_doc_id = other.row.id;
-          row.target_doc_section = target.section_id;
-        }
-      } else {
-        const target = d.sections.find((x) => x.number === number);
-        if (target) row.target_section = target.section_id;
+  /** A reference resolved against the current library, as the engine stores it. */
+  resolve(d: FakeDoc, r: FakeReference): RefRow {
+    const row: RefRow = { ...r, span: { ...r.span }, doc_id: d.row.id, target_doc_id: null, target_doc_section: null };
+    if (r.document !== null && r.target_section === null) {
+      const other = this.docs.find((x) => x.row.label === r.document);
+      const target = other && sectionNamed(other, r.label);
+      if (other && target) {
+        row.target_doc_id = other.row.id;
+        row.target_doc_section = target.section_id;
       }
-      out.push(row);
     }
-    return out;
+    return row;
+  }
+
+  /** The references a section makes (written in its own text). */
+  refsFrom(d: FakeDoc, s: SectionRow): RefRow[] {
+    return d.references.filter((r) => r.from_section === s.section_id).map((r) => this.resolve(d, r));
+  }
+
+  /** The references written anywhere in a section's text, its subsections' included. */
+  refsWithin(d: FakeDoc, s: SectionRow): RefRow[] {
+    return d.references.filter((r) => s.span.start <= r.span.start && r.span.end <= s.span.end).map((r) => this.resolve(d, r));
   }
 
   allDefinitions(): DefinitionHit[] {
@@ -101,7 +103,7 @@ export class SampleLibrary {
 
   /** Where a section uses defined terms that apply to it (a scoped term only inside its scope). */
   termMarks(d: FakeDoc, s: SectionRow): TermMark[] {
-    const body = d.bodies[s.ord];
+    const body = d.text.slice(s.span.start, s.span.end);
     const marks: TermMark[] = [];
     for (const def of this.allDefinitions()) {
       if (def.scope_section !== null) {

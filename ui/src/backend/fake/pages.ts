@@ -26,7 +26,7 @@ export function pageImage(d: FakeDoc, page: number, chunkId: number | null, cach
     const y0 = y;
     lines.push([y, 10, Math.min(W - 80, 40 + s.heading.length * 6), 60]);
     y += 22;
-    const n = Math.max(1, Math.ceil(d.bodies[s.ord].length / 70));
+    const n = Math.max(1, Math.ceil((s.span.end - s.span.start) / 70));
     for (let i = 0; i < n && y < H - 40; i++) {
       lines.push([y, 6, i === n - 1 ? 120 + ((s.ord * 37) % 150) : W - 80, 170]);
       y += 13;
@@ -47,7 +47,8 @@ export function pageImage(d: FakeDoc, page: number, chunkId: number | null, cach
   }
   const highlights: PageImage['highlights'] = [];
   if (chunkId !== null && Math.floor(chunkId / 1000) === d.row.id) {
-    const box = layout.find((l) => l.ord === chunkId % 1000);
+    const chunk = d.chunks.find((c) => c.index === chunkId % 1000);
+    const box = chunk && layout.find((l) => d.sections[l.ord].section_id === chunk.section_id);
     if (box) highlights.push({ x: 34, y: box.y0, w: W - 68, h: box.y1 - box.y0 });
   }
   return { ...image, highlights };

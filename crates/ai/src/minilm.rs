@@ -220,10 +220,11 @@ impl MiniLm {
         let weights = read("model.safetensors")?;
         use crate::encoder::{kernel, Kernel};
         let int8 = match precision {
-            Precision::Auto => Some(
-                std::env::var_os("FOLIO_PRECISION").is_some_and(|v| v == "int8")
-                    && kernel() != Kernel::Scalar,
-            ),
+            Precision::Auto => Some(match std::env::var("FOLIO_PRECISION").as_deref() {
+                Ok("int8") => kernel() != Kernel::Scalar,
+                Ok("f32") => false,
+                _ => kernel() == Kernel::Vnni,
+            }),
             Precision::Int8 => Some(true),
             Precision::F32 => Some(false),
             Precision::Reference => None,

@@ -108,8 +108,8 @@ struct Scratch {
     tmp: Vec<f32>,
     wide: Vec<f32>,
     quant: Quantized,
+    /// One head's attention scores of one text (len × len).
     scores: Vec<f32>,
-    keys_t: Vec<f32>,
     /// Threads one product may use: all of them for a lone batch (a query), else 1 (the batches
     /// themselves run in parallel).
     threads: usize,
@@ -320,7 +320,9 @@ impl FastBert {
         out
     }
 
-    /// Self-attention of every text over its own tokens: `s.qkv` (rows × 3h) to `s.ctx` (rows × h).
+    /// Self-attention of every text over its own tokens: `s.qkv` (rows × 3h) to `s.ctx` (rows × h),
+    /// per text and head as two f32 products (scores = Q Kᵀ, context = softmax(scores) V) read in
+    /// place through strides.
     #[inline(always)]
     fn attention(&self, seqs: &[&[u32]], s: &mut Scratch) {
         let h = self.hidden;
@@ -333,35 +335,67 @@ impl FastBert {
         let mut r0 = 0;
         for seq in seqs {
             let len = seq.len();
-            s.scores.resize(len, 0.0);
-            s.keys_t.resize(d * len, 0.0);
+            s.scores.resize(len * len, 0.0);
             for head in 0..self.heads {
                 let (qo, ko, vo) = (head * d, h + head * d, 2 * h + head * d);
-                // Keys transposed (d × len), so a query's scores are d multiply-adds over rows.
-                for j in 0..len {
-                    let key = &s.qkv[(r0 + j) * w + ko..(r0 + j) * w + ko + d];
-                    for (e, &k) in key.iter().enumerate() {
-                        s.keys_t[e * len + j] = k;
-                    }
+                let (l, w_, h_) = (len as isize, w as isize, h as isize);
+                let base = r0 * w;
+                // SAFETY: the views below lie inside their buffers. Q, K and V of this head are
+                // the `len` rows from `r0` of `s.qkv` (rows × 3h, row stride w = 3h) at column
+                // offsets qo, ko, vo (each + d ≤ 3h); Kᵀ is K read with its strides swapped. The
+                // scores are `s.scores` (len × len, resized above); the context is the same rows
+                // of `s.ctx` (rows × h) at column qo. Destinations do not alias their inputs.
+                unsafe {
+                    // scores = scale · Q Kᵀ (len × len, k = d).
+                    ::gemm::gemm(
+                        len,
+                        len,
+                        d,
+                        s.scores.as_mut_ptr(),
+                        1,
+                        l,
+                        false,
+                        s.qkv.as_ptr().add(base + qo),
+                        1,
+                        w_,
+                        s.qkv.as_ptr().add(base + ko),
+                        w_,
+                        1,
+                        0.0,
+                        scale,
+                        false,
+                        false,
+                        false,
+                        ::gemm::Parallelism::None,
+                    );
                 }
-                for i in 0..len {
-                    let q = &s.qkv[(r0 + i) * w + qo..(r0 + i) * w + qo + d];
-                    let scores = &mut s.scores[..len];
-                    scores.fill(0.0);
-                    for (e, &qe) in q.iter().enumerate() {
-                        let qe = qe * scale;
-                        for (sc, &k) in scores.iter_mut().zip(&s.keys_t[e * len..(e + 1) * len]) {
-                            *sc = qe.mul_add(k, *sc);
-                        }
-                    }
-                    math::softmax(scores);
-                    let ctx = &mut s.ctx[(r0 + i) * h + qo..(r0 + i) * h + qo + d];
-                    for (j, &p) in scores.iter().enumerate() {
-                        let v = &s.qkv[(r0 + j) * w + vo..(r0 + j) * w + vo + d];
-                        for (c, &x) in ctx.iter_mut().zip(v) {
-                            *c = p.mul_add(x, *c);
-                        }
-                    }
+                for row in s.scores.chunks_exact_mut(len) {
+                    math::softmax(row);
+                }
+                // SAFETY: as above.
+                unsafe {
+                    // context = softmax(scores) V (len × d, k = len).
+                    ::gemm::gemm(
+                        len,
+                        d,
+                        len,
+                        s.ctx.as_mut_ptr().add(r0 * h + qo),
+                        1,
+                        h_,
+                        false,
+                        s.scores.as_ptr(),
+                        1,
+                        l,
+                        s.qkv.as_ptr().add(base + vo),
+                        1,
+                        w_,
+                        0.0,
+                        1.0,
+                        false,
+                        false,
+                        false,
+                        ::gemm::Parallelism::None,
+                    );
                 }
             }
             r0 += len;

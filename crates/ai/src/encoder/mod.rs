@@ -244,7 +244,7 @@ impl FastBert {
         match kernel() {
             // SAFETY: the CPU has the features `forward_avx512` is compiled for (`kernel` checked).
             #[cfg(target_arch = "x86_64")]
-            Kernel::Vnni => unsafe { self.forward_avx512(seqs, s) },
+            Kernel::Vnni | Kernel::Amx => unsafe { self.forward_avx512(seqs, s) },
             // SAFETY: as above, for AVX2 and FMA.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { self.forward_avx2(seqs, s) },

@@ -71,11 +71,15 @@ impl QuantLinear {
 
     /// `out[m][..n] = x[m] Wᵀ + b` for the `rows` rows of `x` (each `k` wide). `scratch` holds the
     /// quantized rows between calls.
+    #[inline(always)]
     pub fn forward(&self, x: &[f32], rows: usize, out: &mut Vec<f32>, scratch: &mut Quantized) {
         self.forward_with(kernel(), x, rows, out, scratch)
     }
 
     /// [`Self::forward`] with a given kernel, which the CPU must have (one of [`kernels`]).
+    /// Inlined, like [`Quantized::quantize`], so that they are compiled for the CPU features of
+    /// the encoder's forward pass that calls them.
+    #[inline(always)]
     fn forward_with(
         &self,
         kernel: Kernel,
@@ -492,6 +496,7 @@ pub struct Quantized {
 impl Quantized {
     /// Quantizes `rows` rows of `k`, and pads the bytes with zero rows (128) to a multiple of 32
     /// rows, the blocks the AMX kernel reads.
+    #[inline(always)]
     fn quantize(&mut self, x: &[f32], rows: usize, k: usize) {
         self.bytes.clear();
         self.bytes.resize(rows.next_multiple_of(32) * k, 128);

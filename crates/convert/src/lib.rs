@@ -29,6 +29,7 @@ pub use error::{ConvertError, ErrorKind};
 pub use worker::{convert_file_guarded, convert_file_guarded_reporting};
 
 use folio_core::model::{Document, Format};
+use folio_core::progress::{self, Step};
 use std::path::{Path, PathBuf};
 
 /// Limits and switches for one conversion.
@@ -82,16 +83,17 @@ pub trait Converter {
     fn format(&self) -> Format;
     /// Converts `bytes`. `name` is the file name, used for the title fallback and messages.
     fn convert(&self, name: &str, bytes: &[u8], options: &ConvertOptions) -> Result<Document, ErrorKind>;
-    /// Converts `bytes`, calling `pages(done, total)` as pages are read, for formats that have
-    /// pages (PDF); the others read in one step and say nothing.
+    /// Converts `bytes`, giving `steps` a [`folio_core::progress::Stage::Converting`] step (pages read of pages in all)
+    /// as pages are read, for formats that have pages (PDF); the others read in one step and say
+    /// nothing.
     fn convert_reporting(
         &self,
         name: &str,
         bytes: &[u8],
         options: &ConvertOptions,
-        pages: &mut dyn FnMut(u32, u32),
+        steps: &mut dyn FnMut(Step),
     ) -> Result<Document, ErrorKind> {
-        let _ = pages;
+        let _ = steps;
         self.convert(name, bytes, options)
     }
 }
@@ -100,20 +102,20 @@ pub trait Converter {
 /// where the bytes do not decide, as for text and Markdown).
 /// Runs in the caller's thread, without the limits of [`convert_file_guarded`].
 pub fn convert_file(path: &Path, options: &ConvertOptions) -> Result<Document, ConvertError> {
-    convert_file_reporting(path, options, &mut |_, _| {})
+    convert_file_reporting(path, options, &mut progress::ignore)
 }
 
-/// [`convert_file`], calling `pages(done, total)` as the pages of a paged format are read.
+/// [`convert_file`], giving `steps` the pages of a paged format as they are read.
 pub fn convert_file_reporting(
     path: &Path,
     options: &ConvertOptions,
-    pages: &mut dyn FnMut(u32, u32),
+    steps: &mut dyn FnMut(Step),
 ) -> Result<Document, ConvertError> {
     let fail = |kind| ConvertError { path: path.to_path_buf(), kind };
     check_file(path, options).map_err(fail)?;
     let bytes = std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e.to_string())))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut doc = convert_bytes_reporting(&name, &bytes, options, pages).map_err(fail)?;
+    let mut doc = convert_bytes_reporting(&name, &bytes, options, steps).map_err(fail)?;
     doc.meta.source_path = Some(path.display().to_string());
     Ok(doc)
 }
@@ -132,22 +134,22 @@ fn check_file(path: &Path, options: &ConvertOptions) -> Result<(), ErrorKind> {
 
 /// Converts in-memory bytes; `name` (a file name) gives the extension used to cross-check the bytes.
 pub fn convert_bytes(name: &str, bytes: &[u8], options: &ConvertOptions) -> Result<Document, ErrorKind> {
-    convert_bytes_reporting(name, bytes, options, &mut |_, _| {})
+    convert_bytes_reporting(name, bytes, options, &mut progress::ignore)
 }
 
-/// [`convert_bytes`], calling `pages(done, total)` as the pages of a paged format are read.
+/// [`convert_bytes`], giving `steps` the pages of a paged format as they are read.
 pub fn convert_bytes_reporting(
     name: &str,
     bytes: &[u8],
     options: &ConvertOptions,
-    pages: &mut dyn FnMut(u32, u32),
+    steps: &mut dyn FnMut(Step),
 ) -> Result<Document, ErrorKind> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(ErrorKind::Empty);
     }
     let format = detect_format(name, bytes)?;
     let converter = converter_for(format);
-    converter.convert_reporting(name, bytes, options, pages)
+    converter.convert_reporting(name, bytes, options, steps)
 }
 
 /// The converter of a format.

@@ -19,6 +19,7 @@
 use crate::{check_file, convert_file_reporting, ConvertError, ConvertOptions, ErrorKind};
 use folio_core::cancel::Cancel;
 use folio_core::model::Document;
+use folio_core::progress::{self, Stage, Step};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -78,10 +79,10 @@ fn serve() -> i32 {
     limit_memory(req.options.memory_limit);
     let mut stdout = std::io::stdout().lock();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut pages = |done: u32, total: u32| {
-            let _ = writeln!(stdout, "{PAGES_LINE}{done} {total}").and_then(|()| stdout.flush());
+        let mut steps = |s: Step| {
+            let _ = writeln!(stdout, "{PAGES_LINE}{} {}", s.done, s.total).and_then(|()| stdout.flush());
         };
-        convert_file_reporting(&req.path, &req.options, &mut pages).map_err(|e| e.kind)
+        convert_file_reporting(&req.path, &req.options, &mut steps).map_err(|e| e.kind)
     }))
     .unwrap_or_else(|_| Err(ErrorKind::Crashed("the converter panicked on this file".into())));
     let Ok(out) = serde_json::to_vec(&result) else { return 4 };
@@ -94,11 +95,11 @@ fn serve() -> i32 {
 /// How a worker's progress line starts.
 const PAGES_LINE: &str = "P ";
 
-/// A worker's progress line's pages read and pages in all.
-fn parse_pages(line: &[u8]) -> Option<(u32, u32)> {
+/// A worker's progress line: pages read of pages in all.
+fn parse_pages(line: &[u8]) -> Option<Step> {
     let rest = std::str::from_utf8(line.strip_prefix(PAGES_LINE.as_bytes())?).ok()?;
     let (done, total) = rest.trim_end().split_once(' ')?;
-    Some((done.parse().ok()?, total.parse().ok()?))
+    Some(Step::new(Stage::Converting, done.parse().ok()?, total.parse().ok()?))
 }
 
 /// Caps this process's address space (Unix); allocations past it fail, and the process aborts.
@@ -122,30 +123,30 @@ pub fn convert_file_guarded(
     options: &ConvertOptions,
     cancel: &Cancel,
 ) -> Result<Document, ConvertError> {
-    convert_file_guarded_reporting(path, options, cancel, &mut |_, _| {})
+    convert_file_guarded_reporting(path, options, cancel, &mut progress::ignore)
 }
 
-/// [`convert_file_guarded`], calling `pages(done, total)` on the caller's thread as the pages of a
-/// paged format (PDF) are read.
+/// [`convert_file_guarded`], giving `steps` a [`Stage::Converting`] step (pages read of pages in
+/// all) on the caller's thread as the pages of a paged format (PDF) are read.
 pub fn convert_file_guarded_reporting(
     path: &Path,
     options: &ConvertOptions,
     cancel: &Cancel,
-    pages: &mut dyn FnMut(u32, u32),
+    steps: &mut dyn FnMut(Step),
 ) -> Result<Document, ConvertError> {
     let fail = |kind| ConvertError { path: path.to_path_buf(), kind };
     // What needs no conversion is refused here: a folder, a file over the size limit (a 2 GB sparse
     // file is refused without reading a byte of it).
     check_file(path, options).map_err(fail)?;
     match &options.worker {
-        Some(exe) => in_process(exe, path, options, cancel, pages).map_err(fail),
-        None => on_thread(path, options, cancel, pages),
+        Some(exe) => in_process(exe, path, options, cancel, steps).map_err(fail),
+        None => on_thread(path, options, cancel, steps),
     }
 }
 
 /// What a conversion running elsewhere sends back.
 enum Event<T> {
-    Pages(u32, u32),
+    Step(Step),
     Done(T),
 }
 
@@ -172,14 +173,14 @@ fn wait<T>(
     }
 }
 
-/// Takes what has arrived on `rx`: page events go to `pages`; the answer, if it came, is returned.
+/// Takes what has arrived on `rx`: steps go to `steps`; the answer, if it came, is returned.
 fn take_events<T>(
     rx: &std::sync::mpsc::Receiver<Event<T>>,
-    pages: &mut dyn FnMut(u32, u32),
+    steps: &mut dyn FnMut(Step),
 ) -> Result<Option<T>, std::sync::mpsc::TryRecvError> {
     loop {
         match rx.try_recv()? {
-            Event::Pages(done, total) => pages(done, total),
+            Event::Step(s) => steps(s),
             Event::Done(r) => return Ok(Some(r)),
         }
     }
@@ -189,14 +190,14 @@ fn on_thread(
     path: &Path,
     options: &ConvertOptions,
     cancel: &Cancel,
-    pages: &mut dyn FnMut(u32, u32),
+    steps: &mut dyn FnMut(Step),
 ) -> Result<Document, ConvertError> {
     let (tx, rx) = std::sync::mpsc::channel();
     let (p, o) = (path.to_path_buf(), options.clone());
     let spawned = std::thread::Builder::new().name("folio-convert".into()).spawn(move || {
         let progress = tx.clone();
-        let mut report = move |done, total| {
-            let _ = progress.send(Event::Pages(done, total));
+        let mut report = move |s: Step| {
+            let _ = progress.send(Event::Step(s));
         };
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             convert_file_reporting(&p, &o, &mut report)
@@ -210,7 +211,7 @@ fn on_thread(
     if let Err(e) = spawned {
         return Err(fail(ErrorKind::Io(format!("cannot start a converter thread: {e}"))));
     }
-    let got = wait(options, cancel, || match take_events(&rx, pages) {
+    let got = wait(options, cancel, || match take_events(&rx, steps) {
         Ok(r) => r,
         Err(std::sync::mpsc::TryRecvError::Empty) => None,
         Err(std::sync::mpsc::TryRecvError::Disconnected) => {
@@ -235,8 +236,8 @@ fn drain_answer(
             match std::io::BufRead::read_until(&mut r, b'\n', &mut line) {
                 Ok(0) | Err(_) => break,
                 Ok(_) => match parse_pages(&line) {
-                    Some((done, total)) => {
-                        let _ = tx.send(Event::Pages(done, total));
+                    Some(s) => {
+                        let _ = tx.send(Event::Step(s));
                     }
                     None => out.extend_from_slice(&line),
                 },
@@ -268,7 +269,7 @@ fn in_process(
     path: &Path,
     options: &ConvertOptions,
     cancel: &Cancel,
-    pages: &mut dyn FnMut(u32, u32),
+    steps: &mut dyn FnMut(Step),
 ) -> Result<Document, ErrorKind> {
     let request = serde_json::to_vec(&Request { path: path.to_path_buf(), options: options.clone() })
         .map_err(|e| ErrorKind::Io(e.to_string()))?;
@@ -287,7 +288,7 @@ fn in_process(
         let _ = stdin.write_all(&request);
     }
     let status = wait(options, cancel, || {
-        let _ = take_events(&rx, pages);
+        let _ = take_events(&rx, steps);
         child.try_wait().ok().flatten()
     });
     let status = match status {
@@ -299,7 +300,7 @@ fn in_process(
         }
     };
     let out = stdout.join().unwrap_or_default();
-    let _ = take_events(&rx, pages);
+    let _ = take_events(&rx, steps);
     let err = String::from_utf8_lossy(&stderr.join().unwrap_or_default()).into_owned();
     if status.success() {
         return serde_json::from_slice::<Result<Document, ErrorKind>>(&out).unwrap_or_else(|e| {
@@ -357,8 +358,8 @@ mod tests {
 
     #[test]
     fn page_lines_are_told_from_the_answer() {
-        assert_eq!(parse_pages(b"P 3 12\n"), Some((3, 12)));
-        assert_eq!(parse_pages(b"P 3 12"), Some((3, 12)));
+        assert_eq!(parse_pages(b"P 3 12\n"), Some(Step::new(Stage::Converting, 3, 12)));
+        assert_eq!(parse_pages(b"P 3 12"), Some(Step::new(Stage::Converting, 3, 12)));
         assert_eq!(parse_pages(b"{\"Ok\":{}}"), None);
         assert_eq!(parse_pages(b"P x 12\n"), None);
         assert_eq!(parse_pages(b"P 3\n"), None);

@@ -46,5 +46,6 @@ pub mod model;
 pub mod numbering;
 pub mod outline;
 pub mod plaintext;
+pub mod progress;
 pub mod query;
 pub mod tokens;

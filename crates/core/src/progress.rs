@@ -39,9 +39,9 @@ pub enum Stage {
     Indexed,
     /// Already in the library with the same content: left as it was.
     Unchanged,
-    /// Not added; the error says why.
+    /// Not added; `error` says why.
     Failed,
-    /// Not added: the work was stopped first.
+    /// Not added: the ingest was stopped first.
     Cancelled,
 }
 

@@ -2,6 +2,7 @@
 //! catalog, so that no chunk is ever sent twice for the same prompt, provider, model and document.
 
 use folio_core::cancel::Cancel;
+use folio_core::progress::Step;
 use std::sync::Arc;
 
 use folio_ai::context::cost::{estimate, Estimate, PlannedDocument, Prices};
@@ -199,9 +200,9 @@ pub(crate) fn contextualize(
     mode: &ContextMode,
     doc: &DocumentInput<'_>,
     cancel: &Cancel,
-    progress: &mut dyn FnMut(usize, usize),
+    steps: &mut dyn FnMut(Step),
 ) -> Result<(Vec<ChunkContext>, Option<ContextRun>), EngineError> {
-    let (mut contexts, run) = contexts_of(catalog, mode, doc, cancel, progress)?;
+    let (mut contexts, run) = contexts_of(catalog, mode, doc, cancel, steps)?;
     with_table_rows(doc.analysis, &mut contexts);
     Ok((contexts, run))
 }
@@ -227,7 +228,7 @@ fn contexts_of(
     mode: &ContextMode,
     doc: &DocumentInput<'_>,
     cancel: &Cancel,
-    progress: &mut dyn FnMut(usize, usize),
+    steps: &mut dyn FnMut(Step),
 ) -> Result<(Vec<ChunkContext>, Option<ContextRun>), EngineError> {
     let DocumentInput { analysis: a, label, path, previous } = *doc;
     let n = a.chunks.len();
@@ -288,7 +289,7 @@ fn contexts_of(
         }
         keys.push(key);
     }
-    let outcomes = run_document(writer.as_ref(), jobs, concurrency, cancel, progress);
+    let outcomes = run_document(writer.as_ref(), jobs, concurrency, cancel, steps);
     let mut usage = Usage::default();
     let mut cached = Vec::new();
     let mut cancelled = false;

@@ -21,6 +21,7 @@ pub use anthropic::{AnthropicConfig, AnthropicWriter, DEFAULT_ANTHROPIC_MODEL};
 pub use openai_chat::{OpenAiChatConfig, OpenAiChatWriter};
 
 use folio_core::cancel::Cancel;
+use folio_core::progress::{Stage, Step};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -178,14 +179,15 @@ pub struct ContextOutcome {
 
 /// Contextualizes one document's chunks: the first job alone (it writes the document to the
 /// provider's prompt cache), then the others with at most `concurrency` requests in flight.
-/// `progress(done, total)` is called on the calling thread after each answer. Jobs not started when
+/// `steps` gets a [`Stage::Contextualizing`] step (answers of jobs) on the calling thread after
+/// each answer. Jobs not started when
 /// `cancel` is set come back as [`AiError::Cancelled`].
 pub fn run_document(
     writer: &dyn ContextWriter,
     jobs: Vec<ContextJob>,
     concurrency: usize,
     cancel: &Cancel,
-    progress: &mut dyn FnMut(usize, usize),
+    steps: &mut dyn FnMut(Step),
 ) -> Vec<ContextOutcome> {
     let total = jobs.len();
     let mut out = Vec::with_capacity(total);
@@ -198,7 +200,7 @@ pub fn run_document(
         writer.write(&job.document, &job.chunk, cancel)
     };
     out.push(ContextOutcome { index: first.index, result: run(&first) });
-    progress(1, total);
+    steps(Step::new(Stage::Contextualizing, 1, total));
     let rest: Vec<ContextJob> = rest.collect();
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<ContextOutcome>();
@@ -217,7 +219,7 @@ pub fn run_document(
         drop(tx);
         for outcome in rx {
             out.push(outcome);
-            progress(out.len(), total);
+            steps(Step::new(Stage::Contextualizing, out.len(), total));
         }
     });
     out
@@ -302,7 +304,7 @@ mod tests {
             })
             .collect();
         let mut calls = 0;
-        let out = run_document(&w, jobs, 4, &Cancel::new(), &mut |_, _| calls += 1);
+        let out = run_document(&w, jobs, 4, &Cancel::new(), &mut |_| calls += 1);
         assert_eq!(out.len(), 30);
         assert_eq!(calls, 30);
         assert!(w.max.load(Ordering::SeqCst) <= 4);
@@ -317,7 +319,7 @@ mod tests {
         let doc: std::sync::Arc<str> = "doc".into();
         let jobs: Vec<ContextJob> =
             (0..5).map(|i| ContextJob { index: i, document: doc.clone(), chunk: format!("c{i}") }).collect();
-        let out = run_document(&w, jobs, 2, &Cancel::cancelled(), &mut |_, _| {});
+        let out = run_document(&w, jobs, 2, &Cancel::cancelled(), &mut folio_core::progress::ignore);
         assert!(out.iter().all(|o| matches!(o.result, Err(AiError::Cancelled))));
         assert_eq!(w.max.load(Ordering::SeqCst), 0);
     }

@@ -85,7 +85,7 @@ fn concurrency_cap_and_the_first_request_alone() {
     let jobs: Vec<ContextJob> = (0..40)
         .map(|i| ContextJob { index: i, document: doc.clone(), chunk: format!("chunk {i}") })
         .collect();
-    let out = run_document(&w, jobs, 10, &no_cancel(), &mut |_, _| {});
+    let out = run_document(&w, jobs, 10, &no_cancel(), &mut folio_core::progress::ignore);
     assert_eq!(out.len(), 40);
     assert!(out.iter().all(|o| o.result.as_ref().unwrap().text == format!("context of chunk {}", o.index)));
     let reqs = server.requests();

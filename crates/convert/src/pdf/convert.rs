@@ -14,6 +14,7 @@ use super::toc::{apply_toc, detect_toc};
 use crate::ocr::OcrOptions;
 use crate::{ConvertOptions, ErrorKind};
 use folio_core::model::{BlockKind, Document, DocumentBuilder, Format};
+use folio_core::progress::{Stage, Step};
 use std::collections::HashMap;
 
 fn sensible_title(t: &str) -> bool {
@@ -31,7 +32,7 @@ pub(super) fn convert_document(
     name: &str,
     bytes: &[u8],
     options: &ConvertOptions,
-    report: &mut dyn FnMut(u32, u32),
+    report: &mut dyn FnMut(Step),
 ) -> Result<Document, ErrorKind> {
     let page_count =
         doc.page_count().ok_or_else(|| ErrorKind::Corrupt("the page tree is unreadable".into()))?;
@@ -60,7 +61,7 @@ pub(super) fn convert_document(
     let mut page_read = |n: u32| {
         if n > 0 {
             read += n;
-            report(read, page_count);
+            report(Step::new(Stage::Converting, read as usize, page_count as usize));
         }
     };
     for p in 0..page_count {

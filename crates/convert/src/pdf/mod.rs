@@ -58,7 +58,7 @@ impl Converter for PdfConverter {
     }
 
     fn convert(&self, name: &str, bytes: &[u8], options: &ConvertOptions) -> Result<Document, ErrorKind> {
-        self.convert_reporting(name, bytes, options, &mut |_, _| {})
+        self.convert_reporting(name, bytes, options, &mut folio_core::progress::ignore)
     }
 
     fn convert_reporting(
@@ -66,13 +66,13 @@ impl Converter for PdfConverter {
         name: &str,
         bytes: &[u8],
         options: &ConvertOptions,
-        pages: &mut dyn FnMut(u32, u32),
+        steps: &mut dyn FnMut(folio_core::progress::Step),
     ) -> Result<Document, ErrorKind> {
         if !engine::has_eof_marker(bytes) {
             return Err(ErrorKind::Corrupt("the PDF is truncated (no end-of-file marker)".into()));
         }
         engine::with_document(bytes, options, |doc| {
-            convert::convert_document(doc, name, bytes, options, pages)
+            convert::convert_document(doc, name, bytes, options, steps)
         })?
     }
 }

@@ -194,7 +194,9 @@ fn pages_are_reported_as_they_are_read_in_a_worker_process_and_on_a_thread() {
     let bytes = handbook();
     let mut seen = Vec::new();
     PdfConverter
-        .convert_reporting("handbook.pdf", &bytes, &ConvertOptions::default(), &mut |d, t| seen.push((d, t)))
+        .convert_reporting("handbook.pdf", &bytes, &ConvertOptions::default(), &mut |s| {
+            seen.push((s.done, s.total))
+        })
         .unwrap();
     assert_eq!(seen, (1..=5).map(|d| (d, 5)).collect::<Vec<_>>());
 
@@ -205,9 +207,10 @@ fn pages_are_reported_as_they_are_read_in_a_worker_process_and_on_a_thread() {
     for worker in [Some(worker), None] {
         let options = ConvertOptions { worker: worker.clone(), ..ConvertOptions::default() };
         let mut seen = Vec::new();
-        let doc =
-            convert_file_guarded_reporting(&path, &options, &Cancel::new(), &mut |d, t| seen.push((d, t)))
-                .unwrap();
+        let doc = convert_file_guarded_reporting(&path, &options, &Cancel::new(), &mut |s| {
+            seen.push((s.done, s.total))
+        })
+        .unwrap();
         assert_eq!(doc.meta.page_count, Some(5));
         assert_eq!(seen, (1..=5).map(|d| (d, 5)).collect::<Vec<_>>(), "worker {worker:?}");
     }
@@ -215,7 +218,7 @@ fn pages_are_reported_as_they_are_read_in_a_worker_process_and_on_a_thread() {
     let md = dir.path().join("a.md");
     std::fs::write(&md, "# 1 Scope\n\nText.\n").unwrap();
     let mut seen = 0;
-    convert_file_guarded_reporting(&md, &ConvertOptions::default(), &Cancel::new(), &mut |_, _| seen += 1)
+    convert_file_guarded_reporting(&md, &ConvertOptions::default(), &Cancel::new(), &mut |_| seen += 1)
         .unwrap();
     assert_eq!(seen, 0);
 }

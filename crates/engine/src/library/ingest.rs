@@ -3,6 +3,7 @@
 
 use super::*;
 use folio_core::cancel::Cancel;
+use folio_core::progress::Step;
 
 /// The text embedded for a chunk: the chunk alone, or "{context}\n\n{chunk}" when an LLM wrote
 /// its context (`source` `llm` or `llm-excerpt`: contextual retrieval). The structural context
@@ -115,12 +116,12 @@ impl Access<'_> {
     pub(super) fn prepare(
         &self,
         file: &Path,
-        progress: &mut dyn FnMut(Stage, usize, usize),
+        steps: &mut dyn FnMut(Step),
         cancel: &Cancel,
     ) -> Result<Option<Prepared>, EngineError> {
         match self {
-            Access::Owned(l) => l.prepare_file(file, progress, cancel),
-            Access::Shared(l) => read(l).prepare_file(file, progress, cancel),
+            Access::Owned(l) => l.prepare_file(file, steps, cancel),
+            Access::Shared(l) => read(l).prepare_file(file, steps, cancel),
         }
     }
 
@@ -230,7 +231,7 @@ pub(super) fn ingest_with(
             remaining_s: eta.remaining(done_before as f64 + size as f64 * file_share(stage, done, total)),
         };
         progress(ev(Stage::Converting, 0, 1));
-        let outcome = match access.prepare(file, &mut |s, d, t| progress(ev(s, d, t)), cancel) {
+        let outcome = match access.prepare(file, &mut |s| progress(ev(s.stage, s.done, s.total)), cancel) {
             Ok(Some(p)) => {
                 progress(ev(Stage::Indexing, 0, 1));
                 access.commit(p).map(Some)
@@ -401,14 +402,13 @@ impl Library {
     pub(super) fn prepare_file(
         &self,
         file: &Path,
-        progress: &mut dyn FnMut(Stage, usize, usize),
+        steps: &mut dyn FnMut(Step),
         cancel: &Cancel,
     ) -> Result<Option<Prepared>, EngineError> {
         let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
         let path = abs.display().to_string();
         let mtime = mtime_of(&abs);
-        let mut pages = |done: u32, total: u32| progress(Stage::Converting, done as usize, total as usize);
-        let doc = convert_file_guarded_reporting(&abs, &self.options.convert, cancel, &mut pages)?;
+        let doc = convert_file_guarded_reporting(&abs, &self.options.convert, cancel, steps)?;
         let mode = self.options.context.tag();
         let old = self.catalog.document_by_path(&path)?;
         if let Some(old) = &old {
@@ -441,7 +441,7 @@ impl Library {
             Some(d) => Previous::of(self, d.id, &mode)?,
             None => Previous::default(),
         };
-        progress(Stage::Contextualizing, 0, analysis.chunks.len());
+        steps(Step::new(Stage::Contextualizing, 0, analysis.chunks.len()));
         let (contexts, run) = contextualize(
             &self.catalog,
             &self.options.context,
@@ -452,7 +452,7 @@ impl Library {
                 previous: &previous.contexts,
             },
             cancel,
-            &mut |d, t| progress(Stage::Contextualizing, d, t),
+            steps,
         )?;
         let texts: Vec<String> = analysis
             .chunks
@@ -468,7 +468,7 @@ impl Library {
             if cancel.is_cancelled() {
                 return Err(EngineError::Cancelled);
             }
-            progress(Stage::Embedding, n * self.options.embed_batch.max(1), total);
+            steps(Step::new(Stage::Embedding, n * self.options.embed_batch.max(1), total));
             let refs: Vec<&str> = batch.iter().map(|i| texts[*i].as_str()).collect();
             let got = self.embedder.embed_documents(&refs)?;
             for (i, v) in batch.iter().zip(got) {

@@ -90,29 +90,8 @@ impl Default for LibraryOptions {
     }
 }
 
-/// What ingest is doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Stage {
-    /// Waiting for its turn.
-    Queued,
-    /// Being read and its structure recovered (`done` of `total` pages for paged formats).
-    Converting,
-    /// Its chunks' contexts being written (`done` of `total` chunks).
-    Contextualizing,
-    /// Its chunks being embedded (`done` of `total` chunks).
-    Embedding,
-    /// Being written to the catalog, the vectors and the keyword index.
-    Indexing,
-    /// Added (or updated): searchable now.
-    Indexed,
-    /// Already in the library with the same content: left as it was.
-    Unchanged,
-    /// Not added; `error` says why.
-    Failed,
-    /// Not added: the ingest was stopped first.
-    Cancelled,
-}
+/// What ingest is doing to a file (defined in core, where every layer's progress steps name it).
+pub use folio_core::progress::Stage;
 
 /// A progress event.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

@@ -84,7 +84,7 @@ impl Default for LibraryOptions {
             convert: ConvertOptions::default(),
             in_memory_vectors: false,
             vocab: None,
-            embed_batch: 32,
+            embed_batch: 16,
             context: ContextMode::default(),
         }
     }

@@ -117,6 +117,6 @@ mod tests {
         let s = String::from_utf8(pdf).unwrap();
         assert!(s.starts_with("%PDF-1.4\n") && s.ends_with("%%EOF\n"));
         assert!(s.contains("/Count 2") && s.contains("(One) Tj") && s.contains("/F1 10 Tf"));
-        assert!(s.contains("xref\n0 8\n"), "4 objects + 2 per page: {s}");
+        assert!(s.contains("xref\n0 9\n"), "the free entry, 4 objects and 2 per page: {s}");
     }
 }

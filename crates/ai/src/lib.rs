@@ -32,6 +32,7 @@
 
 use std::path::{Path, PathBuf};
 
+mod background;
 pub mod context;
 mod encoder;
 pub mod http;
@@ -41,6 +42,7 @@ mod openai;
 mod static_model;
 pub mod tokenizer;
 
+pub use background::BackgroundEmbedder;
 pub use encoder::{kernel as int8_kernel, BertConfig, Kernel as Int8Kernel};
 pub use minilm::{MiniLm, Precision, DEFAULT_BATCH, MINILM_MAX_TOKENS};
 pub use openai::{OpenAiConfig, OpenAiEmbedder};

@@ -14,6 +14,8 @@ use crate::{AiError, Embedder};
 /// `[CLS]` and `[SEP]` included. The shipped `tokenizer.json` says 128; the model card and
 /// sentence-transformers use 256.
 pub const MINILM_MAX_TOKENS: usize = 256;
+/// The id MiniLM's vectors are stored under.
+const MINILM_ID: &str = "all-MiniLM-L6-v2";
 
 /// Texts embedded together in one forward pass by [`MiniLm::embed_documents`].
 pub const DEFAULT_BATCH: usize = 32;
@@ -192,14 +194,30 @@ impl MiniLm {
         Self::load_with(dir, Precision::Auto)
     }
 
-    /// [`MiniLm::load`] in a chosen precision.
-    pub fn load_with(dir: &Path, precision: Precision) -> Result<MiniLm, AiError> {
-        let read = |name: &str| {
-            let path = dir.join(name);
-            std::fs::read(&path).map_err(|e| AiError::io(&path, e))
-        };
-        let cfg: BertConfig = serde_json::from_slice(&read("config.json")?)
-            .map_err(|e| AiError::Assets(format!("config.json: {e}")))?;
+    /// The model in `dir` as a library sees it before its weights are read: its id, dimensions
+    /// and window, from `config.json` (checked as [`MiniLm::load`] checks it).
+    pub fn identity(dir: &Path) -> Result<(String, usize, usize), AiError> {
+        let cfg = Self::config(dir)?;
+        Ok((MINILM_ID.to_string(), cfg.hidden_size, MINILM_MAX_TOKENS.min(cfg.max_position_embeddings)))
+    }
+
+    /// [`MiniLm::load`] on a background thread: the returned embedder answers its
+    /// [`Embedder::id`], `dim` and `max_tokens` at once, and its first text waits for the weights.
+    /// A missing or malformed `config.json` is an error here; other load errors come with the first
+    /// text to embed.
+    pub fn load_in_background(dir: &Path) -> Result<crate::BackgroundEmbedder, AiError> {
+        let (id, dim, max_tokens) = Self::identity(dir)?;
+        let dir = dir.to_path_buf();
+        Ok(crate::BackgroundEmbedder::spawn(id, dim, max_tokens, move || {
+            MiniLm::load(&dir).map(|m| Box::new(m) as Box<dyn Embedder>)
+        }))
+    }
+
+    fn config(dir: &Path) -> Result<BertConfig, AiError> {
+        let path = dir.join("config.json");
+        let bytes = std::fs::read(&path).map_err(|e| AiError::io(&path, e))?;
+        let cfg: BertConfig =
+            serde_json::from_slice(&bytes).map_err(|e| AiError::Assets(format!("config.json: {e}")))?;
         if cfg.hidden_act != "gelu" {
             return Err(AiError::Assets(format!("config.json: unsupported hidden_act {:?}", cfg.hidden_act)));
         }
@@ -208,6 +226,16 @@ impl MiniLm {
                 "config.json: hidden_size not divisible by num_attention_heads".into(),
             ));
         }
+        Ok(cfg)
+    }
+
+    /// [`MiniLm::load`] in a chosen precision.
+    pub fn load_with(dir: &Path, precision: Precision) -> Result<MiniLm, AiError> {
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|e| AiError::io(&path, e))
+        };
+        let cfg = Self::config(dir)?;
         let tokenizer = WordPieceTokenizer::from_file(&dir.join("vocab.txt"))?;
         if tokenizer.vocab_size() != cfg.vocab_size {
             return Err(AiError::Assets(format!(
@@ -242,7 +270,7 @@ impl MiniLm {
         };
         let max_tokens = MINILM_MAX_TOKENS.min(cfg.max_position_embeddings);
         Ok(MiniLm {
-            id: "all-MiniLM-L6-v2".into(),
+            id: MINILM_ID.into(),
             encoder,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             tokenizer,

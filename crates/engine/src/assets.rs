@@ -81,7 +81,8 @@ pub fn library_setup(
 ) -> Result<(std::sync::Arc<dyn folio_ai::Embedder>, crate::LibraryOptions), crate::EngineError> {
     let minilm = asset_dir("minilm/vocab.txt")?;
     let embedder: std::sync::Arc<dyn folio_ai::Embedder> = match model {
-        EmbeddingModel::Minilm => std::sync::Arc::new(folio_ai::MiniLm::load(&minilm)?),
+        // The weights load while the caller opens the library's stores.
+        EmbeddingModel::Minilm => std::sync::Arc::new(folio_ai::MiniLm::load_in_background(&minilm)?),
         EmbeddingModel::Fast => std::sync::Arc::new(folio_ai::StaticEmbedder::load(&asset_dir(
             "potion-base-2M/model.safetensors",
         )?)?),

@@ -262,6 +262,7 @@ async fn failures(app: State<'_, Arc<App>>) -> Res<Vec<FileFailure>> {
 }
 
 fn main() {
+    folio_engine::tune_allocator();
     folio_engine::serve_converter_if_asked();
     let _ = STARTED.set(std::time::Instant::now());
     let settings = std::env::var_os("FOLIO_SETTINGS")

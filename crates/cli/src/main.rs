@@ -39,6 +39,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    folio_engine::tune_allocator();
     folio_engine::serve_converter_if_asked();
     let cli = Cli::parse();
     match cli.command {

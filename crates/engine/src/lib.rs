@@ -18,6 +18,7 @@
 
 /// Folio's version and the third-party parts it ships, with their licences (the About panel).
 pub mod about;
+mod allocator;
 /// Where the models and PDFium are found (beside the executable, the installed layout, `.assets`), and a library's embedder from the settings' model.
 pub mod assets;
 /// The TypeScript types of what the UI sends and receives, generated from the Rust types.
@@ -34,6 +35,7 @@ mod throttle;
 mod watcher;
 mod workspace;
 
+pub use allocator::tune_allocator;
 pub use context::{ContextMode, ContextProvider};
 pub use error::{EngineError, ErrorCode};
 pub use folio_ai::keys::KeyStatus;

@@ -142,8 +142,8 @@ impl Bert {
 pub enum Precision {
     /// [`Precision::Int8`] where the CPU has AMX or AVX-512 VNNI (integer products at many times
     /// the f32 rate), else [`Precision::F32`]; the environment variable `FOLIO_PRECISION` (`int8` or
-    /// `f32`) overrides. On ObliQA dev the 8-bit library scores as the f32 one (Recall@10 0.767
-    /// both, MAP@10 0.614 against 0.612; cookbook Pass@10 92.5 against 92.9).
+    /// `f32`) overrides. On ObliQA dev the 8-bit library scores as the f32 one (Recall@10 0.781 and
+    /// MAP@10 0.639 both; cookbook Pass@5/10/20 88.8/92.9/95.1 against 88.8/92.9/95.5).
     #[default]
     Auto,
     /// 8-bit linear layers (vectors within about 0.005 in cosine of f32): with AVX-512 VNNI

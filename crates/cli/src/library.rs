@@ -525,12 +525,15 @@ fn ingest(lib: &mut Library, paths: &[PathBuf], context: &crate::context::Contex
     }
     let cancel = Cancel::new();
     let mut last = Instant::now();
+    let mut last_stage = None;
     let report = lib.ingest(
         paths,
         &mut |p| {
             let done = matches!(p.stage, Stage::Indexed | Stage::Unchanged | Stage::Failed);
-            if done || last.elapsed().as_millis() > 200 {
+            // At most five redraws a second, but every change of stage is shown.
+            if done || last_stage != Some((p.file_index, p.stage)) || last.elapsed().as_millis() > 200 {
                 last = Instant::now();
+                last_stage = Some((p.file_index, p.stage));
                 let bar_len = 30;
                 let filled =
                     ((p.file_index * bar_len + if done { bar_len } else { 0 }) / p.files.max(1)).min(bar_len);

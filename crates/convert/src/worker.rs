@@ -80,7 +80,8 @@ fn serve() -> i32 {
     let mut stdout = std::io::stdout().lock();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut steps = |s: Step| {
-            let _ = writeln!(stdout, "{PAGES_LINE}{} {}", s.done, s.total).and_then(|()| stdout.flush());
+            let prefix = if s.stage == Stage::Analysing { ANALYSING_LINE } else { PAGES_LINE };
+            let _ = writeln!(stdout, "{prefix}{} {}", s.done, s.total).and_then(|()| stdout.flush());
         };
         convert_file_reporting(&req.path, &req.options, &mut steps).map_err(|e| e.kind)
     }))
@@ -92,14 +93,18 @@ fn serve() -> i32 {
     0
 }
 
-/// How a worker's progress line starts.
+/// How a worker's progress line starts: pages read, or steps of the analysis after them.
 const PAGES_LINE: &str = "P ";
+const ANALYSING_LINE: &str = "A ";
 
-/// A worker's progress line: pages read of pages in all.
+/// A worker's progress line: pages read of pages in all, or analysis steps done of all.
 fn parse_pages(line: &[u8]) -> Option<Step> {
-    let rest = std::str::from_utf8(line.strip_prefix(PAGES_LINE.as_bytes())?).ok()?;
-    let (done, total) = rest.trim_end().split_once(' ')?;
-    Some(Step::new(Stage::Converting, done.parse().ok()?, total.parse().ok()?))
+    let (stage, rest) = match line.strip_prefix(PAGES_LINE.as_bytes()) {
+        Some(rest) => (Stage::Converting, rest),
+        None => (Stage::Analysing, line.strip_prefix(ANALYSING_LINE.as_bytes())?),
+    };
+    let (done, total) = std::str::from_utf8(rest).ok()?.trim_end().split_once(' ')?;
+    Some(Step::new(stage, done.parse().ok()?, total.parse().ok()?))
 }
 
 /// Caps this process's address space (Unix); allocations past it fail, and the process aborts.
@@ -360,6 +365,8 @@ mod tests {
     fn page_lines_are_told_from_the_answer() {
         assert_eq!(parse_pages(b"P 3 12\n"), Some(Step::new(Stage::Converting, 3, 12)));
         assert_eq!(parse_pages(b"P 3 12"), Some(Step::new(Stage::Converting, 3, 12)));
+        assert_eq!(parse_pages(b"A 1 4\n"), Some(Step::new(Stage::Analysing, 1, 4)));
+        assert_eq!(parse_pages(b"A 1\n"), None);
         assert_eq!(parse_pages(b"{\"Ok\":{}}"), None);
         assert_eq!(parse_pages(b"P x 12\n"), None);
         assert_eq!(parse_pages(b"P 3\n"), None);

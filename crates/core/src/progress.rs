@@ -27,8 +27,11 @@ use serde::Serialize;
 pub enum Stage {
     /// Waiting for its turn.
     Queued,
-    /// Being read and its structure recovered (`done` of `total` pages for paged formats).
+    /// Being read (`done` of `total` pages for paged formats).
     Converting,
+    /// Its structure being recovered and cut into chunks (`done` of `total` steps: a PDF's page
+    /// furniture, contents, tables, blocks and headings, then the outline and chunks).
+    Analysing,
     /// Its chunks' contexts being written (`done` of `total` chunks).
     Contextualizing,
     /// Its chunks being embedded (`done` of `total` chunks).

@@ -15,6 +15,7 @@ import { splitPathList } from '../text/paths';
 export const STAGE_LABELS: Record<Stage, string> = {
   queued: 'queued',
   converting: 'converting',
+  analysing: 'recovering structure',
   contextualizing: 'contextualizing',
   embedding: 'embedding',
   indexing: 'indexing',

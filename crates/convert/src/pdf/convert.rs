@@ -137,11 +137,15 @@ pub(super) fn convert_document(
         return Err(ErrorKind::Unsupported(why));
     }
 
-    // Stage two.
+    // Stage two, in steps an analyst sees move (a long PDF spends seconds here).
+    const STEPS: usize = 4;
+    let mut analysing = |done: usize| report(Step::new(Stage::Analysing, done, STEPS));
+    analysing(0);
     let mut body = body_style(&stats);
     body.spacing = measure_spacing(&lines, &body);
     remove_page_furniture(&mut lines, &pages, &body);
     let toc = detect_toc(&mut lines, pages.len());
+    analysing(1);
 
     let mut order: Vec<usize> = (0..lines.len()).filter(|&i| !lines[i].skip).collect();
     let usable_bookmarks: Vec<Bookmark> =
@@ -165,9 +169,11 @@ pub(super) fn convert_document(
     let page_body = page_body_sizes(&lines, pages.len(), &body);
     let ctx = Ctx { lines: &lines, body, fonts: &fonts, page_body: &page_body };
     let tables = if options.detect_tables { find_tables(&lines, &order) } else { Vec::new() };
+    analysing(2);
     let mut blocks = group_blocks(&ctx, &order, &tables);
     merge_chapter_labels(&ctx, &mut blocks);
     decide_headings(&ctx, &mut blocks, declared_mode, page_count);
+    analysing(3);
     if declared_mode {
         restrict_to_declared(&mut blocks);
     }
@@ -210,6 +216,7 @@ pub(super) fn convert_document(
     if builder.blocks().is_empty() {
         return Err(ErrorKind::Empty);
     }
+    analysing(STEPS);
     Ok(builder.finish())
 }
 

@@ -7,6 +7,7 @@
 use folio_convert::pdf::{find_pdfium_library, PdfConverter};
 use folio_convert::{convert_bytes, convert_file_guarded_reporting, ConvertOptions, Converter, ErrorKind};
 use folio_core::cancel::Cancel;
+use folio_core::progress::Stage;
 
 use crate::common::headings;
 use folio_testkit::pdf::{text_op, text_pdf};
@@ -192,13 +193,16 @@ fn a_chapter_heading_that_opens_the_page_of_its_own_number_is_kept() {
 fn pages_are_reported_as_they_are_read_in_a_worker_process_and_on_a_thread() {
     require_engine();
     let bytes = handbook();
+    // Pages read, then the steps of the layout analysis after them.
+    let want: Vec<(Stage, usize, usize)> =
+        (1..=5).map(|d| (Stage::Converting, d, 5)).chain((0..=4).map(|d| (Stage::Analysing, d, 4))).collect();
     let mut seen = Vec::new();
     PdfConverter
         .convert_reporting("handbook.pdf", &bytes, &ConvertOptions::default(), &mut |s| {
-            seen.push((s.done, s.total))
+            seen.push((s.stage, s.done, s.total))
         })
         .unwrap();
-    assert_eq!(seen, (1..=5).map(|d| (d, 5)).collect::<Vec<_>>());
+    assert_eq!(seen, want);
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("handbook.pdf");
@@ -208,11 +212,11 @@ fn pages_are_reported_as_they_are_read_in_a_worker_process_and_on_a_thread() {
         let options = ConvertOptions { worker: worker.clone(), ..ConvertOptions::default() };
         let mut seen = Vec::new();
         let doc = convert_file_guarded_reporting(&path, &options, &Cancel::new(), &mut |s| {
-            seen.push((s.done, s.total))
+            seen.push((s.stage, s.done, s.total))
         })
         .unwrap();
         assert_eq!(doc.meta.page_count, Some(5));
-        assert_eq!(seen, (1..=5).map(|d| (d, 5)).collect::<Vec<_>>(), "worker {worker:?}");
+        assert_eq!(seen, want, "worker {worker:?}");
     }
     // Formats without pages say nothing.
     let md = dir.path().join("a.md");

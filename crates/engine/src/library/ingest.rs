@@ -125,10 +125,14 @@ impl Access<'_> {
         }
     }
 
-    pub(super) fn commit(&mut self, p: Prepared) -> Result<(usize, Option<ContextRun>), EngineError> {
+    pub(super) fn commit(
+        &mut self,
+        p: Prepared,
+        steps: &mut dyn FnMut(Step),
+    ) -> Result<(usize, Option<ContextRun>), EngineError> {
         match self {
-            Access::Owned(l) => l.commit_file(p),
-            Access::Shared(l) => write(l).commit_file(p),
+            Access::Owned(l) => l.commit_file(p, steps),
+            Access::Shared(l) => write(l).commit_file(p, steps),
         }
     }
 
@@ -233,8 +237,8 @@ pub(super) fn ingest_with(
         progress(ev(Stage::Converting, 0, 1));
         let outcome = match access.prepare(file, &mut |s| progress(ev(s.stage, s.done, s.total)), cancel) {
             Ok(Some(p)) => {
-                progress(ev(Stage::Indexing, 0, 1));
-                access.commit(p).map(Some)
+                progress(ev(Stage::Indexing, 0, 4));
+                access.commit(p, &mut |s| progress(ev(s.stage, s.done, s.total))).map(Some)
             }
             Ok(None) => Ok(None),
             Err(e) => Err(e),
@@ -298,10 +302,11 @@ impl Eta {
 fn file_share(stage: Stage, done: usize, total: usize) -> f64 {
     let f = if total == 0 { 0.0 } else { done as f64 / total as f64 };
     match stage {
-        Stage::Converting => 0.2 * f,
+        Stage::Converting => 0.15 * f,
+        Stage::Analysing => 0.15 + 0.05 * f,
         Stage::Contextualizing => 0.2,
         Stage::Embedding => 0.2 + 0.75 * f,
-        Stage::Indexing => 0.95,
+        Stage::Indexing => 0.95 + 0.05 * f,
         Stage::Indexed | Stage::Unchanged | Stage::Failed => 1.0,
         _ => 0.0,
     }
@@ -427,7 +432,9 @@ impl Library {
             }
         }
         let size = std::fs::metadata(&abs).map(|m| m.len() as i64).unwrap_or(0);
+        steps(Step::new(Stage::Analysing, 0, 1));
         let analysis = analyze(doc, self.counter.as_ref(), &self.options.chunker);
+        steps(Step::new(Stage::Analysing, 1, 1));
         let label = document_label(&path);
         // What the previous version of the document already has, by chunk text: its contexts (when
         // written the same way) and vectors are kept for the chunks whose text did not change.
@@ -483,8 +490,14 @@ impl Library {
         Ok(Some(Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors }))
     }
 
-    /// The quick half: writes a prepared document to the catalog, the vectors and the keyword index.
-    pub(super) fn commit_file(&mut self, p: Prepared) -> Result<(usize, Option<ContextRun>), EngineError> {
+    /// The quick half: writes a prepared document to the catalog, the vectors and the keyword index,
+    /// an [`Stage::Indexing`] step after each of the four writes.
+    pub(super) fn commit_file(
+        &mut self,
+        p: Prepared,
+        steps: &mut dyn FnMut(Step),
+    ) -> Result<(usize, Option<ContextRun>), EngineError> {
+        let mut indexing = |done| steps(Step::new(Stage::Indexing, done, 4));
         let Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors, .. } = p;
         // The catalog first (the document marked `writing`, so nothing shows it yet), then the
         // vectors and the keyword index, then the mark `indexed`. A crash in between leaves a
@@ -524,17 +537,21 @@ impl Library {
                 vector_record(r, v, &source, refs_json, def.map(|d| (d.term.as_str(), d.key.as_str())))
             })
             .collect();
+        indexing(1);
         self.vectors.put_document(doc_id, &records)?;
+        indexing(2);
         put_keywords(&mut self.keyword, doc_id, &rows)?;
         if let Some(old) = old_id.filter(|o| *o != doc_id) {
             self.vectors.remove_document(old)?;
             self.keyword.remove_document(old as u64)?;
         }
         self.keyword.commit()?;
+        indexing(3);
         self.catalog.mark_indexed(doc_id)?;
         // Searchable from now on (the exact index catches up when the ingest finishes).
         self.docs = self.catalog.documents()?;
         self.outlines.insert(doc_id, self.catalog.sections(doc_id)?);
+        indexing(4);
         Ok((rows.len(), run))
     }
 

@@ -275,7 +275,7 @@ impl Library {
                 vectors: records.iter().map(|r| r.embedding.clone()).collect(),
             };
             let (chunks, _) = lib
-                .commit_file(prepared)
+                .commit_file(prepared, &mut folio_core::progress::ignore)
                 .map_err(|e| EngineError::Damaged(format!("rebuilding {path} failed ({}): {e}", e.code())))?;
             match origin {
                 Origin::Source => rebuilt.from_source += 1,

@@ -94,6 +94,7 @@ export class SampleIngest {
       const total = 8;
       const steps: [Stage, number][] = [
         ['converting', 0],
+        ['analysing', 0],
         ['contextualizing', 0],
         ['embedding', 0],
         ['embedding', 3],

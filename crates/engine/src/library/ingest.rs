@@ -558,6 +558,7 @@ impl Library {
     /// After the files: the exact index and cross-document references catch up.
     pub(super) fn finish_ingest(&mut self) -> Result<(), EngineError> {
         self.rebuild_exact()?;
-        self.resolve_external()
+        self.resolve_external()?;
+        Ok(self.catalog.checkpoint()?)
     }
 }

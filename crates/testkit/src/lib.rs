@@ -20,6 +20,7 @@
 
 pub mod embedder;
 pub mod files;
+pub mod generated;
 pub mod http;
 pub mod library;
 pub mod paths;

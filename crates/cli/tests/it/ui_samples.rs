@@ -126,22 +126,13 @@ fn gen_pdf() -> Vec<u8> {
     text_pdf(&pages, &[], "", "")
 }
 
-fn bless() -> bool {
-    std::env::var_os("FOLIO_BLESS").is_some_and(|v| v == "1")
-}
-
-/// Fails with a diff hint when `path` does not hold `want`, or writes it under `FOLIO_BLESS=1`.
+/// Fails when `path` does not hold `want`, or writes it under `FOLIO_BLESS=1`.
 fn check_or_bless(path: &Path, want: &[u8]) {
-    if bless() {
-        std::fs::write(path, want).unwrap();
-        return;
-    }
-    let have = std::fs::read(path).unwrap_or_default();
-    assert!(
-        have == want,
-        "{} is out of date with the fixtures or the engine's analysis; rewrite it with \
-         `FOLIO_BLESS=1 cargo test -p folio-cli --test it ui_samples -- --include-ignored` and review the diff",
-        path.display()
+    folio_testkit::generated::check_or_bless(
+        path,
+        want,
+        "the fixtures or the engine's analysis",
+        "`FOLIO_BLESS=1 cargo test -p folio-cli --test it ui_samples -- --include-ignored` and review the diff",
     );
 }
 

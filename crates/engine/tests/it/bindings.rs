@@ -7,15 +7,11 @@ use std::path::Path;
 fn typescript_bindings_are_current() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/backend/bindings.ts");
     let want = folio_engine::bindings::typescript();
-    if std::env::var_os("FOLIO_BLESS").is_some() {
-        std::fs::write(&path, &want).unwrap();
-        return;
-    }
-    let have = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        have == want,
-        "{} is out of date with the Rust types: run FOLIO_BLESS=1 cargo test -p folio-engine --test it bindings",
-        path.display()
+    folio_testkit::generated::check_or_bless(
+        &path,
+        want.as_bytes(),
+        "the Rust types",
+        "FOLIO_BLESS=1 cargo test -p folio-engine --test it bindings",
     );
 }
 

@@ -188,18 +188,40 @@ impl QuantLinear {
             }
             let c0 = panel * NR;
             for (r, acc) in acc.iter().enumerate() {
-                let m = m0 + r;
-                let sa = _mm512_set1_ps(a.scale[m]);
                 for (h, v) in acc.iter().enumerate() {
-                    let c = c0 + h * 16;
-                    let off = _mm512_loadu_si512(self.offset.as_ptr().add(c) as *const _);
-                    let sw = _mm512_loadu_ps(self.scale.as_ptr().add(c));
-                    let bias = _mm512_loadu_ps(self.bias.as_ptr().add(c));
-                    let ints = _mm512_cvtepi32_ps(_mm512_sub_epi32(*v, off));
-                    let y = _mm512_fmadd_ps(_mm512_mul_ps(ints, sa), sw, bias);
-                    _mm512_storeu_ps(out.as_mut_ptr().add(m * n + c), y);
+                    self.store16(*v, a.scale[m0 + r], m0 + r, c0 + h * 16, out);
                 }
             }
+        }
+    }
+
+    /// Scales 16 integer sums back to f32 and stores them: `out[m][c..c + 16] = (sums − offset) ·
+    /// scale_a · scale_w + bias`, shared by the VNNI and AMX kernels.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F; `c + 16 <= self.n` and `(m + 1) · self.n <= out.len()`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn store16(
+        &self,
+        sums: std::arch::x86_64::__m512i,
+        scale_a: f32,
+        m: usize,
+        c: usize,
+        out: &mut [f32],
+    ) {
+        use std::arch::x86_64::*;
+        debug_assert!(c + 16 <= self.n && (m + 1) * self.n <= out.len());
+        // SAFETY: offset, scale and bias hold n values and c + 16 <= n; row m of `out` holds n
+        // values from m · n (the caller's guarantees).
+        unsafe {
+            let off = _mm512_loadu_si512(self.offset.as_ptr().add(c) as *const _);
+            let sw = _mm512_loadu_ps(self.scale.as_ptr().add(c));
+            let bias = _mm512_loadu_ps(self.bias.as_ptr().add(c));
+            let ints = _mm512_cvtepi32_ps(_mm512_sub_epi32(sums, off));
+            let y = _mm512_fmadd_ps(_mm512_mul_ps(ints, _mm512_set1_ps(scale_a)), sw, bias);
+            _mm512_storeu_ps(out.as_mut_ptr().add(m * self.n + c), y);
         }
     }
 
@@ -290,17 +312,9 @@ impl QuantLinear {
                     );
                     let c0 = panel * NR;
                     for r in 0..32.min(rows - m0) {
-                        let m = m0 + r;
-                        let sa = _mm512_set1_ps(a.scale[m]);
                         for h in 0..2 {
-                            let c = c0 + h * 16;
                             let v = _mm512_load_si512(sp.add(r * 32 + h * 16) as *const _);
-                            let off = _mm512_loadu_si512(self.offset.as_ptr().add(c) as *const _);
-                            let sw = _mm512_loadu_ps(self.scale.as_ptr().add(c));
-                            let bias = _mm512_loadu_ps(self.bias.as_ptr().add(c));
-                            let ints = _mm512_cvtepi32_ps(_mm512_sub_epi32(v, off));
-                            let y = _mm512_fmadd_ps(_mm512_mul_ps(ints, sa), sw, bias);
-                            _mm512_storeu_ps(out.as_mut_ptr().add(m * n + c), y);
+                            self.store16(v, a.scale[m0 + r], m0 + r, c0 + h * 16, out);
                         }
                     }
                 }

@@ -10,8 +10,8 @@
 //!   `.assets/potion-base-2M/`): a table lookup and a mean, thousands of chunks a second, for tests
 //!   and the "fast" setting.
 //!
-//! [`WordPieceTokenizer`] is the model's BERT uncased tokenizer with ids; it also implements
-//! [`folio_core::tokens::TokenCounter`], so chunks can be sized in the model's own units.
+//! [`WordPieceTokenizer`] is the model's BERT uncased tokenizer with ids, the one that
+//! `folio-core`'s chunker also counts with (re-exported from [`folio_core::tokens`]).
 //!
 //! ```no_run
 //! use std::path::Path;
@@ -40,14 +40,13 @@ pub mod keys;
 mod minilm;
 mod openai;
 mod static_model;
-pub mod tokenizer;
 
 pub use background::BackgroundEmbedder;
 pub use encoder::{kernel as int8_kernel, BertConfig, Kernel as Int8Kernel};
+pub use folio_core::tokens::{Encoding, WordPieceTokenizer};
 pub use minilm::{MiniLm, Precision, DEFAULT_BATCH, MINILM_MAX_TOKENS};
 pub use openai::{OpenAiConfig, OpenAiEmbedder};
 pub use static_model::{StaticEmbedder, STATIC_MAX_TOKENS};
-pub use tokenizer::{Encoding, WordPieceTokenizer};
 
 /// Turns texts into vectors. Documents and queries may be embedded differently (some models want
 /// an instruction prefix on one side); for MiniLM both are plain.
@@ -98,6 +97,15 @@ pub enum AiError {
     /// The caller cancelled the work.
     #[error("cancelled")]
     Cancelled,
+}
+
+impl From<folio_core::tokens::VocabularyError> for AiError {
+    fn from(e: folio_core::tokens::VocabularyError) -> AiError {
+        match e {
+            folio_core::tokens::VocabularyError::Io { path, source } => AiError::Io { path, source },
+            folio_core::tokens::VocabularyError::Invalid(m) => AiError::Assets(m),
+        }
+    }
 }
 
 impl AiError {

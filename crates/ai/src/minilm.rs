@@ -7,7 +7,7 @@ use candle_core::{DType, Device, Module, Tensor, D};
 use candle_nn::{embedding, layer_norm, linear, Embedding, LayerNorm, LayerNormConfig, Linear, VarBuilder};
 
 use crate::encoder::BertConfig;
-use crate::tokenizer::WordPieceTokenizer;
+use crate::WordPieceTokenizer;
 use crate::{AiError, Embedder};
 
 /// The sequence length the model was trained with (sentence-transformers' `max_seq_length`),

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use candle_core::{DType, Device};
 
-use crate::tokenizer::WordPieceTokenizer;
+use crate::WordPieceTokenizer;
 use crate::{AiError, Embedder};
 
 /// model2vec's default `max_length`: pieces beyond it are ignored.

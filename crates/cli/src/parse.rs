@@ -6,7 +6,7 @@ use folio_core::analysis::{analyze, Analysis};
 use folio_core::chunker::ChunkerConfig;
 use folio_core::definitions::DefinitionScope;
 use folio_core::model::PageRange;
-use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
+use folio_core::tokens::{TokenCounter, WordCounter, WordPieceTokenizer};
 use folio_engine::assets;
 use serde::Serialize;
 use std::io::Write;
@@ -46,8 +46,8 @@ pub struct ParseArgs {
 
 /// The token counter of the default embedding model, or a word estimate when its vocabulary is absent.
 pub fn token_counter() -> Box<dyn TokenCounter> {
-    match assets::find("minilm/vocab.txt").and_then(|p| std::fs::read_to_string(p).ok()) {
-        Some(vocab) => Box::new(WordPieceCounter::from_vocab_txt(&vocab)),
+    match assets::find("minilm/vocab.txt").and_then(|p| WordPieceTokenizer::from_file(&p).ok()) {
+        Some(tokenizer) => Box::new(tokenizer),
         None => {
             eprintln!("note: .assets/minilm/vocab.txt not found (run scripts/setup-assets.sh); counting tokens by a word estimate");
             Box::new(WordCounter)

@@ -11,7 +11,7 @@ use folio_core::definitions::find_definitions;
 use folio_core::model::{DocumentBuilder, Format};
 use folio_core::outline::Outline;
 use folio_core::plaintext;
-use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
+use folio_core::tokens::{TokenCounter, WordCounter, WordPieceTokenizer};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -29,8 +29,8 @@ fn main() {
     texts.sort();
     let bytes: usize = texts.iter().map(String::len).sum();
     let vocab = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/minilm/vocab.txt");
-    let counter: Box<dyn TokenCounter> = match std::fs::read_to_string(&vocab) {
-        Ok(v) => Box::new(WordPieceCounter::from_vocab_txt(&v)),
+    let counter: Box<dyn TokenCounter> = match WordPieceTokenizer::from_file(&vocab) {
+        Ok(t) => Box::new(t),
         Err(_) => Box::new(WordCounter),
     };
     println!(

@@ -10,7 +10,7 @@ use folio_core::chunker::ChunkerConfig;
 use folio_core::crossref::{CrossIndex, SectionIndex};
 use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
 use folio_core::query::parse_query;
-use folio_core::tokens::{TokenCounter, WordCounter, WordPieceCounter};
+use folio_core::tokens::{TokenCounter, WordCounter, WordPieceTokenizer};
 use folio_index::catalog::{
     Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, DocumentStatus, FailureRow, NewDocument,
     RefRow, SectionRow, TableRow,
@@ -226,7 +226,7 @@ pub struct Library {
     exact: ExactIndex,
     vectors: Box<dyn VectorStore + Sync>,
     embedder: Arc<dyn Embedder>,
-    counter: Box<dyn TokenCounter>,
+    counter: Arc<dyn TokenCounter>,
     options: LibraryOptions,
     /// The library's write lock (`write.lock`, an OS file lock, released by the OS when this
     /// process ends, however it ends); `None` when another process holds it and this one reads only.
@@ -279,10 +279,10 @@ impl Library {
                     .map_err(|e| damaged("vector store", e))?,
             )
         };
-        let counter: Box<dyn TokenCounter> =
-            match options.vocab.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
-                Some(v) => Box::new(WordPieceCounter::from_vocab_txt(&v)),
-                None => Box::new(WordCounter),
+        let counter: Arc<dyn TokenCounter> =
+            match options.vocab.as_ref().and_then(|p| WordPieceTokenizer::from_file(p).ok()) {
+                Some(t) => Arc::new(t),
+                None => Arc::new(WordCounter),
             };
         let mut lib = Library {
             dir: dir.to_path_buf(),

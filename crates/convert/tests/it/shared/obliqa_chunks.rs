@@ -5,7 +5,7 @@
 use folio_convert::{convert_file, ConvertOptions};
 use folio_core::analysis::analyze;
 use folio_core::chunker::ChunkerConfig;
-use folio_core::tokens::{TokenCounter, WordPieceCounter};
+use folio_core::tokens::{TokenCounter, WordPieceTokenizer};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -15,7 +15,7 @@ fn shared() -> PathBuf {
 
 fn counter() -> Box<dyn TokenCounter> {
     let vocab = folio_testkit::paths::require_asset("minilm/vocab.txt");
-    Box::new(WordPieceCounter::from_vocab_txt(&std::fs::read_to_string(vocab).expect("the vocabulary reads")))
+    Box::new(WordPieceTokenizer::from_file(&vocab).expect("the vocabulary reads"))
 }
 
 /// Text compared without whitespace and direction marks.

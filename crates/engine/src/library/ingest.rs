@@ -1,6 +1,8 @@
-//! Ingest: convert, analyse, contextualize and embed a file while searches go on (prepare), then
-//! write it to every store under the write lock (commit), file by file.
+//! Ingest: convert and analyse the next file ahead (see [`super::ahead`]) while contextualizing
+//! and embedding the current one as searches go on (prepare), then write it to every store under
+//! the write lock (commit), file by file.
 
+use super::ahead::{Ahead, Converted, ReadFile, Reader};
 use super::*;
 use folio_core::cancel::Cancel;
 use folio_core::progress::Step;
@@ -115,13 +117,21 @@ pub(super) enum Access<'a> {
 impl Access<'_> {
     pub(super) fn prepare(
         &self,
-        file: &Path,
+        file: ReadFile,
         steps: &mut dyn FnMut(Step),
         cancel: &Cancel,
     ) -> Result<Option<Prepared>, EngineError> {
         match self {
             Access::Owned(l) => l.prepare_file(file, steps, cancel),
             Access::Shared(l) => read(l).prepare_file(file, steps, cancel),
+        }
+    }
+
+    /// What reading files ahead needs of the library.
+    pub(super) fn reader(&self) -> Reader {
+        match self {
+            Access::Owned(l) => Reader::of(l),
+            Access::Shared(l) => Reader::of(&read(l)),
         }
     }
 
@@ -215,6 +225,36 @@ pub(super) fn ingest_with(
     }
     let sizes: Vec<u64> = files.iter().map(|f| std::fs::metadata(f).map_or(0, |m| m.len())).collect();
     let eta = Eta { start: Instant::now(), total: sizes.iter().sum::<u64>().max(1) as f64 };
+    let reader = access.reader();
+    std::thread::scope(|scope| {
+        let ahead = Ahead::start(scope, &reader, &files, cancel);
+        ingest_files(access, &files, &sizes, &eta, &ahead, &mut report, progress, cancel);
+    });
+    if let Err(e) = access.finish() {
+        report.failed.push(IngestFailure {
+            path: access.dir().display().to_string(),
+            code: e.code(),
+            message: e.to_string(),
+        });
+    }
+    report.seconds = start.elapsed().as_secs_f64();
+    report
+}
+
+/// The ingest's own loop: takes each file from the reader, then contextualizes, embeds and
+/// writes it.
+#[allow(clippy::too_many_arguments)]
+fn ingest_files(
+    access: &mut Access<'_>,
+    files: &[PathBuf],
+    sizes: &[u64],
+    eta: &Eta,
+    ahead: &Ahead,
+    report: &mut IngestReport,
+    progress: &mut dyn FnMut(Progress),
+    cancel: &Cancel,
+) {
+    let n = files.len();
     let mut before = 0u64;
     for (i, file) in files.iter().enumerate() {
         if cancel.is_cancelled() {
@@ -235,7 +275,13 @@ pub(super) fn ingest_with(
             remaining_s: eta.remaining(done_before as f64 + size as f64 * file_share(stage, done, total)),
         };
         progress(ev(Stage::Converting, 0, 1));
-        let outcome = match access.prepare(file, &mut |s| progress(ev(s.stage, s.done, s.total)), cancel) {
+        let Some(read) = ahead.next(&mut |s| progress(ev(s.stage, s.done, s.total))) else {
+            // The reader stops early only when the ingest is cancelled.
+            report.cancelled = true;
+            progress(ev(Stage::Cancelled, 0, 1));
+            break;
+        };
+        let outcome = match access.prepare(read, &mut |s| progress(ev(s.stage, s.done, s.total)), cancel) {
             Ok(Some(p)) => {
                 progress(ev(Stage::Indexing, 0, 4));
                 access.commit(p, &mut |s| progress(ev(s.stage, s.done, s.total))).map(Some)
@@ -271,15 +317,6 @@ pub(super) fn ingest_with(
             }
         }
     }
-    if let Err(e) = access.finish() {
-        report.failed.push(IngestFailure {
-            path: access.dir().display().to_string(),
-            code: e.code(),
-            message: e.to_string(),
-        });
-    }
-    report.seconds = start.elapsed().as_secs_f64();
-    report
 }
 
 /// The time an ingest has left, from the bytes of its files read so far.
@@ -406,18 +443,18 @@ impl Library {
     /// convert, analyse, contextualize and embed. `Ok(None)` when the file is unchanged.
     pub(super) fn prepare_file(
         &self,
-        file: &Path,
+        file: ReadFile,
         steps: &mut dyn FnMut(Step),
         cancel: &Cancel,
     ) -> Result<Option<Prepared>, EngineError> {
-        let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+        let ReadFile { abs, converted } = file;
+        let converted = converted?;
         let path = abs.display().to_string();
         let mtime = mtime_of(&abs);
-        let doc = convert_file_guarded_reporting(&abs, &self.options.convert, cancel, steps)?;
         let mode = self.options.context.tag();
         let old = self.catalog.document_by_path(&path)?;
         if let Some(old) = &old {
-            if old.content_hash == doc.meta.content_hash {
+            if old.content_hash == converted.content_hash() {
                 let same_mode = self.catalog.context_mode(old.id)? == mode;
                 // Chunks whose LLM request failed last time are asked again.
                 let retry = self.options.context.is_llm() && self.catalog.fallback_chunks(old.id)? > 0;
@@ -432,9 +469,15 @@ impl Library {
             }
         }
         let size = std::fs::metadata(&abs).map(|m| m.len() as i64).unwrap_or(0);
-        steps(Step::new(Stage::Analysing, 0, 1));
-        let analysis = analyze(doc, self.counter.as_ref(), &self.options.chunker);
-        steps(Step::new(Stage::Analysing, 1, 1));
+        let analysis = match converted {
+            Converted::Analysed(a) => a,
+            Converted::Known(doc) => {
+                steps(Step::new(Stage::Analysing, 0, 1));
+                let a = Reader::analyse(self, doc);
+                steps(Step::new(Stage::Analysing, 1, 1));
+                a
+            }
+        };
         let label = document_label(&path);
         // What the previous version of the document already has, by chunk text: its contexts (when
         // written the same way) and vectors are kept for the chunks whose text did not change.

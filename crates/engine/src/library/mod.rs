@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
+mod ahead;
 mod folders;
 mod ingest;
 mod lock;

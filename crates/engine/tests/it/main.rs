@@ -4,6 +4,7 @@
 //! Tests that need the native assets or the shared test data are `#[ignore = "needs …"]`: a plain
 //! `cargo test` reports them as ignored; `scripts/test.sh` runs them with `--include-ignored`.
 
+mod ahead;
 mod bindings;
 mod context;
 mod cross_documents;

@@ -1,0 +1,113 @@
+//! Ingest reads the next file ahead while the current one is embedded: the events of each file
+//! still come in order and whole, a file that fails is reported in its place, and a cancel during
+//! an embedding stops the reader too. Embedded with the test kit's hashing embedder.
+
+use folio_ai::{AiError, Embedder};
+use folio_core::cancel::Cancel;
+use folio_engine::{Library, LibraryOptions, Stage};
+use folio_testkit::embedder::HashingEmbedder;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The hashing embedder, which cancels the ingest at its first call when given a flag.
+struct CancellingEmbedder {
+    inner: HashingEmbedder,
+    cancel: Option<Cancel>,
+}
+
+impl Embedder for CancellingEmbedder {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn max_tokens(&self) -> usize {
+        self.inner.max_tokens()
+    }
+    fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
+        if let Some(c) = &self.cancel {
+            c.cancel();
+        }
+        self.inner.embed_documents(texts)
+    }
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError> {
+        self.inner.embed_query(text)
+    }
+}
+
+fn open(dir: &Path, cancel: Option<Cancel>) -> Library {
+    let embedder = Arc::new(CancellingEmbedder { inner: HashingEmbedder::default(), cancel });
+    Library::open(dir, embedder, LibraryOptions { in_memory_vectors: true, ..LibraryOptions::default() })
+        .unwrap()
+}
+
+/// Five documents, the third of them not what its extension says.
+fn documents(dir: &Path) -> Vec<PathBuf> {
+    let rulebook = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/rulebook.txt"),
+    )
+    .unwrap();
+    (0..5)
+        .map(|i| {
+            let p = dir.join(format!("doc{i}.{}", if i == 2 { "pdf" } else { "txt" }));
+            let text = if i == 2 { "not a PDF".to_string() } else { format!("{rulebook}\nCopy {i}.\n") };
+            std::fs::write(&p, text).unwrap();
+            p
+        })
+        .collect()
+}
+
+#[test]
+fn each_file_comes_in_order_and_whole_while_the_next_is_read() {
+    let docs = tempfile::tempdir().unwrap();
+    let files = documents(docs.path());
+    let lib_dir = tempfile::tempdir().unwrap();
+    let mut lib = open(lib_dir.path(), None);
+    let mut events = Vec::new();
+    let report = lib.ingest(&files, &mut |p| events.push((p.file_index, p.stage)), &Cancel::new());
+    assert_eq!(report.indexed.len(), 4, "{report:?}");
+    assert_eq!(report.failed.len(), 1);
+    assert!(report.failed[0].path.ends_with("doc2.pdf"), "{:?}", report.failed);
+    // After the queue, the files' events in file order, each file from converting to its end.
+    let work: Vec<(usize, Stage)> = events.into_iter().filter(|(_, s)| *s != Stage::Queued).collect();
+    let order: Vec<usize> = work.iter().map(|(i, _)| *i).collect();
+    assert!(order.windows(2).all(|w| w[0] <= w[1]), "files interleaved: {order:?}");
+    for i in 0..5 {
+        let stages: Vec<Stage> = work.iter().filter(|(f, _)| *f == i).map(|(_, s)| *s).collect();
+        assert_eq!(stages.first(), Some(&Stage::Converting), "file {i}: {stages:?}");
+        let last = if i == 2 { Stage::Failed } else { Stage::Indexed };
+        assert_eq!(stages.last(), Some(&last), "file {i}: {stages:?}");
+        if i != 2 {
+            for s in [Stage::Analysing, Stage::Embedding, Stage::Indexing] {
+                assert!(stages.contains(&s), "file {i} lacks {s:?}: {stages:?}");
+            }
+        }
+    }
+    // Again: every file is unchanged (the reader skips analysing them), the bad one fails again.
+    let again = lib.ingest(&files, &mut |_| {}, &Cancel::new());
+    assert_eq!((again.unchanged.len(), again.failed.len(), again.indexed.len()), (4, 1, 0), "{again:?}");
+}
+
+#[test]
+fn a_cancel_during_an_embedding_stops_the_reader_too() {
+    let docs = tempfile::tempdir().unwrap();
+    let files = documents(docs.path());
+    let lib_dir = tempfile::tempdir().unwrap();
+    let cancel = Cancel::new();
+    let mut lib = open(lib_dir.path(), Some(cancel.clone()));
+    let mut stages = Vec::new();
+    let report = lib.ingest(&files, &mut |p| stages.push((p.file_index, p.stage)), &cancel);
+    assert!(report.cancelled, "{report:?}");
+    assert!(report.indexed.len() <= 1, "at most the file being embedded is written: {report:?}");
+    assert!(
+        stages.iter().all(|(i, s)| *i == 0 || *s == Stage::Queued),
+        "no later file was taken up: {stages:?}"
+    );
+    drop(lib);
+    // The library is whole: a new ingest (not cancelled) finishes the job.
+    let mut lib = open(lib_dir.path(), None);
+    let report = lib.ingest(&files, &mut |_| {}, &Cancel::new());
+    assert_eq!(report.indexed.len() + report.unchanged.len(), 4, "{report:?}");
+    assert_eq!(lib.documents().unwrap().len(), 4);
+}

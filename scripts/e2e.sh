@@ -21,6 +21,8 @@ SCRATCH=$(mktemp -d)
 PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  # The driver's log (the app's own output included) is kept beside the screenshots.
+  [ -f "$SCRATCH/driver.log" ] && cp "$SCRATCH/driver.log" "$FOLIO_ROOT/tests/artifacts/e2e/driver.log" 2>/dev/null
   rm -rf "$SCRATCH"
 }
 trap cleanup EXIT
@@ -64,7 +66,17 @@ PY
 PIDS+=($!)
 sleep 1
 
-export FOLIO_E2E_APP=$APP
+# The app through a wrapper that keeps its output (each start's, appended) beside the screenshots.
+mkdir -p "$FOLIO_ROOT/tests/artifacts/e2e"
+APP_LOG=$FOLIO_ROOT/tests/artifacts/e2e/app.log
+: >"$APP_LOG"
+cat >"$SCRATCH/folio-desktop" <<SH
+#!/bin/sh
+echo "== \$(date +%T.%N) start: \$*" >>"$APP_LOG"
+exec "$APP" "\$@" >>"$APP_LOG" 2>&1
+SH
+chmod +x "$SCRATCH/folio-desktop"
+export FOLIO_E2E_APP=$SCRATCH/folio-desktop FOLIO_E2E_APP_BINARY=$APP
 export FOLIO_E2E_DOCS="$DATA/obliqa/documents/GEN_VER08.181223.txt:$DATA/obliqa/documents/GLO_VER19.181223.txt:$DATA/obliqa/documents/AML_VER09.211223.txt"
 [ -f "$BIG" ] && export FOLIO_E2E_BIG_PDF=$BIG
 export FOLIO_E2E_ARTIFACTS=$FOLIO_ROOT/tests/artifacts/e2e

@@ -42,6 +42,15 @@ impl App {
         self.opened.wait().clone()
     }
 
+    /// Stops the work in progress (an ingest, a folder pass) when the app ends.
+    fn stop_work(&self) {
+        let repaired = self.repaired.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let opened = self.opened.get().and_then(|w| w.as_ref().ok()).cloned();
+        for ws in repaired.into_iter().chain(opened) {
+            ws.cancel_ingest();
+        }
+    }
+
     /// Keeps the watched folders followed, announcing each pass that changed the library.
     fn watch(&self, ws: &Workspace) {
         let Some(handle) = self.handle.get().cloned() else { return };
@@ -271,7 +280,10 @@ fn main() {
     // One window per library: files opened while Folio runs go to that window.
     let opened = instance::opened_paths(std::env::args_os().skip(1));
     let listener = match instance::claim(&settings, &opened) {
-        instance::Claim::Forwarded => return,
+        instance::Claim::Forwarded => {
+            eprintln!("folio: this library is open in another Folio window; the files go there");
+            return;
+        }
         instance::Claim::First(l) => Some(l),
         instance::Claim::Alone(why) => {
             eprintln!("folio: files opened later start another window: {why}");
@@ -280,6 +292,7 @@ fn main() {
     };
     let app_state = Arc::new(App { opened_files: Mutex::new(opened), ..App::default() });
     let opening = app_state.clone();
+    let closing = app_state.clone();
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(app_state)
@@ -352,6 +365,13 @@ fn main() {
             about,
             repair_library,
         ])
-        .run(tauri::generate_context!())
-        .expect("the Folio window could not start");
+        .build(tauri::generate_context!())
+        .expect("the Folio window could not start")
+        .run(move |_, event| {
+            // The window closed: an ingest in progress stops (the document being written is
+            // rolled back at the next start, as after a crash), so the app ends at once.
+            if let tauri::RunEvent::ExitRequested { .. } | tauri::RunEvent::Exit = event {
+                closing.stop_work();
+            }
+        });
 }

@@ -11,6 +11,7 @@
 // FOLIO_E2E_WATCH_DIR (an empty folder: watched, then files are added, renamed and deleted in it),
 // FOLIO_E2E_LIBRARY (the library folder: after the first session its catalog is damaged, and a
 // second start of the app must offer the repair, run it and show the library again).
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Keys, Session, sleep } from './webdriver.mjs';
@@ -317,6 +318,31 @@ async function main() {
   });
 }
 
+/** Process ids of running copies of the app binary. */
+function appProcesses() {
+  try {
+    const binary = process.env.FOLIO_E2E_APP_BINARY || app;
+    return execFileSync('pgrep', ['-f', '-x', `${binary}( .*)?`], { encoding: 'utf8' }).split(/\s+/).filter(Boolean);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+/**
+ * Closing the window ends the app, also while a document is still being indexed (the ingest is
+ * cancelled; a document not yet written is not in the library): the next start must not find the
+ * first one still holding the library. Waits for the first app to be gone, and checks it went
+ * promptly.
+ */
+async function closedPhase() {
+  const t = Date.now();
+  while (appProcesses().length && Date.now() - t < 60000) await sleep(100);
+  const left = appProcesses();
+  const ms = Date.now() - t;
+  check('the app exits when its window closes', left.length === 0 && ms < 10000, left.length ? `still running after ${ms} ms: ${left.join(' ')}` : `gone ${ms} ms after the session ended`);
+  writeFileSync(join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
+}
+
 /**
  * A damaged catalog (a page overwritten, as a disk fault would): the app opens to an error that
  * offers *Repair library*; the repair rebuilds the catalog from the chunk records and the library
@@ -352,6 +378,7 @@ async function repairPhase() {
 }
 
 main()
+  .then(closedPhase)
   .then(repairPhase)
   .then(
     () => console.log(`e2e: ${results.length} checks passed`),

@@ -105,6 +105,8 @@ async function req(base, method, path, body, timeoutMs = 30000) {
     headers: { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
+  }).catch((e) => {
+    throw new Error(`${method} ${path}: no answer (${e.message}) within ${timeoutMs} ms`);
   });
   const json = await res.json().catch(() => ({}));
   if (!res.ok || (json.value && json.value.error)) {

@@ -81,7 +81,11 @@ fn serve() -> i32 {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut steps = |s: Step| {
             let prefix = if s.stage == Stage::Analysing { ANALYSING_LINE } else { PAGES_LINE };
-            let _ = writeln!(stdout, "{prefix}{} {}", s.done, s.total).and_then(|()| stdout.flush());
+            if writeln!(stdout, "{prefix}{} {}", s.done, s.total).and_then(|()| stdout.flush()).is_err() {
+                // Nobody reads the answer any more (the program that asked has ended, or gave up
+                // on the file): stop now rather than convert the rest for no one.
+                std::process::exit(5);
+            }
         };
         convert_file_reporting(&req.path, &req.options, &mut steps).map_err(|e| e.kind)
     }))

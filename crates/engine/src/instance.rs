@@ -4,8 +4,10 @@
 //!
 //! The first process binds a Unix socket named after its settings file in the user's runtime folder
 //! (`$XDG_RUNTIME_DIR`, else the temporary folder) and listens; a later process connects, writes
-//! the absolute paths it was given, one per line, and exits. A socket left behind by a process that
-//! died is noticed (nobody answers) and replaced.
+//! the absolute paths it was given, one per line and an empty line, waits for the first one's
+//! `ok`, and exits. A socket left behind by a process that died is noticed (nobody answers) and
+//! replaced; so is the socket of a process that is ending: the kernel still queues connections for
+//! it while it closes its files, but no one acknowledges them.
 //!
 //! ```no_run
 //! use folio_engine::instance::{claim, Claim};
@@ -57,9 +59,11 @@ impl Listener {
                 for stream in self.socket.incoming() {
                     let Ok(stream) = stream else { continue };
                     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                    let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
                     let mut paths = Vec::new();
                     let mut ended = false;
-                    for line in BufReader::new(stream).lines() {
+                    let mut reader = BufReader::new(&stream);
+                    for line in (&mut reader).lines() {
                         let Ok(line) = line else { break };
                         if line.is_empty() {
                             ended = true;
@@ -69,6 +73,8 @@ impl Listener {
                     }
                     // A message cut short (the sender died mid-way) is dropped, not half-opened.
                     if ended {
+                        // Acknowledged first: the sender may exit now, its files are taken.
+                        let _ = (&stream).write_all(ACK).and_then(|()| (&stream).flush());
                         on_open(paths);
                     }
                 }
@@ -122,9 +128,17 @@ pub fn claim_at(socket: &Path, paths: &[PathBuf]) -> Claim {
     Claim::Alone(format!("{}: in use but not answering", socket.display()))
 }
 
+/// What the first process answers to a whole message.
+const ACK: &[u8] = b"ok\n";
+
+/// How long a later process waits for the first one's answer: a live app answers from a thread of
+/// its own at once; an ending one never does.
+const ACK_WAIT: Duration = Duration::from_secs(3);
+
 fn forward(socket: &Path, paths: &[PathBuf]) -> std::io::Result<()> {
     let mut stream = UnixStream::connect(socket)?;
     stream.set_write_timeout(Some(Duration::from_secs(5)))?;
+    stream.set_read_timeout(Some(ACK_WAIT))?;
     let mut msg = String::new();
     for p in paths {
         let Some(s) = p.to_str() else { continue };
@@ -136,7 +150,13 @@ fn forward(socket: &Path, paths: &[PathBuf]) -> std::io::Result<()> {
     }
     msg.push('\n');
     stream.write_all(msg.as_bytes())?;
-    stream.flush()
+    stream.flush()?;
+    let mut answer = [0u8; 3];
+    std::io::Read::read_exact(&mut stream, &mut answer)?;
+    if answer != ACK {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "no acknowledgement"));
+    }
+    Ok(())
 }
 
 /// The files among a process's arguments, as the library records paths (canonical): options
@@ -190,6 +210,20 @@ mod tests {
         let Claim::First(listener) = claim_at(&sock, &[]) else { panic!("a stale socket must be replaced") };
         drop(listener);
         assert!(!sock.exists(), "the listener removes its socket");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_socket_whose_process_is_ending_is_replaced() {
+        let dir = scratch();
+        let sock = dir.join("d.sock");
+        // Listening, but nobody accepts or answers: a process between its last event and its exit.
+        let ending = UnixListener::bind(&sock).unwrap();
+        let t = std::time::Instant::now();
+        let claim = claim_at(&sock, &[]);
+        assert!(matches!(claim, Claim::First(_)), "the files must not go to a process that is ending");
+        assert!(t.elapsed() < ACK_WAIT * 2, "gave up waiting in time: {:?}", t.elapsed());
+        drop((claim, ending));
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -177,7 +177,7 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo], body
         let h = pages[l.page as usize].height.max(1.0);
         l.y > h * 0.905 || l.y < h * 0.095
     };
-    let mut counts: HashMap<(String, i32), Vec<u32>> = HashMap::new();
+    let mut counts: HashMap<(String, i32), Vec<(u32, String)>> = HashMap::new();
     for &i in &margin {
         let l = &lines[i];
         if !in_zone(l) {
@@ -189,15 +189,18 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo], body
         }
         let yb = (l.y / 6.0).round() as i32;
         let e = counts.entry((key, yb)).or_default();
-        if e.last() != Some(&l.page) {
-            e.push(l.page);
+        if e.last().map(|(p, _)| *p) != Some(l.page) {
+            e.push((l.page, l.text.clone()));
         }
     }
     let threshold = if npages <= 4 { 2 } else { 3 };
-    // Running text recurs on many pages or on pages close together.
-    let running = |v: &Vec<u32>| {
-        let near = v.windows(2).filter(|w| w[1] - w[0] <= 2).count();
-        v.len() >= threshold && (v.len() * 10 >= npages || near * 2 >= v.len())
+    // Running text recurs on many pages or on pages close together; where its digits change, the
+    // same text recurs or a number follows the pages (see `numbers_recur_or_count_pages`).
+    let running = |v: &Vec<(u32, String)>| {
+        let near = v.windows(2).filter(|w| w[1].0 - w[0].0 <= 2).count();
+        v.len() >= threshold
+            && (v.len() * 10 >= npages || near * 2 >= v.len())
+            && numbers_recur_or_count_pages(v)
     };
     let repeated = |l: &Line| -> bool {
         let key = squash_digits(&l.text);
@@ -233,6 +236,36 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo], body
     }
 }
 
+/// The digit runs of a text, as numbers ("Exhibit 31.2" → [31, 2]).
+fn numbers(s: &str) -> Vec<i64> {
+    s.split(|c: char| !c.is_ascii_digit())
+        .filter(|d| !d.is_empty() && d.len() <= 9)
+        .filter_map(|d| d.parse().ok())
+        .collect()
+}
+
+/// Whether lines that agree but for their digits (each on its page) are running text: the same
+/// text recurs ("2022 Annual Report", "Section 3" over several pages), or, where every page's
+/// differs, one of its numbers counts the pages ("Form 10-K | 45", "| 46", …). Labels whose
+/// numbers neither recur nor count ("Exhibit 21.1", "Exhibit 23.1", "Exhibit 31.1" heading the
+/// exhibits' pages) are the pages' own headings.
+fn numbers_recur_or_count_pages<T: AsRef<str>>(v: &[(u32, T)]) -> bool {
+    let distinct: std::collections::HashSet<&str> = v.iter().map(|(_, t)| t.as_ref()).collect();
+    if distinct.len() < v.len() {
+        return true;
+    }
+    let pairs = v.len().saturating_sub(1);
+    let counting = v
+        .windows(2)
+        .filter(|w| {
+            let (a, b) = (numbers(w[0].1.as_ref()), numbers(w[1].1.as_ref()));
+            let step = w[1].0 as i64 - w[0].0 as i64;
+            a.len() == b.len() && a.iter().zip(&b).any(|(x, y)| y - x == step)
+        })
+        .count();
+    counting * 4 >= pairs * 3
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,5 +279,25 @@ mod tests {
         assert!(!is_page_number_text("1.1 Scope"));
         assert_eq!(edge_number("4 Chapter 1. About this manual"), Some(4));
         assert_eq!(squash_digits("Page 12 of 40"), "page#of#");
+    }
+
+    #[test]
+    fn running_text_repeats_or_counts_pages() {
+        let footer = [
+            (4, "Apple Inc. | 2022 Form 10-K | 3"),
+            (5, "Apple Inc. | 2022 Form 10-K | 4"),
+            (7, "Apple Inc. | 2022 Form 10-K | 6"),
+        ];
+        assert!(numbers_recur_or_count_pages(&footer));
+        let header = [(9, "Section 3"), (10, "Section 3"), (11, "Section 4")];
+        assert!(numbers_recur_or_count_pages(&header));
+        let exhibits = [
+            (75, "Exhibit 21.1"),
+            (76, "Exhibit 23.1"),
+            (77, "Exhibit 31.1"),
+            (78, "Exhibit 31.2"),
+            (79, "Exhibit 32.1"),
+        ];
+        assert!(!numbers_recur_or_count_pages(&exhibits));
     }
 }

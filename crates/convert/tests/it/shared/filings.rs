@@ -233,7 +233,7 @@ fn check(name: &str, floor: f64) {
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn apple_10k() {
-    check("APPLE_2022_10K.pdf", 0.85);
+    check("APPLE_2022_10K.pdf", 0.95);
 }
 
 #[test]

@@ -162,6 +162,9 @@ enum Encoder {
     Fast(crate::encoder::FastBert),
 }
 
+/// One window of a text: the word pieces it holds and its vector (see [`MiniLm::embed_windows`]).
+pub type WindowVector = (usize, Vec<f32>);
+
 /// all-MiniLM-L6-v2 (or another BERT sentence encoder with mean pooling), run locally.
 pub struct MiniLm {
     id: String,
@@ -369,28 +372,15 @@ impl MiniLm {
         let unit = mean.broadcast_div(&norms)?;
         Ok(unit.to_vec2::<f32>()?)
     }
-}
 
-impl Embedder for MiniLm {
-    fn id(&self) -> &str {
-        &self.id
-    }
-
-    fn dim(&self) -> usize {
-        self.hidden
-    }
-
-    fn max_tokens(&self) -> usize {
-        self.max_tokens
-    }
-
-    /// Texts longer than the window are embedded window by window and the windows' vectors
-    /// averaged, weighted by their pieces, then normalised again.
-    fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
+    /// Each text's window vectors, in order, with the pieces each window holds: a text that fits
+    /// the model's window has one, a longer one one per consecutive window (see `windows`). Each
+    /// vector is mean-pooled and L2-normalised.
+    pub fn embed_windows(&self, texts: &[&str]) -> Result<Vec<Vec<WindowVector>>, AiError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        // (text, window) pairs, batched by length so little is padded; summed back per text.
+        // (text, window) pairs, batched by length so little is padded; given back per text.
         let windows: Vec<Vec<Vec<u32>>> = texts.iter().map(|t| self.windows(t)).collect();
         let mut order: Vec<(usize, usize, usize)> = windows
             .iter()
@@ -413,15 +403,48 @@ impl Embedder for MiniLm {
                 out
             }
         };
-        let mut sums: Vec<Vec<f32>> = vec![vec![0f32; self.hidden]; texts.len()];
-        for (&(len, i, _), v) in order.iter().zip(vectors) {
-            let w = (len - 2).max(1) as f32;
-            for (s, x) in sums[i].iter_mut().zip(v) {
-                *s += w * x;
-            }
+        let mut out: Vec<Vec<WindowVector>> = windows.iter().map(|ws| Vec::with_capacity(ws.len())).collect();
+        let mut placed: Vec<(usize, usize, usize, Vec<f32>)> =
+            order.iter().zip(vectors).map(|(&(len, i, j), v)| (i, j, len - 2, v)).collect();
+        placed.sort_unstable_by_key(|&(i, j, _, _)| (i, j));
+        for (i, _, pieces, v) in placed {
+            out[i].push((pieces, v));
         }
-        sums.iter_mut().for_each(|v| crate::normalize(v));
-        Ok(sums)
+        Ok(out)
+    }
+}
+
+impl Embedder for MiniLm {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn dim(&self) -> usize {
+        self.hidden
+    }
+
+    fn max_tokens(&self) -> usize {
+        self.max_tokens
+    }
+
+    /// Texts longer than the window are embedded window by window and the windows' vectors
+    /// averaged, weighted by their pieces, then normalised again.
+    fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
+        let windows = self.embed_windows(texts)?;
+        Ok(windows
+            .into_iter()
+            .map(|ws| {
+                let mut sum = vec![0f32; self.hidden];
+                for (pieces, v) in ws {
+                    let w = pieces.max(1) as f32;
+                    for (s, x) in sum.iter_mut().zip(v) {
+                        *s += w * x;
+                    }
+                }
+                crate::normalize(&mut sum);
+                sum
+            })
+            .collect())
     }
 
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError> {

@@ -325,8 +325,8 @@ impl MiniLm {
     /// The windows a text is embedded in: `[CLS] pieces [SEP]` of at most the model's length each.
     /// A text that fits is one window; a longer one is cut into consecutive windows, so that no
     /// piece of it is dropped and no forward pass exceeds the window.
-    fn windows(&self, text: &str) -> Vec<Vec<u32>> {
-        let inner = self.max_tokens.saturating_sub(2).max(1);
+    fn windows(&self, text: &str, pieces: usize) -> Vec<Vec<u32>> {
+        let inner = pieces.min(self.max_tokens.saturating_sub(2)).max(1);
         let pieces = self.tokenizer.tokenize_ids(text);
         if pieces.is_empty() {
             return vec![vec![self.tokenizer.cls_id(), self.tokenizer.sep_id()]];
@@ -377,11 +377,17 @@ impl MiniLm {
     /// the model's window has one, a longer one one per consecutive window (see `windows`). Each
     /// vector is mean-pooled and L2-normalised.
     pub fn embed_windows(&self, texts: &[&str]) -> Result<Vec<Vec<WindowVector>>, AiError> {
+        self.embed_windows_of(texts, usize::MAX)
+    }
+
+    /// [`MiniLm::embed_windows`] with windows of at most `pieces` word pieces (and at most the
+    /// model's window).
+    pub fn embed_windows_of(&self, texts: &[&str], pieces: usize) -> Result<Vec<Vec<WindowVector>>, AiError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
         // (text, window) pairs, batched by length so little is padded; given back per text.
-        let windows: Vec<Vec<Vec<u32>>> = texts.iter().map(|t| self.windows(t)).collect();
+        let windows: Vec<Vec<Vec<u32>>> = texts.iter().map(|t| self.windows(t, pieces)).collect();
         let mut order: Vec<(usize, usize, usize)> = windows
             .iter()
             .enumerate()

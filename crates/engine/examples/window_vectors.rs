@@ -55,20 +55,38 @@ fn main() {
     let mut avg: Vec<(i64, Vec<f32>)> = Vec::with_capacity(chunks.len());
     let mut windows: Vec<(i64, Vec<f32>)> = Vec::new();
     let mut long = 0;
+    // FOLIO_WINDOW=N: windows of N pieces (the best of them and of the average is the chunk's
+    // score); the model's own window by default.
+    let window: usize = std::env::var("FOLIO_WINDOW").ok().and_then(|w| w.parse().ok()).unwrap_or(usize::MAX);
+    // FOLIO_EVERY=N: every N-th question only (quicker runs; ids stay those of the whole list).
+    let every: usize = std::env::var("FOLIO_EVERY").ok().and_then(|w| w.parse().ok()).unwrap_or(1).max(1);
     for batch in chunks.chunks(256) {
         let texts: Vec<&str> = batch.iter().map(|c| c.content.as_str()).collect();
-        let got = model.embed_windows(&texts).unwrap();
-        for (c, ws) in batch.iter().zip(got) {
+        let whole = model.embed_windows(&texts).unwrap();
+        let parts =
+            if window == usize::MAX { None } else { Some(model.embed_windows_of(&texts, window).unwrap()) };
+        for (k, (c, ws)) in batch.iter().zip(whole).enumerate() {
             long += (ws.len() > 1) as usize;
             let mut sum = vec![0f32; model.dim()];
             for (pieces, v) in &ws {
                 for (s, x) in sum.iter_mut().zip(v) {
-                    *s += pieces.max(&1).to_owned() as f32 * x;
+                    *s += (*pieces).max(1) as f32 * x;
                 }
             }
             let n = dot(&sum, &sum).sqrt().max(1e-12);
-            avg.push((c.id, sum.iter().map(|x| x / n).collect()));
-            windows.extend(ws.into_iter().map(|(_, v)| (c.id, v)));
+            let average: Vec<f32> = sum.iter().map(|x| x / n).collect();
+            match &parts {
+                // The model's windows.
+                None => windows.extend(ws.into_iter().map(|(_, v)| (c.id, v))),
+                // The average and, for a chunk longer than one short window, each short window.
+                Some(parts) => {
+                    windows.push((c.id, average.clone()));
+                    if parts[k].len() > 1 {
+                        windows.extend(parts[k].iter().map(|(_, v)| (c.id, v.clone())));
+                    }
+                }
+            }
+            avg.push((c.id, average));
         }
     }
     eprintln!(
@@ -93,7 +111,7 @@ fn main() {
         channels: vec![Channel::Keyword, Channel::Exact],
         ..SearchOptions::default()
     };
-    for (qi, q) in questions.iter().enumerate() {
+    for (qi, q) in questions.iter().enumerate().step_by(every) {
         let query = q["Question"].as_str().unwrap_or_default();
         let qv = model.embed_query(query).unwrap();
         let dense_avg = top(avg.iter().map(|(id, v)| (*id, dot(&qv, v))), 100);

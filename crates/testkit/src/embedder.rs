@@ -65,6 +65,36 @@ impl Embedder for HashingEmbedder {
     }
 }
 
+/// Another embedder, watched: `before` sees the texts of every document batch before they are
+/// embedded (to count them, or to cancel an ingest in the middle of one). Queries pass unwatched.
+pub struct Watched<E, F> {
+    pub inner: E,
+    pub before: F,
+}
+
+impl<E: Embedder, F: Fn(&[&str]) + Send + Sync> Embedder for Watched<E, F> {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+
+    fn max_tokens(&self) -> usize {
+        self.inner.max_tokens()
+    }
+
+    fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
+        (self.before)(texts);
+        self.inner.embed_documents(texts)
+    }
+
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError> {
+        self.inner.embed_query(text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +110,19 @@ mod tests {
         let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>();
         assert!(dot(&a, &near) > dot(&a, &far), "{} vs {}", dot(&a, &near), dot(&a, &far));
         assert_eq!(e.embed_query("").unwrap(), vec![0.0; 64]);
+    }
+
+    #[test]
+    fn a_watched_embedder_sees_each_document_batch_and_embeds_as_its_inner_one() {
+        let seen = std::sync::Mutex::new(Vec::new());
+        let w = Watched {
+            inner: HashingEmbedder::default(),
+            before: |t: &[&str]| seen.lock().unwrap().push(t.len()),
+        };
+        let v = w.embed_documents(&["a b", "c"]).unwrap();
+        assert_eq!(v, HashingEmbedder::default().embed_documents(&["a b", "c"]).unwrap());
+        w.embed_query("a").unwrap();
+        assert_eq!(*seen.lock().unwrap(), vec![2]);
+        assert_eq!((w.id(), w.dim()), ("hashing-test-embedder", 64));
     }
 }

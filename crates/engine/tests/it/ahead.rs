@@ -2,42 +2,20 @@
 //! still come in order and whole, a file that fails is reported in its place, and a cancel during
 //! an embedding stops the reader too. Embedded with the test kit's hashing embedder.
 
-use folio_ai::{AiError, Embedder};
 use folio_core::cancel::Cancel;
 use folio_engine::{Library, LibraryOptions, Stage};
-use folio_testkit::embedder::HashingEmbedder;
+use folio_testkit::embedder::{HashingEmbedder, Watched};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The hashing embedder, which cancels the ingest at its first call when given a flag.
-struct CancellingEmbedder {
-    inner: HashingEmbedder,
-    cancel: Option<Cancel>,
-}
-
-impl Embedder for CancellingEmbedder {
-    fn id(&self) -> &str {
-        self.inner.id()
-    }
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-    fn max_tokens(&self) -> usize {
-        self.inner.max_tokens()
-    }
-    fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
-        if let Some(c) = &self.cancel {
+fn open(dir: &Path, cancel: Option<Cancel>) -> Library {
+    // The hashing embedder, which cancels the ingest at its first batch when given a flag.
+    let before = move |_: &[&str]| {
+        if let Some(c) = &cancel {
             c.cancel();
         }
-        self.inner.embed_documents(texts)
-    }
-    fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError> {
-        self.inner.embed_query(text)
-    }
-}
-
-fn open(dir: &Path, cancel: Option<Cancel>) -> Library {
-    let embedder = Arc::new(CancellingEmbedder { inner: HashingEmbedder::default(), cancel });
+    };
+    let embedder = Arc::new(Watched { inner: HashingEmbedder::default(), before });
     Library::open(dir, embedder, LibraryOptions { in_memory_vectors: true, ..LibraryOptions::default() })
         .unwrap()
 }

@@ -3,37 +3,13 @@
 //! only the chunks around it; unchanged chunks keep their vectors. Prints both ingest times.
 //! Skips with a message when the data or `.assets/potion-base-2M` is absent.
 
-use folio_ai::{AiError, Embedder, StaticEmbedder};
+use folio_ai::StaticEmbedder;
 use folio_core::cancel::Cancel;
 use folio_engine::{Library, LibraryOptions, SearchOptions};
+use folio_testkit::embedder::Watched;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Counts the texts it embeds for documents.
-struct Counting {
-    inner: StaticEmbedder,
-    texts: AtomicUsize,
-}
-
-impl Embedder for Counting {
-    fn id(&self) -> &str {
-        self.inner.id()
-    }
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-    fn max_tokens(&self) -> usize {
-        self.inner.max_tokens()
-    }
-    fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
-        self.texts.fetch_add(texts.len(), Ordering::SeqCst);
-        self.inner.embed_documents(texts)
-    }
-    fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError> {
-        self.inner.embed_query(text)
-    }
-}
 
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
@@ -43,8 +19,15 @@ fn only_changed_chunks_are_embedded_again() {
         .unwrap()
         .to_path_buf();
     let gen = folio_testkit::paths::require_shared("data/obliqa/documents/GEN_VER08.181223.txt");
-    let embedder =
-        Arc::new(Counting { inner: StaticEmbedder::load(&model).unwrap(), texts: AtomicUsize::new(0) });
+    // Counts the texts it embeds for documents.
+    let texts = Arc::new(AtomicUsize::new(0));
+    let counter = texts.clone();
+    let embedder = Arc::new(Watched {
+        inner: StaticEmbedder::load(&model).unwrap(),
+        before: move |t: &[&str]| {
+            counter.fetch_add(t.len(), Ordering::SeqCst);
+        },
+    });
     let lib_dir = tempfile::tempdir().unwrap();
     let docs = tempfile::tempdir().unwrap();
     let file = docs.path().join("GEN_VER08.181223.txt");
@@ -56,7 +39,7 @@ fn only_changed_chunks_are_embedded_again() {
     let first = lib.ingest(std::slice::from_ref(&file), &mut |_| {}, &Cancel::new());
     let first_s = t.elapsed().as_secs_f64();
     assert_eq!(first.indexed.len(), 1, "{first:?}");
-    let all = embedder.texts.swap(0, Ordering::SeqCst);
+    let all = texts.swap(0, Ordering::SeqCst);
     assert_eq!(all, first.chunks);
 
     // Edit one paragraph: a sentence of Rule 2.2.1's text is reworded.
@@ -70,7 +53,7 @@ fn only_changed_chunks_are_embedded_again() {
     let second = lib.ingest(std::slice::from_ref(&file), &mut |_| {}, &Cancel::new());
     let second_s = t.elapsed().as_secs_f64();
     assert_eq!(second.indexed.len(), 1, "{second:?}");
-    let again = embedder.texts.load(Ordering::SeqCst);
+    let again = texts.load(Ordering::SeqCst);
     println!(
         "first ingest: {} chunks embedded in {first_s:.2} s; after a one-paragraph edit: {again} embedded in {second_s:.2} s",
         all
@@ -85,5 +68,5 @@ fn only_changed_chunks_are_embedded_again() {
     // Unchanged: nothing at all.
     let third = lib.ingest(&[file], &mut |_| {}, &Cancel::new());
     assert_eq!(third.unchanged.len(), 1);
-    assert_eq!(embedder.texts.load(Ordering::SeqCst), again);
+    assert_eq!(texts.load(Ordering::SeqCst), again);
 }

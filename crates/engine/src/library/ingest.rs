@@ -223,12 +223,10 @@ pub(super) fn ingest_with(
             remaining_s: None,
         });
     }
-    let sizes: Vec<u64> = files.iter().map(|f| std::fs::metadata(f).map_or(0, |m| m.len())).collect();
-    let eta = Eta { start: Instant::now(), total: sizes.iter().sum::<u64>().max(1) as f64 };
     let reader = access.reader();
     std::thread::scope(|scope| {
         let ahead = Ahead::start(scope, &reader, &files, cancel);
-        ingest_files(access, &files, &sizes, &eta, &ahead, &mut report, progress, cancel);
+        ingest_files(access, &files, &ahead, &mut report, progress, cancel);
     });
     if let Err(e) = access.finish() {
         report.failed.push(IngestFailure {
@@ -243,18 +241,17 @@ pub(super) fn ingest_with(
 
 /// The ingest's own loop: takes each file from the reader, then contextualizes, embeds and
 /// writes it.
-#[allow(clippy::too_many_arguments)]
 fn ingest_files(
     access: &mut Access<'_>,
     files: &[PathBuf],
-    sizes: &[u64],
-    eta: &Eta,
     ahead: &Ahead,
     report: &mut IngestReport,
     progress: &mut dyn FnMut(Progress),
     cancel: &Cancel,
 ) {
     let n = files.len();
+    let sizes: Vec<u64> = files.iter().map(|f| std::fs::metadata(f).map_or(0, |m| m.len())).collect();
+    let eta = Eta { start: Instant::now(), total: sizes.iter().sum::<u64>().max(1) as f64 };
     let mut before = 0u64;
     for (i, file) in files.iter().enumerate() {
         if cancel.is_cancelled() {

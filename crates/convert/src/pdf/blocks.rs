@@ -5,7 +5,7 @@ use super::chars::FontInfo;
 use super::furniture::Body;
 use super::layout::Line;
 use super::tables::Table;
-use super::titles::unglue_number;
+use super::titles::{is_lone_label, unglue_number};
 use folio_core::model::PageRange;
 use folio_core::numbering::split_heading_number;
 use regex::Regex;
@@ -267,6 +267,11 @@ fn breaks_between(ctx: &Ctx, a: &Line, b: &Line, kind: &BlkKind, b_marker: bool,
         return true;
     }
     if !ctx.styled(a) && !ctx.styled(b) && ctx.distinct_font(a) != ctx.distinct_font(b) {
+        return true;
+    }
+    // A set-off container label alone ("PART II" over "ITEM 5. MARKET FOR…") is a heading of its
+    // own; `merge_chapter_labels` joins it to the title line that follows when that is unnumbered.
+    if ctx.styled(a) && is_lone_label(&a.text) {
         return true;
     }
     let same_flow = a.page == b.page && a.col == b.col;

@@ -56,6 +56,15 @@ pub(super) fn label_value(token: &str) -> Option<String> {
     None
 }
 
+/// A container keyword and its value, nothing else ("PART II", "Chapter 3", "ARTICLE IV.").
+pub(super) fn is_lone_label(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (Some(k), Some(v), None) => container_keyword(k).is_some() && label_value(v).is_some(),
+        _ => false,
+    }
+}
+
 pub(super) fn container_keyword(word: &str) -> Option<Container> {
     let w = word.trim().trim_end_matches(['.', ':']);
     match w.to_ascii_lowercase().as_str() {
@@ -94,6 +103,15 @@ pub(super) fn sentence_case(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lone_container_labels() {
+        assert!(is_lone_label("PART II "));
+        assert!(is_lone_label("Chapter 3"));
+        assert!(!is_lone_label("PART II ITEM 5. MARKET"));
+        assert!(!is_lone_label("Section 13(a) of the Act"));
+        assert!(!is_lone_label("Parts and"));
+    }
 
     #[test]
     fn number_words() {

@@ -4,7 +4,7 @@
 
 use super::bookmarks::{match_lines, TitleKey};
 use super::layout::Line;
-use super::titles::{clean_number, label_depth, unglue_number};
+use super::titles::{clean_number, is_lone_label, label_depth, unglue_number};
 use folio_core::numbering::split_heading_number;
 use regex::Regex;
 use std::sync::OnceLock;
@@ -105,6 +105,18 @@ pub(super) fn detect_toc(lines: &mut [Line], npages: usize) -> Vec<TocEntry> {
                     };
                     entries.push(TocEntry { title, number, depth, page, x0 });
                 }
+                None if is_lone_label(t) => {
+                    // "PART II" over "Item 5. Market … 50": a division without a page of its own,
+                    // an entry of its own (not the start of the next entry's title).
+                    pending = None;
+                    entries.push(TocEntry {
+                        title: t.to_string(),
+                        number: None,
+                        depth: None,
+                        page: None,
+                        x0: l.x0,
+                    });
+                }
                 None => {
                     // A wrapped entry: keep the text for the next line.
                     if t.chars().count() < 120 {
@@ -123,9 +135,13 @@ pub(super) fn detect_toc(lines: &mut [Line], npages: usize) -> Vec<TocEntry> {
 /// Uses a printed contents list as the declared outline: each entry matched to a later line.
 /// Returns how many entries matched.
 pub(super) fn apply_toc(lines: &mut [Line], order: &[usize], entries: &[TocEntry]) -> usize {
-    // Levels: numbering depth, else indentation rank.
+    // Levels: numbering depth, else indentation rank. Divisions listed without a page ("PART II",
+    // set centred over their entries) are the top level and their entries one below, whatever the
+    // indentation says.
+    let is_division = |e: &TocEntry| e.page.is_none() && is_lone_label(&e.title);
+    let below = entries.iter().any(is_division) as u8;
     let mut indents: Vec<f32> = Vec::new();
-    for e in entries {
+    for e in entries.iter().filter(|e| !is_division(e)) {
         if !indents.iter().any(|x| (x - e.x0).abs() < 4.0) {
             indents.push(e.x0);
         }
@@ -141,7 +157,11 @@ pub(super) fn apply_toc(lines: &mut [Line], order: &[usize], entries: &[TocEntry
         if key.bare.is_empty() {
             continue;
         }
-        let level = e.depth.map(|d| d.min(9) as u8).unwrap_or_else(|| indent_level(e.x0));
+        let level = if is_division(e) {
+            1
+        } else {
+            below + e.depth.map(|d| d.min(9) as u8).unwrap_or_else(|| indent_level(e.x0))
+        };
         let limit_page = match (e.page, offset) {
             (Some(p), Some(o)) => Some(p + o + 1),
             _ => None,

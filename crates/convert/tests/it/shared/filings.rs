@@ -245,5 +245,5 @@ fn intel_10k() {
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn fedex_annual_report() {
-    check("FEDEX_2023_annualreport.pdf", 0.80);
+    check("FEDEX_2023_annualreport.pdf", 0.93);
 }

@@ -68,19 +68,25 @@ impl Reader {
                 if self.known.get(&abs.display().to_string()) == Some(&doc.meta.content_hash) {
                     Converted::Known(doc)
                 } else {
-                    steps(Step::new(Stage::Analysing, 0, 1));
-                    let a = analyze(doc, self.counter.as_ref(), &self.chunker);
-                    steps(Step::new(Stage::Analysing, 1, 1));
-                    Converted::Analysed(a)
+                    Converted::Analysed(analyse(doc, self.counter.as_ref(), &self.chunker, steps))
                 }
             });
         ReadFile { abs, converted }
     }
+}
 
-    /// Analyses a document the reader left unanalysed.
-    pub(super) fn analyse(lib: &Library, doc: Document) -> Analysis {
-        analyze(doc, lib.counter.as_ref(), &lib.options.chunker)
-    }
+/// Analyses a document, an [`Stage::Analysing`] step before and after: on the reader's thread, or
+/// in the ingest for a document the reader left unanalysed.
+pub(super) fn analyse(
+    doc: Document,
+    counter: &dyn TokenCounter,
+    chunker: &ChunkerConfig,
+    steps: &mut dyn FnMut(Step),
+) -> Analysis {
+    steps(Step::new(Stage::Analysing, 0, 1));
+    let a = analyze(doc, counter, chunker);
+    steps(Step::new(Stage::Analysing, 1, 1));
+    a
 }
 
 /// What the reader sends: the steps of the file it reads, then the file.

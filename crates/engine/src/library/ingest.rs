@@ -2,7 +2,7 @@
 //! and embedding the current one as searches go on (prepare), then write it to every store under
 //! the write lock (commit), file by file.
 
-use super::ahead::{Ahead, Converted, ReadFile, Reader};
+use super::ahead::{analyse, Ahead, Converted, ReadFile, Reader};
 use super::*;
 use folio_core::cancel::Cancel;
 use folio_core::progress::Step;
@@ -468,12 +468,7 @@ impl Library {
         let size = std::fs::metadata(&abs).map(|m| m.len() as i64).unwrap_or(0);
         let analysis = match converted {
             Converted::Analysed(a) => a,
-            Converted::Known(doc) => {
-                steps(Step::new(Stage::Analysing, 0, 1));
-                let a = Reader::analyse(self, doc);
-                steps(Step::new(Stage::Analysing, 1, 1));
-                a
-            }
+            Converted::Known(doc) => analyse(doc, self.counter.as_ref(), &self.options.chunker, steps),
         };
         let label = document_label(&path);
         // What the previous version of the document already has, by chunk text: its contexts (when

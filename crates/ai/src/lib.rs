@@ -44,7 +44,7 @@ mod static_model;
 pub use background::BackgroundEmbedder;
 pub use encoder::{kernel as int8_kernel, BertConfig, Kernel as Int8Kernel};
 pub use folio_core::tokens::{Encoding, WordPieceTokenizer};
-pub use minilm::{MiniLm, Precision, WindowVector, DEFAULT_BATCH, MINILM_MAX_TOKENS};
+pub use minilm::{mean_of_windows, MiniLm, Precision, WindowVector, DEFAULT_BATCH, MINILM_MAX_TOKENS};
 pub use openai::{OpenAiConfig, OpenAiEmbedder};
 pub use static_model::{StaticEmbedder, STATIC_MAX_TOKENS};
 

@@ -165,6 +165,20 @@ enum Encoder {
 /// One window of a text: the word pieces it holds and its vector (see [`MiniLm::embed_windows`]).
 pub type WindowVector = (usize, Vec<f32>);
 
+/// A text's vector from its windows': their mean weighted by the pieces each holds (an empty
+/// window counts as one piece), L2-normalised.
+pub fn mean_of_windows(windows: &[WindowVector], dim: usize) -> Vec<f32> {
+    let mut sum = vec![0f32; dim];
+    for (pieces, v) in windows {
+        let w = (*pieces).max(1) as f32;
+        for (s, x) in sum.iter_mut().zip(v) {
+            *s += w * x;
+        }
+    }
+    crate::normalize(&mut sum);
+    sum
+}
+
 /// all-MiniLM-L6-v2 (or another BERT sentence encoder with mean pooling), run locally.
 pub struct MiniLm {
     id: String,
@@ -409,12 +423,10 @@ impl MiniLm {
                 out
             }
         };
-        let mut out: Vec<Vec<WindowVector>> = windows.iter().map(|ws| Vec::with_capacity(ws.len())).collect();
-        let mut placed: Vec<(usize, usize, usize, Vec<f32>)> =
-            order.iter().zip(vectors).map(|(&(len, i, j), v)| (i, j, len - 2, v)).collect();
-        placed.sort_unstable_by_key(|&(i, j, _, _)| (i, j));
-        for (i, _, pieces, v) in placed {
-            out[i].push((pieces, v));
+        let mut out: Vec<Vec<WindowVector>> =
+            windows.iter().map(|ws| vec![(0, Vec::new()); ws.len()]).collect();
+        for (&(len, i, j), v) in order.iter().zip(vectors) {
+            out[i][j] = (len - 2, v);
         }
         Ok(out)
     }
@@ -436,21 +448,7 @@ impl Embedder for MiniLm {
     /// Texts longer than the window are embedded window by window and the windows' vectors
     /// averaged, weighted by their pieces, then normalised again.
     fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
-        let windows = self.embed_windows(texts)?;
-        Ok(windows
-            .into_iter()
-            .map(|ws| {
-                let mut sum = vec![0f32; self.hidden];
-                for (pieces, v) in ws {
-                    let w = pieces.max(1) as f32;
-                    for (s, x) in sum.iter_mut().zip(v) {
-                        *s += w * x;
-                    }
-                }
-                crate::normalize(&mut sum);
-                sum
-            })
-            .collect())
+        Ok(self.embed_windows(texts)?.iter().map(|ws| mean_of_windows(ws, self.hidden)).collect())
     }
 
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError> {

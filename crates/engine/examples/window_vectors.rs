@@ -11,7 +11,7 @@
 //!
 //! Needs `.assets/minilm` and `../shared/data/obliqa`. An experiment: nothing in the app uses it.
 
-use folio_ai::{Embedder, MiniLm};
+use folio_ai::{mean_of_windows, Embedder, MiniLm};
 use folio_core::fusion::{fuse, Channel, FusionConfig};
 use folio_engine::{Library, LibraryOptions, SearchOptions};
 use std::collections::HashMap;
@@ -67,14 +67,7 @@ fn main() {
             if window == usize::MAX { None } else { Some(model.embed_windows_of(&texts, window).unwrap()) };
         for (k, (c, ws)) in batch.iter().zip(whole).enumerate() {
             long += (ws.len() > 1) as usize;
-            let mut sum = vec![0f32; model.dim()];
-            for (pieces, v) in &ws {
-                for (s, x) in sum.iter_mut().zip(v) {
-                    *s += (*pieces).max(1) as f32 * x;
-                }
-            }
-            let n = dot(&sum, &sum).sqrt().max(1e-12);
-            let average: Vec<f32> = sum.iter().map(|x| x / n).collect();
+            let average = mean_of_windows(&ws, model.dim());
             match &parts {
                 // The model's windows.
                 None => windows.extend(ws.into_iter().map(|(_, v)| (c.id, v))),

@@ -62,8 +62,7 @@ impl Listener {
                     let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
                     let mut paths = Vec::new();
                     let mut ended = false;
-                    let mut reader = BufReader::new(&stream);
-                    for line in (&mut reader).lines() {
+                    for line in BufReader::new(&stream).lines() {
                         let Ok(line) = line else { break };
                         if line.is_empty() {
                             ended = true;

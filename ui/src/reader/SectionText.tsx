@@ -19,7 +19,8 @@ type Props = {
   headings?: Headings;
 };
 
-type PopoverState = { mark: TermMark; start: number; rect: DOMRect };
+/** The open popover: its term, and the term's element, whose place it follows. */
+type PopoverState = { mark: TermMark; start: number; el: HTMLElement; rect: DOMRect };
 
 /** Where a link goes, or null when its target is not in the library. */
 export function linkTarget(link: LinkMark, currentDoc: number): Loc | null {
@@ -57,7 +58,7 @@ export function SectionText({ view, define, onOpen, headings }: Props) {
   const cancelHide = () => window.clearTimeout(hideTimer.current);
   const show = (mark: TermMark, start: number, el: HTMLElement) => {
     cancelHide();
-    setPopover({ mark, start, rect: el.getBoundingClientRect() });
+    setPopover({ mark, start, el, rect: el.getBoundingClientRect() });
   };
   const hideSoon = () => {
     cancelHide();
@@ -68,14 +69,21 @@ export function SectionText({ view, define, onOpen, headings }: Props) {
   useEffect(() => setPopover(null), [view]);
   useEffect(() => {
     if (!popover) return;
-    const onScroll = () => setPopover(null);
-    window.addEventListener('scroll', onScroll, true);
-    window.addEventListener('resize', onScroll);
-    return () => {
-      window.removeEventListener('scroll', onScroll, true);
-      window.removeEventListener('resize', onScroll);
+    // The popover follows its term as the text scrolls (focusing a term scrolls it into view,
+    // which used to close the popover it had just opened), and closes once the term is out of view.
+    const el = popover.el;
+    const follow = () => {
+      const rect = el.getBoundingClientRect();
+      const visible = rect.bottom > 0 && rect.top < window.innerHeight && el.isConnected;
+      setPopover((p) => (p && p.el === el ? (visible ? { ...p, rect } : null) : p));
     };
-  }, [popover]);
+    window.addEventListener('scroll', follow, true);
+    window.addEventListener('resize', follow);
+    return () => {
+      window.removeEventListener('scroll', follow, true);
+      window.removeEventListener('resize', follow);
+    };
+  }, [popover?.el]);
 
   const goToDefinition = async (mark: TermMark) => {
     const defs = await define(mark.term).catch(() => []);

@@ -117,6 +117,28 @@ describe('reader', () => {
     expect(screen.getByTestId('nav-reader')).toHaveAttribute('aria-current', 'page');
   });
 
+  it('keeps a definition popover beside its term as the text scrolls, and closes it once the term is out of view', async () => {
+    const { user } = setup();
+    await openVia(user, '2.1.1', 'sec_2_1_1');
+    const term = screen.getAllByTestId('term').find((t) => t.dataset.key === 'authorised_person')!;
+    const at = (top: number) => vi.spyOn(term, 'getBoundingClientRect').mockReturnValue(new DOMRect(40, top, 120, 18));
+    at(300);
+    act(() => term.focus());
+    expect(await screen.findByTestId('definition-popover')).toBeInTheDocument();
+    // Focusing a term scrolls it into view: the popover follows it (it used to close).
+    at(120);
+    act(() => {
+      window.dispatchEvent(new Event('scroll'));
+    });
+    const popover = screen.getByTestId('definition-popover');
+    expect(popover.style.top).toBe(`${120 + 18 + 6}px`);
+    at(-200);
+    act(() => {
+      window.dispatchEvent(new Event('scroll'));
+    });
+    await waitFor(() => expect(screen.queryByTestId('definition-popover')).toBeNull());
+  });
+
   it('shows a definition popover on hover and on focus, with a link to the definition', async () => {
     const define = vi.fn(stubBackend().define);
     const { user } = setup({ define });

@@ -206,8 +206,8 @@ async function main() {
     check('cross-document reference and its backlink', true, `AML ${amlSection} → document ${genDoc} sec_5_5_1 → back to AML`);
 
     // A definition popover on a marked term (it opens on hover or focus; a click focuses the term).
-    // Found and clicked again while it has not opened: once, a single click left no popover within
-    // 20 s (cause not found; a term found just before the text is redrawn is one candidate).
+    // Found and clicked again while it has not opened. (Its failures had an app cause, now fixed: a
+    // term that had to be scrolled into view closed its popover at once, as any scroll did.)
     const pop = await s.until(async () => {
       const terms = await s.findAll('[data-testid="term"]');
       if (!terms.length) return null;

@@ -61,6 +61,14 @@ pub(super) fn match_lines(lines: &[Line], order: &[usize], start: usize, key: &T
         if (!key.full.is_empty() && full == key.full) || (!key.bare.is_empty() && bare == key.bare) {
             return Some(n + 1);
         }
+        // The printed title may add a parenthetical the entry leaves out ("Financial Information
+        // by Quarter (Unaudited)" for "Financial Information by Quarter").
+        if let Some(head) = acc.strip_suffix(')').and_then(|a| a.rfind('(').map(|p| &acc[..p])) {
+            let (full, bare) = (normalise_title(head), normalised_heading_text(head));
+            if (!key.full.is_empty() && full == key.full) || (!key.bare.is_empty() && bare == key.bare) {
+                return Some(n + 1);
+            }
+        }
         let open = |norm: &str, key: &str| !norm.is_empty() && key.starts_with(norm);
         if !(open(&full, &key.full) || open(&bare, &key.bare) || (bare.is_empty() && n == 0)) {
             return None;
@@ -145,29 +153,10 @@ pub(super) fn apply_bookmarks(
                     }
                 }
                 let size = lines.get(order.get(at).copied().unwrap_or(0)).map(|l| l.size).unwrap_or(12.0);
-                lines.push(Line {
-                    page,
-                    x0: 0.0,
-                    x1: 0.0,
-                    y: if y.is_finite() && y < f32::MAX { y } else { pages[p].height },
-                    top: if y < f32::MAX { y } else { pages[p].height },
-                    size,
-                    weight: 700,
-                    font: 0,
-                    col: 0,
-                    col_x0: 0.0,
-                    col_x1: 0.0,
-                    text: bm.title.clone(),
-                    fixed_frac: 0.0,
-                    tag: None,
-                    wide_gaps: 0,
-                    cells: Vec::new(),
-                    skip: false,
-                    declared: Some(level),
-                    declared_lines: 1,
-                    declared_title: Some(bm.title.clone()),
-                    synthetic: true,
-                });
+                let y = if y.is_finite() && y < f32::MAX { y } else { pages[p].height };
+                let mut line = Line::synthetic(page, y, size, &bm.title, level);
+                line.declared_title = Some(bm.title.clone());
+                lines.push(line);
                 order.insert(at, lines.len() - 1);
                 rebuild(order, lines, &mut pos_of_page);
             }

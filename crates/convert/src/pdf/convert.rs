@@ -158,8 +158,10 @@ pub(super) fn convert_document(
             apply_bookmarks(&mut lines, &mut order, &usable_bookmarks, &pages);
             declared_mode = true;
         } else if toc.len() >= 3 {
-            let matched = apply_toc(&mut lines, &order, &toc);
+            let matched = apply_toc(&mut lines, &mut order, &toc);
             if matched * 2 < toc.len() {
+                // Too few entries found: not this document's outline (nor its divisions).
+                order.retain(|&i| !lines[i].synthetic);
                 lines.iter_mut().for_each(|l| l.declared = None);
             }
         }

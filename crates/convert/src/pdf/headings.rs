@@ -3,7 +3,9 @@
 //! the numbered ones; in declared mode only the declared outline and its numbered children.
 
 use super::blocks::{Blk, BlkKind, Ctx};
-use super::titles::{clean_number, container_keyword, label_value, sentence_case, unglue_number};
+use super::titles::{
+    clean_number, container_keyword, is_contents_word, label_value, sentence_case, unglue_number,
+};
 use folio_core::numbering::{split_heading_number, Container, Label};
 use regex::Regex;
 use std::collections::HashMap;
@@ -400,8 +402,10 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     let max_kw = ranks.len() as u8;
     let mut current_kw: Option<(u8, String)> = None; // (level, number)
     let mut num_levels: Vec<Option<u8>> = vec![None; blocks.len()];
-    // Ranks whose current run nests one level under an unnumbered heading.
-    let mut nested: HashMap<u8, u8> = HashMap::new();
+    // Ranks whose current run nests one level under an unnumbered heading: the heading, and the
+    // level the run's first heading takes.
+    let mut nested: HashMap<u8, (usize, u8)> = HashMap::new();
+    let mut run_parent: Vec<Option<(usize, u8)>> = vec![None; blocks.len()];
     for k in 0..blocks.len() {
         if !cand[k] {
             continue;
@@ -423,15 +427,20 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
             nested.retain(|&rank, _| rank <= r);
             if inf.tokens.first().map(String::as_str) == Some("1") {
                 let prev = (0..k).rev().find(|&j| cand[j]);
-                let opens_under = prev.is_some_and(|j| {
+                let parent = prev.filter(|&j| {
                     infos[j].is_none()
                         && blocks[j].kind != BlkKind::Heading
                         && blocks[j].declared.is_none()
                         && ctx.style_key(&lines[blocks[j].lines[0]]).0 >= ctx.style_key(&lines[b.lines[0]]).0
                 });
-                nested.insert(r, opens_under as u8);
+                match parent {
+                    Some(j) => nested.insert(r, (j, kw_level(r) + 1)),
+                    None => nested.remove(&r),
+                };
             }
-            let lv = kw_level(r) + nested.get(&r).copied().unwrap_or(0);
+            let run = nested.get(&r).copied();
+            run_parent[k] = run;
+            let lv = run.map(|(_, base)| base).unwrap_or_else(|| kw_level(r));
             num_levels[k] = Some(lv + inf.depth.saturating_sub(1) as u8);
             current_kw = Some((lv, inf.tokens.first().cloned().unwrap_or_default()));
         } else if inf.plain_decimal {
@@ -510,6 +519,8 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     // unnumbered heading set no more prominently than the numbered heading above it is a
     // subheading of it ("Fiscal Year Highlights" under "Item 7.").
     let mut anchor: Option<(u8, f32)> = None;
+    let toc_listed = !declared_mode && blocks.iter().any(|b| b.declared.is_some());
+    let mut blocks_level: Vec<Option<u8>> = vec![None; blocks.len()];
     for k in 0..blocks.len() {
         let b = &mut blocks[k];
         if !cand[k] {
@@ -525,6 +536,15 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
             (Some(d), None) => Some(d),
             (None, None) => None,
         };
+        // A numbered run opened under an unnumbered heading sits one level below that heading's
+        // final level (known only now), wherever the numbering's own ranks would put it.
+        let fixed = match (fixed, run_parent[k]) {
+            (Some(lv), Some((j, base))) if b.declared.is_none() || !declared_mode => {
+                let below = blocks_level[j].map(|pl| pl + 1).unwrap_or(base);
+                Some(lv + below.saturating_sub(base))
+            }
+            (f, _) => f,
+        };
         let level = match fixed {
             Some(lv) => {
                 anchor = Some((lv, prominence(&key)));
@@ -532,12 +552,20 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
             }
             None => style_level.get(&key).copied().map(|lv| match anchor {
                 Some((alv, ap)) if prominence(&key) <= ap * 1.02 => lv.max(alv + 1),
+                // Before the first heading a contents list names (front matter: "Forward-Looking
+                // Statements" after the contents page) a heading belongs to no listed division.
+                None if toc_listed => 1,
                 _ => lv,
             }),
         };
         let Some(level) = level else { continue };
         b.kind = BlkKind::Heading;
         b.level = Some(level.clamp(1, 9));
+        blocks_level[k] = b.level;
+        if is_contents_word(&b.text) {
+            // The contents page's title heads the contents alone: what follows is no part of it.
+            anchor = None;
+        }
         if b.number.is_none() {
             b.number = infos[k]
                 .as_ref()

@@ -43,6 +43,36 @@ pub(super) struct Line {
     pub synthetic: bool,
 }
 
+impl Line {
+    /// A heading line the page does not print (a bookmark or a contents division that names no
+    /// printed text), declared at `level` and set at `y` on the 0-based `page`.
+    pub fn synthetic(page: u32, y: f32, size: f32, title: &str, level: u8) -> Line {
+        Line {
+            page,
+            x0: 0.0,
+            x1: 0.0,
+            y,
+            top: y,
+            size,
+            weight: 700,
+            font: 0,
+            col: 0,
+            col_x0: 0.0,
+            col_x1: 0.0,
+            text: title.to_string(),
+            fixed_frac: 0.0,
+            tag: None,
+            wide_gaps: 0,
+            cells: Vec::new(),
+            skip: false,
+            declared: Some(level),
+            declared_lines: 1,
+            declared_title: None,
+            synthetic: true,
+        }
+    }
+}
+
 /// A run of text inside a line, with its horizontal extent.
 #[derive(Debug, Clone)]
 pub(super) struct Cell {

@@ -74,6 +74,50 @@ pub(super) struct ScanWord {
 /// What OCR gave for one page.
 pub(super) type PageWords = (u32, Result<Vec<ScanWord>, OcrError>);
 
+/// A line Tesseract reads with a mean confidence below this is suspect: a chart, a logo, a
+/// photograph or stylised lettering on a graphic page reads as "Tale=y hl", "OO as", "WAV
+/// oolaoucla" at 0–35, where printed text reads at 60–97; but a heading in small capitals can
+/// read as low ("7 ~FEEDBACK" at 32).
+const LOW_LINE_CONF: f32 = 50.0;
+
+/// A word read with at least this confidence can vouch for its line.
+const WORD_CONF: f32 = 30.0;
+
+/// Whether a word is a word: three letters or more once the punctuation around it is trimmed,
+/// nothing but letters inside. OCR of a graphic gives "Tale=y", "[arelUisimavalstclel=ie", "ee".
+fn is_wordlike(text: &str) -> bool {
+    let core = text.trim_matches(|c: char| !c.is_alphanumeric());
+    core.chars().count() >= 3 && core.chars().all(char::is_alphabetic)
+}
+
+/// The words that are text. A line read with a low mean confidence is kept only where at least
+/// half of its words with letters are wordlike and read with some confidence; the rest of such
+/// lines (what OCR makes of a graphic) is left out.
+fn readable(words: Vec<OcrWord>) -> Vec<OcrWord> {
+    #[derive(Default)]
+    struct Tally {
+        conf: f32,
+        words: u32,
+        lettered: u32,
+        vouching: u32,
+    }
+    let mut lines: HashMap<(u32, u32, u32), Tally> = HashMap::new();
+    for w in &words {
+        let e = lines.entry((w.block, w.par, w.line)).or_default();
+        e.conf += w.conf;
+        e.words += 1;
+        e.lettered += w.text.chars().any(char::is_alphabetic) as u32;
+        e.vouching += (is_wordlike(&w.text) && w.conf >= WORD_CONF) as u32;
+    }
+    words
+        .into_iter()
+        .filter(|w| {
+            let t = &lines[&(w.block, w.par, w.line)];
+            t.conf / t.words as f32 >= LOW_LINE_CONF || (t.vouching > 0 && t.vouching * 2 >= t.lettered)
+        })
+        .collect()
+}
+
 /// Each word's stroke width: dark pixels over dark runs, row by row through its box.
 fn with_ink(words: Vec<OcrWord>, image: &PageImage) -> Vec<ScanWord> {
     let (w, h) = (image.width as usize, image.height as usize);
@@ -132,7 +176,7 @@ impl Recognizer {
                         let words = match engine.as_mut() {
                             Ok(e) => e
                                 .recognize(&img.pixels, img.width, img.height, img.width, OCR_DPI)
-                                .map(|words| with_ink(words, &img)),
+                                .map(|words| with_ink(readable(words), &img)),
                             Err(err) => Err(err.clone()),
                         };
                         if res_tx.send((img.page, words)).is_err() {
@@ -327,6 +371,37 @@ mod tests {
             word: OcrWord { text: text.into(), left, top, width, height, conf: 90.0, block: 1, par: 1, line },
             stroke: 3.0,
         }
+    }
+
+    #[test]
+    fn lines_read_with_low_confidence_are_no_text() {
+        let w = |text: &str, conf: f32, line: u32| OcrWord {
+            text: text.into(),
+            left: 0,
+            top: 0,
+            width: 10,
+            height: 10,
+            conf,
+            block: 1,
+            par: 1,
+            line,
+        };
+        let words = vec![
+            w("Tale=y", 0.0, 1),
+            w("WAV", 22.0, 1),
+            w("OO", 29.0, 2),
+            w("as", 23.0, 2),
+            w("£", 0.0, 3),
+            w("Today,", 97.0, 3),
+            w("Intel", 96.0, 3),
+            w("is", 96.0, 3),
+            w("7", 32.0, 4),
+            w("~FEEDBACK", 32.0, 4),
+            w("ead", 13.0, 5),
+        ];
+        let kept: Vec<String> = readable(words).into_iter().map(|w| w.text).collect();
+        assert_eq!(kept, ["£", "Today,", "Intel", "is", "7", "~FEEDBACK"]);
+        assert!(is_wordlike("(Feedback),") && !is_wordlike("ee") && !is_wordlike("Tale=y"));
     }
 
     #[test]

@@ -56,6 +56,16 @@ pub(super) fn label_value(token: &str) -> Option<String> {
     None
 }
 
+/// A contents page's own title ("Contents", "TABLE OF CONTENTS").
+pub(super) fn is_contents_word(s: &str) -> bool {
+    if s.chars().any(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    let t: String = s.chars().filter(|c| c.is_alphabetic() || *c == ' ').collect::<String>().to_lowercase();
+    let t = t.trim();
+    t == "contents" || t == "table of contents" || t == "content"
+}
+
 /// A container keyword and its value, nothing else ("PART II", "Chapter 3", "ARTICLE IV.").
 pub(super) fn is_lone_label(text: &str) -> bool {
     let mut words = text.split_whitespace();

@@ -4,7 +4,7 @@
 
 use super::bookmarks::{match_lines, TitleKey};
 use super::layout::Line;
-use super::titles::{clean_number, is_lone_label, label_depth, unglue_number};
+use super::titles::{clean_number, is_contents_word, is_lone_label, label_depth, unglue_number};
 use folio_core::numbering::split_heading_number;
 use regex::Regex;
 use std::sync::OnceLock;
@@ -17,6 +17,10 @@ pub(super) struct TocEntry {
     pub depth: Option<usize>,
     pub page: Option<i64>,
     pub x0: f32,
+    /// A division listed without a page of its own, over the entries that follow it ("PART II",
+    /// "Management's Discussion and Analysis" set larger or bolder than its entries), or the
+    /// contents page's own title: the top level.
+    pub group: bool,
 }
 
 pub(super) fn toc_line_re() -> &'static Regex {
@@ -34,16 +38,67 @@ pub(super) fn trailing_page_re() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"^(?P<title>.*?[^\d\s.])\s+(?P<page>\d{1,4})$").expect("valid regex"))
 }
 
-fn is_contents_word(s: &str) -> bool {
-    if s.chars().any(|c| c.is_ascii_digit()) {
-        return false;
+/// An entry line's title and page ("Risk Factors ....... 53", "Risk Factors 53", or a title
+/// ending in a year with the page set apart in a column of its own: "… June 30, 2023 and 2022 ⟶
+/// 8"); a number past the document's pages ("For the Fiscal Year Ended September 24, 2022") is
+/// no page.
+fn entry_parts(line: &Line, npages: usize) -> Option<(String, String)> {
+    let t = line.text.trim();
+    let (title, page) = match toc_line_re().captures(t).or_else(|| trailing_page_re().captures(t)) {
+        Some(c) => (c["title"].trim().to_string(), c["page"].to_string()),
+        None => {
+            let (last, rest) = line.cells.split_last()?;
+            let page = last.text.trim();
+            if page.is_empty() || page.len() > 4 || !page.chars().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            let title = rest.iter().map(|c| c.text.trim()).collect::<Vec<_>>().join(" ");
+            if title.chars().filter(|c| c.is_alphabetic()).count() < 3 {
+                return None;
+            }
+            (title, page.to_string())
+        }
+    };
+    if page.parse::<usize>().is_ok_and(|n| n > npages + 2) {
+        return None;
     }
-    let t: String = s.chars().filter(|c| c.is_alphabetic() || *c == ' ').collect::<String>().to_lowercase();
-    let t = t.trim();
-    t == "contents" || t == "table of contents" || t == "content"
+    Some((title, page))
 }
 
-/// Finds printed contents pages, marks their lines skipped and returns their entries.
+/// A division's name as a contents list sets it: a container label alone or before its title
+/// ("PART II", "PART I: FINANCIAL INFORMATION").
+fn is_division_name(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    match (words.next(), words.next()) {
+        (Some(k), Some(v)) => is_lone_label(&format!("{k} {}", v.trim_end_matches([':', '.', '—', '-']))),
+        _ => false,
+    }
+}
+
+/// The page column's own header, alone on its line.
+fn is_page_column_word(text: &str) -> bool {
+    matches!(text.trim().to_ascii_lowercase().as_str(), "page" | "pages" | "page no." | "page number")
+}
+
+/// Drops the page column's own header ("Fundamentals of Our Business ⟶ Page"), a last cell
+/// that is only the word "Page(s)", from a contents line.
+fn strip_page_column(line: &mut Line) {
+    let last_is_page =
+        |s: &str| matches!(s.trim().to_ascii_lowercase().as_str(), "page" | "pages" | "page no.");
+    if line.cells.len() >= 2 && line.cells.last().is_some_and(|c| last_is_page(&c.text)) {
+        line.cells.pop();
+        line.x1 = line.cells.last().map(|c| c.x1).unwrap_or(line.x1);
+        line.text = line.cells.iter().map(|c| c.text.trim()).collect::<Vec<_>>().join(" ");
+        if line.cells.len() == 1 {
+            line.cells.clear();
+        }
+    }
+}
+
+/// Finds printed contents pages, marks their lines skipped and returns their entries. Contents
+/// pages in the front of the document give the entries; an index of a part later on (a
+/// financial-statements divider listing its statements and notes with pages) is skipped as text
+/// but kept out of the outline, and its title stays in the text.
 pub(super) fn detect_toc(lines: &mut [Line], npages: usize) -> Vec<TocEntry> {
     let mut by_page: Vec<Vec<usize>> = vec![Vec::new(); npages];
     for (i, l) in lines.iter().enumerate() {
@@ -54,18 +109,16 @@ pub(super) fn detect_toc(lines: &mut [Line], npages: usize) -> Vec<TocEntry> {
     let mut entries = Vec::new();
     let mut prev_toc = false;
     let scan_pages = npages.min(40.max(npages / 8));
-    for (p, idx) in by_page.iter().enumerate().take(scan_pages) {
+    for (p, idx) in by_page.iter().enumerate() {
         if idx.is_empty() {
             continue;
         }
+        if p >= scan_pages {
+            skip_part_index(lines, idx, npages);
+            continue;
+        }
         let leaders = idx.iter().filter(|&&i| toc_line_re().is_match(lines[i].text.trim())).count();
-        let numbered = idx
-            .iter()
-            .filter(|&&i| {
-                let t = lines[i].text.trim();
-                toc_line_re().is_match(t) || trailing_page_re().is_match(t)
-            })
-            .count();
+        let numbered = idx.iter().filter(|&&i| entry_parts(&lines[i], npages).is_some()).count();
         let has_word = idx.iter().any(|&i| is_contents_word(&lines[i].text));
         let n = idx.len();
         let is_toc = (leaders >= 3 && leaders * 10 >= n * 3)
@@ -75,39 +128,104 @@ pub(super) fn detect_toc(lines: &mut [Line], npages: usize) -> Vec<TocEntry> {
             if prev_toc && p > 0 {
                 prev_toc = false;
             }
+            skip_part_index(lines, idx, npages);
             continue;
         }
         prev_toc = true;
-        let mut pending: Option<(String, f32)> = None;
-        for &i in idx {
-            lines[i].skip = true;
-            let l = &lines[i];
-            let t = l.text.trim();
-            if is_contents_word(t) {
-                continue;
+        read_contents_page(lines, idx, npages, &mut entries);
+    }
+    entries
+}
+
+/// A wrapped entry's first line(s), waiting for the line that gives the page.
+struct Pending {
+    text: String,
+    x0: f32,
+    lines: usize,
+    last_y: f32,
+}
+
+fn read_contents_page(lines: &mut [Line], idx: &[usize], npages: usize, entries: &mut Vec<TocEntry>) {
+    // The entries' own type: a line without a page set larger or bolder than them, over an entry,
+    // heads a group of entries.
+    let mut sizes: Vec<f32> = Vec::new();
+    let mut weights: Vec<i16> = Vec::new();
+    for &i in idx {
+        if entry_parts(&lines[i], npages).is_some() {
+            sizes.push(lines[i].size);
+            weights.push(lines[i].weight);
+        }
+    }
+    sizes.sort_by(|a, b| a.total_cmp(b));
+    weights.sort_unstable();
+    let entry_size = sizes.get(sizes.len() / 2).copied().unwrap_or(0.0);
+    let entry_weight = weights.get(weights.len() / 2).copied().unwrap_or(400);
+    // The list starts under the page's "Contents" title, where it has one; what is set above it
+    // (the filer's name, the form, the fiscal year) is the page's header.
+    // On a page that continues the list without such a title (an index of the financial
+    // statements under "Item 1: Financial Statements"), the lines above its first entry are the
+    // page's own headings and stay in the text.
+    let start = match idx.iter().position(|&i| is_contents_word(&lines[i].text)) {
+        Some(k) => {
+            for &i in &idx[..k] {
+                lines[i].skip = true;
             }
-            let caps = toc_line_re().captures(t).or_else(|| trailing_page_re().captures(t));
-            match caps {
-                Some(c) => {
-                    let mut title = c["title"].trim().to_string();
-                    let mut x0 = l.x0;
-                    if let Some((prev, px)) = pending.take() {
-                        title = format!("{prev} {title}");
-                        x0 = px;
-                    }
-                    let page_txt = &c["page"];
-                    let page = page_txt.parse::<i64>().ok();
-                    let (number, depth) = match split_heading_number(&title) {
-                        Some(h) if !h.title.is_empty() => {
-                            (Some(clean_number(h.label)), Some(label_depth(&h.parsed, h.label)))
-                        }
-                        _ => (None, None),
-                    };
-                    entries.push(TocEntry { title, number, depth, page, x0 });
+            k
+        }
+        None => idx.iter().position(|&i| entry_parts(&lines[i], npages).is_some()).unwrap_or(0),
+    };
+    if start > 0 {
+        strip_page_column(&mut lines[idx[start - 1]]);
+    }
+    let mut pending: Option<Pending> = None;
+    for (k, &i) in idx.iter().enumerate().skip(start) {
+        strip_page_column(&mut lines[i]);
+        let l = lines[i].clone();
+        let l = &l;
+        let t = l.text.trim();
+        // A wrapped entry's lines follow each other closely; a paragraph of prose above the list
+        // (an introduction) is not the start of its first entry.
+        let close = |p: &Pending| p.last_y - l.y <= l.size.max(1.0) * 1.8;
+        if is_contents_word(t) {
+            // The contents page's own title stays in the text as a heading.
+            pending = None;
+            entries.push(TocEntry {
+                title: t.to_string(),
+                number: None,
+                depth: None,
+                page: None,
+                x0: l.x0,
+                group: true,
+            });
+            continue;
+        }
+        lines[i].skip = true;
+        match entry_parts(l, npages) {
+            Some((mut title, page_txt)) => {
+                let mut x0 = l.x0;
+                if let Some(p) = pending.take().filter(|p| close(p)) {
+                    title = format!("{} {title}", p.text);
+                    x0 = p.x0;
                 }
-                None if is_lone_label(t) => {
-                    // "PART II" over "Item 5. Market … 50": a division without a page of its own,
-                    // an entry of its own (not the start of the next entry's title).
+                let page = page_txt.parse::<i64>().ok();
+                let (number, depth) = match split_heading_number(&title) {
+                    Some(h) if !h.title.is_empty() => {
+                        (Some(clean_number(h.label)), Some(label_depth(&h.parsed, h.label)))
+                    }
+                    _ => (None, None),
+                };
+                entries.push(TocEntry { title, number, depth, page, x0, group: false });
+            }
+            None => {
+                if is_page_column_word(t) {
+                    continue;
+                }
+                let set_off = l.size >= entry_size + 0.5 || l.weight >= entry_weight + 100;
+                let heads_entry = idx.get(k + 1).is_some_and(|&j| entry_parts(&lines[j], npages).is_some());
+                if is_lone_label(t) || ((set_off || is_division_name(t)) && heads_entry) {
+                    // "PART II" over "Item 5. Market … 50", or a group's name set off over its
+                    // entries: a division without a page of its own, an entry of its own (not the
+                    // start of the next entry's title).
                     pending = None;
                     entries.push(TocEntry {
                         title: t.to_string(),
@@ -115,31 +233,61 @@ pub(super) fn detect_toc(lines: &mut [Line], npages: usize) -> Vec<TocEntry> {
                         depth: None,
                         page: None,
                         x0: l.x0,
+                        group: true,
                     });
-                }
-                None => {
-                    // A wrapped entry: keep the text for the next line.
-                    if t.chars().count() < 120 {
-                        pending = Some(match pending.take() {
-                            Some((prev, px)) => (format!("{prev} {t}"), px),
-                            None => (t.to_string(), l.x0),
-                        });
-                    }
+                } else if t.chars().count() < 120 {
+                    // A wrapped entry: keep the text for the next line (two lines at most).
+                    pending = Some(match pending.take().filter(|p| close(p) && p.lines < 2) {
+                        Some(p) => {
+                            Pending { text: format!("{} {t}", p.text), lines: p.lines + 1, last_y: l.y, ..p }
+                        }
+                        None => Pending { text: t.to_string(), x0: l.x0, lines: 1, last_y: l.y },
+                    });
+                } else {
+                    pending = None;
                 }
             }
         }
     }
-    entries
+}
+
+/// An index of one part of the document further in (its statements and notes with their pages):
+/// five or more entries whose pages never go back and lie within the document, most of the
+/// page's lines from the first entry to the last. Those lines are skipped as text (a list of
+/// page numbers is no passage to search); the lines above the list (the part's title, the
+/// index's own heading) stay.
+fn skip_part_index(lines: &mut [Line], idx: &[usize], npages: usize) {
+    let pages: Vec<(usize, i64)> = idx
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &i)| Some((k, entry_parts(&lines[i], npages)?.1.parse::<i64>().ok()?)))
+        .collect();
+    if pages.len() < 5 {
+        return;
+    }
+    let (first, last) = (pages[0].0, pages[pages.len() - 1].0);
+    let span = last - first + 1;
+    let ascending = pages.windows(2).all(|w| w[0].1 <= w[1].1);
+    let within = pages.iter().all(|&(_, n)| n >= 1 && n <= npages as i64);
+    if !(ascending && within && pages.len() * 10 >= span * 6 && pages[pages.len() - 1].1 > pages[0].1) {
+        return;
+    }
+    for &i in &idx[first..=last] {
+        lines[i].skip = true;
+    }
+    if first > 0 {
+        strip_page_column(&mut lines[idx[first - 1]]);
+    }
 }
 
 /// Uses a printed contents list as the declared outline: each entry matched to a later line.
 /// Returns how many entries matched.
-pub(super) fn apply_toc(lines: &mut [Line], order: &[usize], entries: &[TocEntry]) -> usize {
+pub(super) fn apply_toc(lines: &mut Vec<Line>, order: &mut Vec<usize>, entries: &[TocEntry]) -> usize {
     // Levels: numbering depth, else indentation rank. Divisions listed without a page ("PART II",
     // set centred over their entries) are the top level and their entries one below, whatever the
     // indentation says.
-    let is_division = |e: &TocEntry| e.page.is_none() && is_lone_label(&e.title);
-    let below = entries.iter().any(is_division) as u8;
+    let is_division = |e: &TocEntry| e.group;
+    let below = entries.iter().any(|e| e.group && !is_contents_word(&e.title)) as u8;
     let mut indents: Vec<f32> = Vec::new();
     for e in entries.iter().filter(|e| !is_division(e)) {
         if !indents.iter().any(|x| (x - e.x0).abs() < 4.0) {
@@ -152,7 +300,9 @@ pub(super) fn apply_toc(lines: &mut [Line], order: &[usize], entries: &[TocEntry
     let mut cursor = 0usize;
     let mut offset: Option<i64> = None;
     let mut matched = 0;
-    for e in entries {
+    let mut unprinted_group: Option<(usize, &TocEntry)> = None;
+    let mut last_page: Option<i64> = None;
+    for (k, e) in entries.iter().enumerate() {
         let key = TitleKey::new(&e.title);
         if key.bare.is_empty() {
             continue;
@@ -162,32 +312,54 @@ pub(super) fn apply_toc(lines: &mut [Line], order: &[usize], entries: &[TocEntry
         } else {
             below + e.depth.map(|d| d.min(9) as u8).unwrap_or_else(|| indent_level(e.x0))
         };
-        let limit_page = match (e.page, offset) {
-            (Some(p), Some(o)) => Some(p + o + 1),
-            _ => None,
+        // Where to look from: on from the last entry found, or, where the list starts again (a
+        // second list, of the financial statements, after the first), from the page named.
+        let from = |n: &TocEntry, cursor: usize| match (n.page, offset, last_page) {
+            (Some(p), Some(o), Some(last)) if p < last => {
+                let page = (p + o - 1).max(0) as u32;
+                order.partition_point(|&i| lines[i].page < page)
+            }
+            _ => cursor,
         };
-        let mut pos = cursor;
-        let mut found = None;
-        while pos < order.len() {
-            let l = &lines[order[pos]];
-            if limit_page.is_some_and(|lp| l.page as i64 + 1 > lp) {
-                break;
+        if e.page.is_some() {
+            cursor = from(e, cursor);
+        }
+        let found = if e.page.is_some() {
+            let limit_page = e.page.zip(offset).map(|(p, o)| p + o + 1);
+            find_entry(lines, order, e, &key, cursor, order.len(), limit_page)
+        } else {
+            // A division without a page is printed before the first entry that has one: look for
+            // it up to where that entry is printed.
+            let next = entries[k + 1..].iter().find(|n| n.page.is_some());
+            let start = next.map(|n| from(n, cursor)).unwrap_or(cursor);
+            let end = next
+                .and_then(|n| {
+                    let limit_page = n.page.zip(offset).map(|(p, o)| p + o + 1);
+                    find_entry(lines, order, n, &TitleKey::new(&n.title), start, order.len(), limit_page)
+                })
+                .map(|(pos, _)| pos)
+                .unwrap_or(order.len());
+            find_entry(lines, order, e, &key, start, end, None)
+        };
+        if e.page.is_some() {
+            last_page = e.page;
+        }
+        let Some((mut pos, n)) = found else {
+            if e.group && !is_contents_word(&e.title) {
+                unprinted_group = Some((k, e));
             }
-            if !l.skip && l.declared.is_none() {
-                let unglued = unglue_number(l.text.trim());
-                let num_ok = match (&e.number, split_heading_number(&unglued)) {
-                    (Some(n), Some(h)) => clean_number(h.label) == *n,
-                    (Some(_), None) => false,
-                    _ => true,
-                };
-                if let Some(n) = match_lines(lines, order, pos, &key).filter(|_| num_ok) {
-                    found = Some((pos, n));
-                    break;
-                }
-            }
+            continue;
+        };
+        if let Some((_, g)) = unprinted_group.take().filter(|(gk, _)| *gk + 1 == k && !e.group) {
+            // A division the pages do not print ("Fundamentals of Our Business" over "Introduction
+            // to Our Business"): it starts where its first entry does.
+            let at = &lines[order[pos]];
+            let line = Line::synthetic(at.page, at.top + 0.5, at.size, &g.title, 1);
+            lines.push(line);
+            order.insert(pos, lines.len() - 1);
             pos += 1;
         }
-        if let Some((pos, n)) = found {
+        {
             let i = order[pos];
             lines[i].declared = Some(level);
             lines[i].declared_lines = n as u8;
@@ -201,8 +373,41 @@ pub(super) fn apply_toc(lines: &mut [Line], order: &[usize], entries: &[TocEntry
     matched
 }
 
+/// The first line at or after `from` (before `end`, not past the page `limit_page`, 1-based)
+/// that prints the entry's title, and how many lines the title spans.
+fn find_entry(
+    lines: &[Line],
+    order: &[usize],
+    e: &TocEntry,
+    key: &TitleKey,
+    from: usize,
+    end: usize,
+    limit_page: Option<i64>,
+) -> Option<(usize, usize)> {
+    for pos in from..end.min(order.len()) {
+        let l = &lines[order[pos]];
+        if limit_page.is_some_and(|lp| l.page as i64 + 1 > lp) {
+            return None;
+        }
+        if l.skip || l.declared.is_some() {
+            continue;
+        }
+        let unglued = unglue_number(l.text.trim());
+        let num_ok = match (&e.number, split_heading_number(&unglued)) {
+            (Some(n), Some(h)) => clean_number(h.label) == *n,
+            (Some(_), None) => false,
+            _ => true,
+        };
+        if let Some(n) = match_lines(lines, order, pos, key).filter(|_| num_ok) {
+            return Some((pos, n));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::layout::Cell;
     use super::*;
 
     #[test]
@@ -211,5 +416,129 @@ mod tests {
         assert!(toc_line_re().is_match("1.3.1 Early history . . . . . . . . . . 4"));
         assert!(!toc_line_re().is_match("This is a sentence. It ends here 5"));
         assert!(trailing_page_re().is_match("1 About this manual 3"));
+    }
+
+    /// A line on `page` at baseline `y`: its text, or its cells when the text is split by `|`.
+    fn line(page: u32, y: f32, size: f32, text: &str) -> Line {
+        let parts: Vec<&str> = text.split('|').map(str::trim).collect();
+        let mut l = Line::synthetic(page, y, size, &parts.join(" "), 1);
+        l.x0 = 34.0;
+        l.x1 = 530.0;
+        l.weight = 400;
+        l.declared = None;
+        l.synthetic = false;
+        if parts.len() > 1 {
+            l.cells = parts
+                .iter()
+                .enumerate()
+                .map(|(k, t)| Cell {
+                    x0: 34.0 + 400.0 * k as f32,
+                    x1: 60.0 + 400.0 * k as f32,
+                    text: t.to_string(),
+                })
+                .collect();
+        }
+        l
+    }
+
+    #[test]
+    fn groups_set_off_over_their_entries_and_prose_above_the_list() {
+        // Intel's contents page: a paragraph of prose, then groups set a point larger than their
+        // entries, the first with the page column's header beside it.
+        let mut lines = vec![
+            line(1, 760.0, 18.0, "Table of Contents"),
+            line(1, 700.0, 9.0, "The order and presentation of content in our Form 10-K differs from"),
+            line(1, 689.0, 9.0, "the traditional format. See \"Key Terms\" within the Financial Statements."),
+            line(1, 553.0, 10.0, "Fundamentals of Our Business | Page"),
+            line(1, 538.0, 9.0, "Introduction to Our Business | 2"),
+            line(1, 524.0, 9.0, "Our Strategy | 6"),
+            line(1, 476.0, 10.0, "Management's Discussion and Analysis"),
+            line(1, 462.0, 9.0, "Our Products | 17"),
+            line(1, 447.0, 9.0, "Consolidated Results of Operations | 37"),
+            line(1, 433.0, 9.0, "Liquidity and Capital Resources | 42"),
+            line(1, 419.0, 9.0, "Contractual Obligations | 45"),
+        ];
+        let entries = detect_toc(&mut lines, 120);
+        let got: Vec<(&str, Option<i64>, bool)> =
+            entries.iter().map(|e| (e.title.as_str(), e.page, e.group)).collect();
+        assert_eq!(
+            got,
+            [
+                ("Table of Contents", None, true),
+                ("Fundamentals of Our Business", None, true),
+                ("Introduction to Our Business", Some(2), false),
+                ("Our Strategy", Some(6), false),
+                ("Management's Discussion and Analysis", None, true),
+                ("Our Products", Some(17), false),
+                ("Consolidated Results of Operations", Some(37), false),
+                ("Liquidity and Capital Resources", Some(42), false),
+                ("Contractual Obligations", Some(45), false),
+            ]
+        );
+        assert!(!lines[0].skip, "the contents page's title stays a heading");
+        assert!(lines[1..].iter().all(|l| l.skip));
+    }
+
+    #[test]
+    fn a_title_ending_in_a_year_and_a_division_with_its_name() {
+        // eBay's index of its statements: "… 2023 and 2022" with the page in a column of its own;
+        // "PART I: FINANCIAL INFORMATION" over its items; the word "Page" alone; a year is no page.
+        let mut lines = vec![
+            line(1, 760.0, 9.0, "TABLE OF CONTENTS"),
+            line(1, 740.0, 9.0, "Page"),
+            line(1, 730.0, 9.0, "PART I: FINANCIAL INFORMATION"),
+            line(1, 720.0, 9.0, "Item 1 | Financial Statements (unaudited) | 3"),
+            line(1, 710.0, 9.0, "Balance Sheet as of June 30, 2023 and December 31, 2022 | 4"),
+            line(1, 700.0, 9.0, "Item 2 | Management's Discussion and Analysis | 44"),
+            line(1, 690.0, 9.0, "Item 3 | Quantitative and Qualitative Disclosures | 57"),
+            line(1, 680.0, 9.0, "Item 4 | Controls and Procedures | 60"),
+            line(1, 670.0, 9.0, "For the Fiscal Year Ended September 24, | 2022"),
+        ];
+        let entries = detect_toc(&mut lines, 80);
+        let got: Vec<(&str, Option<i64>, bool)> =
+            entries.iter().map(|e| (e.title.as_str(), e.page, e.group)).collect();
+        assert_eq!(
+            got,
+            [
+                ("TABLE OF CONTENTS", None, true),
+                ("PART I: FINANCIAL INFORMATION", None, true),
+                ("Item 1 Financial Statements (unaudited)", Some(3), false),
+                ("Balance Sheet as of June 30, 2023 and December 31, 2022", Some(4), false),
+                ("Item 2 Management's Discussion and Analysis", Some(44), false),
+                ("Item 3 Quantitative and Qualitative Disclosures", Some(57), false),
+                ("Item 4 Controls and Procedures", Some(60), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_index_further_in_is_skipped_below_its_title() {
+        // Page 72 of 122: the part's title and the index's heading stay; the list goes.
+        let mut lines = vec![line(71, 760.0, 12.0, "Financial Statements and Supplemental Details")];
+        lines.push(line(71, 740.0, 9.0, "Index to Consolidated Financial Statements | Page"));
+        for (k, (t, p)) in [
+            ("Auditor's Reports", 71),
+            ("Balance Sheets", 76),
+            ("Notes", 79),
+            ("Key Terms", 110),
+            ("Exhibits", 114),
+        ]
+        .iter()
+        .enumerate()
+        {
+            lines.push(line(71, 720.0 - 12.0 * k as f32, 9.0, &format!("{t} | {p}")));
+        }
+        lines.push(line(71, 600.0, 9.0, "All schedules have been omitted as not applicable."));
+        let entries = detect_toc(&mut lines, 122);
+        assert!(entries.is_empty(), "an index further in is no outline: {entries:?}");
+        let kept: Vec<&str> = lines.iter().filter(|l| !l.skip).map(|l| l.text.as_str()).collect();
+        assert_eq!(
+            kept,
+            [
+                "Financial Statements and Supplemental Details",
+                "Index to Consolidated Financial Statements",
+                "All schedules have been omitted as not applicable."
+            ]
+        );
     }
 }

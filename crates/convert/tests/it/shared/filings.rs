@@ -173,7 +173,7 @@ fn report(label: &str, s: &Score) {
         s.shape(),
         s.titles()
     );
-    for n in s.notes.iter().take(25) {
+    for n in s.notes.iter().take(60) {
         eprintln!("    {n}");
     }
 }
@@ -226,24 +226,26 @@ fn check(name: &str, floor: f64) {
     assert!(with.recall() >= 0.99, "{name}: recall with bookmarks {:.3}", with.recall());
     assert!(with.levels() >= 0.98, "{name}: level agreement with bookmarks {:.3}", with.levels());
     assert!(with.titles() >= 0.95, "{name}: equal titles with bookmarks {:.3}", with.titles());
-    // The page alone: the floor measured so far (the target is recall 0.90, levels 0.85).
-    assert!(alone.recall() >= floor, "{name}: recall from the page alone {:.3}", alone.recall());
+    // The page alone: the targets (recall 0.90, levels 0.85), and the recall measured so
+    // far where it is higher.
+    assert!(alone.recall() >= floor.max(0.90), "{name}: recall from the page alone {:.3}", alone.recall());
+    assert!(alone.levels() >= 0.85, "{name}: level agreement from the page alone {:.3}", alone.levels());
 }
 
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn apple_10k() {
-    check("APPLE_2022_10K.pdf", 0.95);
+    check("APPLE_2022_10K.pdf", 0.98);
 }
 
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn intel_10k() {
-    check("INTEL_2020_10K.pdf", 0.95);
+    check("INTEL_2020_10K.pdf", 0.99);
 }
 
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn fedex_annual_report() {
-    check("FEDEX_2023_annualreport.pdf", 0.93);
+    check("FEDEX_2023_annualreport.pdf", 0.96);
 }

@@ -288,6 +288,12 @@ fn breaks_between(ctx: &Ctx, a: &Line, b: &Line, kind: &BlkKind, b_marker: bool,
         if short && ends_sentence(&a.text) {
             return true;
         }
+        // A short line that opens with a section number ("6.2.4 Back Matter") over a line that
+        // starts a sentence is a heading set like the body (a light heading face, or a scan where
+        // weight does not show), not the start of a paragraph.
+        if short && opens_with_section_number(&a.text) && b.text.starts_with(|c: char| c.is_uppercase()) {
+            return true;
+        }
         // First-line indent (not a hanging list continuation).
         let indented = b.x0 > a.x0 + 0.9 * b.size;
         if indented && !matches!(kind, BlkKind::List { .. }) && ends_sentence(&a.text) {
@@ -302,9 +308,26 @@ fn breaks_between(ctx: &Ctx, a: &Line, b: &Line, kind: &BlkKind, b_marker: bool,
     }
 }
 
+/// Whether a line opens with a dotted section number and a capitalised word ("6.2.4 Back
+/// Matter", "3.1. Scope").
+fn opens_with_section_number(text: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+\p{Lu}").expect("valid regex"))
+        .is_match(text.trim())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn section_numbers_opening_a_line() {
+        assert!(opens_with_section_number("6.2.4 Back Matter"));
+        assert!(opens_with_section_number("3.1. Scope"));
+        assert!(!opens_with_section_number("4.9 of the annex explains how the rules relate"));
+        assert!(!opens_with_section_number("6 Schema Changes"));
+        assert!(!opens_with_section_number("2022 Annual Report"));
+    }
 
     #[test]
     fn hyphenation() {

@@ -176,6 +176,7 @@ pub(super) fn convert_document(
     merge_chapter_labels(&ctx, &mut blocks);
     decide_headings(&ctx, &mut blocks, declared_mode, page_count);
     analysing(3);
+
     if declared_mode {
         restrict_to_declared(&mut blocks);
     }

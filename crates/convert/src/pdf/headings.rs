@@ -336,7 +336,14 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     if bare >= 3 && bare > 2 * dotted {
         for k in 0..blocks.len() {
             let listy = matches!(blocks[k].kind, BlkKind::List { .. });
-            if cand[k] && listy && infos[k].as_ref().is_some_and(|i| i.plain_decimal && i.trailing_dot) {
+            // A line set larger than the body is no list item, whatever its dot ("1. INTRODUCTION"
+            // where OCR read a dot the others lack).
+            let larger = ctx.size_class(&lines[blocks[k].lines[0]]) >= 1.12;
+            if cand[k]
+                && listy
+                && !larger
+                && infos[k].as_ref().is_some_and(|i| i.plain_decimal && i.trailing_dot)
+            {
                 cand[k] = false;
                 infos[k] = None;
             }
@@ -370,8 +377,10 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
             if !stands_alone {
                 continue;
             }
-            if let Some((prev, dot)) = &last_tokens {
-                if *dot == inf.trailing_dot && in_sequence(prev, &inf.tokens) && inf.depth >= 2 {
+            if let Some((prev, _)) = &last_tokens {
+                // "6.5.4" after "6.5.3." continues the numbering whatever the dots (a scan may read
+                // one that is not printed).
+                if in_sequence(prev, &inf.tokens) && inf.depth >= 2 {
                     cand[k] = true;
                     last_tokens = Some((inf.tokens.clone(), inf.trailing_dot));
                     infos[k] = Some(inf);

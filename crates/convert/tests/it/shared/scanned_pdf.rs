@@ -136,6 +136,10 @@ fn a_scanned_copy_reads_like_the_original() {
     files.sort();
     let images: Vec<(u32, u32, Vec<u8>)> = files.iter().map(|f| read_pgm(f)).collect();
     let scan = image_pdf(&images, SCAN_DPI);
+    if let Some(keep) = std::env::var_os("FOLIO_KEEP_SCAN") {
+        // The scanned copy, to look at (`folio parse`).
+        std::fs::write(keep, &scan).unwrap();
+    }
     if let Some(out) = std::env::var_os("FOLIO_SCAN_OUT") {
         std::fs::write(out, &scan).unwrap();
     }
@@ -179,9 +183,17 @@ fn a_scanned_copy_reads_like_the_original() {
     let same_level =
         outline.iter().filter(|e| got.iter().any(|(k, l)| *k == norm(&e.title) && *l == e.level)).count();
     eprintln!("outline: {matched} of {} bookmarks as headings, {same_level} at their level", want.len());
-    // Floors measured so far (the target is the whole outline): small capitals come back from
-    // OCR as mixed case ("New MobELs"), and some small headings are not told from their text.
-    assert!(matched as f64 >= 0.70 * want.len() as f64, "{matched} of {} headings", want.len());
+    for e in outline.iter().filter(|e| !got_keys.contains(&norm(&e.title))) {
+        eprintln!("    not a heading: {} (level {}, p{:?})", e.title, e.level, e.page);
+    }
+    if std::env::var_os("FOLIO_SHOW_HEADINGS").is_some() {
+        for (b, t) in doc.blocks_with_text().filter(|(b, _)| b.kind.is_heading()) {
+            eprintln!("    heading {:?} p{:?}: {t}", b.kind.heading_level(), b.pages.map(|p| p.start));
+        }
+    }
+    // Floor measured so far (the target is the whole outline): 33 of 35; the two missing are
+    // headings at their place and level whose small capitals OCR misreads ("6.2 New MobELs").
+    assert!(matched as f64 >= 0.90 * want.len() as f64, "{matched} of {} headings", want.len());
     assert!(same_level as f64 >= 0.95 * matched as f64, "{same_level} of {matched} at their level");
 
     // Passages on the right pages: paragraphs of the original (their first six words) found in

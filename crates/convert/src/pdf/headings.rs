@@ -529,6 +529,15 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     // subheading of it ("Fiscal Year Highlights" under "Item 7.").
     let mut anchor: Option<(u8, f32)> = None;
     let toc_listed = !declared_mode && blocks.iter().any(|b| b.declared.is_some());
+    // The level the contents list gives the next heading it names.
+    let mut next_declared: Vec<Option<u8>> = vec![None; blocks.len()];
+    let mut next = None;
+    for k in (0..blocks.len()).rev() {
+        next_declared[k] = next;
+        if cand[k] && blocks[k].declared.is_some() {
+            next = blocks[k].declared;
+        }
+    }
     let mut blocks_level: Vec<Option<u8>> = vec![None; blocks.len()];
     for k in 0..blocks.len() {
         let b = &mut blocks[k];
@@ -561,6 +570,11 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
             }
             None => style_level.get(&key).copied().map(|lv| match anchor {
                 Some((alv, ap)) if prominence(&key) <= ap * 1.02 => lv.max(alv + 1),
+                // A heading the contents list does not name, set above the next heading it does
+                // name, would take that heading away from the division the list puts it in ("Fair
+                // value measurement of equity investments" between Notes 8 and 9): it belongs to
+                // the heading above it.
+                Some((alv, _)) if toc_listed && next_declared[k].is_some_and(|n| lv < n) => lv.max(alv + 1),
                 // Before the first heading a contents list names (front matter: "Forward-Looking
                 // Statements" after the contents page) a heading belongs to no listed division.
                 None if toc_listed => 1,

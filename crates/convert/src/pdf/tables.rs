@@ -486,7 +486,14 @@ fn build(
             cs.iter().any(|c| cols.iter().any(|k| overlap(c.x0, c.x1, k.x0 - size, k.x1 + size) > 0.0));
         let right_side = cs.iter().all(|c| c.x0 > label_end + 0.5 * size)
             || (cs.len() >= 2 && cs[1..].iter().all(|c| c.x0 > label_end + 0.5 * size));
-        if !(spans_columns && right_side && heading_like(cs)) {
+        // A sentence above the table ("The following table sets forth …") is no header, though
+        // it spans the columns (a table whose first column holds years has no label column to
+        // keep it left).
+        let prose = cs.iter().any(|c| {
+            let words = c.text.split_whitespace().count();
+            words > 8 || (words >= 3 && c.text.trim_end().ends_with(':'))
+        });
+        if !(spans_columns && right_side && heading_like(cs)) || prose {
             break;
         }
         head -= 1;
@@ -758,6 +765,36 @@ mod tests {
                 .collect();
             fuzz(&data);
         }
+    }
+
+    #[test]
+    fn the_sentence_introducing_a_table_of_years_is_no_header() {
+        // FedEx's jet fuel table: years in the first column (no label column), and the sentence
+        // above it, which spans the columns, ends with a colon.
+        let lines = vec![
+            line(
+                720.0,
+                &[(50.0, 540.0, "The following table sets forth the costs for jet fuel and their share of")],
+            ),
+            line(708.0, &[(50.0, 200.0, "revenues for the last five fiscal years:")]),
+            line(690.0, &[(380.0, 440.0, "Total Jet"), (470.0, 540.0, "Percentage of")]),
+            line(
+                678.0,
+                &[(50.0, 110.0, "Fiscal Year"), (380.0, 440.0, "Fuel Cost"), (470.0, 540.0, "Revenue")],
+            ),
+            line(666.0, &[(50.0, 70.0, "2023"), (400.0, 430.0, "$4,515"), (500.0, 520.0, "5.0%")]),
+            line(654.0, &[(50.0, 70.0, "2022"), (400.0, 430.0, "3,867"), (500.0, 520.0, "4.1")]),
+            line(642.0, &[(50.0, 70.0, "2021"), (400.0, 430.0, "2,065"), (500.0, 520.0, "2.5")]),
+        ];
+        let order: Vec<usize> = (0..lines.len()).collect();
+        let t = find_tables(&lines, &order);
+        assert_eq!(t.len(), 1, "{t:?}");
+        assert!(
+            t[0].header.iter().all(|h| !h.contains("following") && !h.contains("fiscal years:")),
+            "{:?}",
+            t[0].header
+        );
+        assert!(!t[0].lines.contains(&0) && !t[0].lines.contains(&1), "{:?}", t[0].lines);
     }
 
     #[test]

@@ -145,6 +145,7 @@ pub(super) fn convert_document(
     body.spacing = measure_spacing(&lines, &body);
     remove_page_furniture(&mut lines, &pages, &body);
     let toc = detect_toc(&mut lines, pages.len());
+
     analysing(1);
 
     let mut order: Vec<usize> = (0..lines.len()).filter(|&i| !lines[i].skip).collect();

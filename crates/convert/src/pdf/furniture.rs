@@ -153,6 +153,9 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo], body
     }
     let mut margin: Vec<usize> = Vec::new();
     let mut outermost: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    // A page's last line alone, set well above the bottom margin (a short page whose number sits
+    // under its text): furniture only as a page number in step with the others.
+    let mut raised: Vec<usize> = Vec::new();
     for (p, idx) in by_page.iter().enumerate() {
         if idx.is_empty() {
             continue;
@@ -166,6 +169,8 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo], body
             let outer = Some(i) == top && l.y > h * 0.8 || Some(i) == bot && l.y < h * 0.2;
             if in_zone || outer {
                 margin.push(i);
+            } else if Some(i) == bot && l.y < h * 0.4 && is_page_number_text(&l.text) {
+                raised.push(i);
             }
             if Some(i) == top || Some(i) == bot {
                 outermost.insert(i);
@@ -209,17 +214,27 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo], body
     };
     // The printed page number offset: physical page - printed number, most common.
     let mut offsets: HashMap<i64, u32> = HashMap::new();
-    for &i in &margin {
+    for &i in margin.iter().chain(&raised) {
         let l = &lines[i];
         if let Some(n) = edge_number(&l.text) {
             *offsets.entry(l.page as i64 + 1 - n).or_insert(0) += 1;
         }
     }
-    let best_offset = offsets
-        .iter()
-        .filter(|(_, &n)| n as usize >= 3.max(npages / 5))
-        .max_by_key(|(o, n)| (**n, -o.abs()))
-        .map(|(o, _)| *o);
+    // The most common offset, where a tenth of the pages or more agree on it and no other offset
+    // comes near (a filing with exhibits numbered apart agrees on its own pages only).
+    let mut ranked: Vec<(i64, u32)> = offsets.iter().map(|(o, n)| (*o, *n)).collect();
+    ranked.sort_by_key(|&(o, n)| (std::cmp::Reverse(n), o.abs()));
+    let best_offset = ranked
+        .first()
+        .filter(|&&(_, n)| n as usize >= 3.max(npages / 10))
+        .filter(|&&(_, n)| ranked.get(1).is_none_or(|&(_, m)| n >= 2 * m))
+        .map(|&(o, _)| o);
+    for &i in &raised {
+        let l = &lines[i];
+        if best_offset.is_some_and(|off| edge_number(&l.text) == Some(l.page as i64 + 1 - off)) {
+            lines[i].skip = true;
+        }
+    }
     for &i in &margin {
         let l = &lines[i];
         let numbered_furniture = outermost.contains(&i)

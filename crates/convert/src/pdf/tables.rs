@@ -755,8 +755,11 @@ mod tests {
 
     #[test]
     fn arbitrary_lines_keep_the_invariants() {
+        // FOLIO_TABLE_CASES raises the number of cases for a longer run without cargo-fuzz.
+        let cases: usize =
+            std::env::var("FOLIO_TABLE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
         let mut seed = 7u64;
-        for _ in 0..300 {
+        for _ in 0..cases {
             let data: Vec<u8> = (0..200)
                 .map(|_| {
                     seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

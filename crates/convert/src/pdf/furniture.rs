@@ -297,6 +297,31 @@ mod tests {
     }
 
     #[test]
+    fn page_numbers_under_short_pages() {
+        // Twenty pages whose number sits at y 179 under text ending at y 218, well above the bottom
+        // margin; on the last page the lowest line is a year in the text, not its number.
+        let mut lines = Vec::new();
+        for p in 0..20u32 {
+            let mut body =
+                Line::synthetic(p, 218.0, 8.5, "volume milestone targets. These assumptions and", 1);
+            body.declared = None;
+            body.synthetic = false;
+            let mut number = body.clone();
+            number.y = 179.0;
+            number.top = 187.0;
+            number.text = if p == 19 { "1999".to_string() } else { format!("{}", p + 1) };
+            lines.push(body);
+            lines.push(number);
+        }
+        let pages = vec![PageInfo { width: 612.0, height: 792.0 }; 20];
+        let body = Body { size: 8.5, weight: 400, font: 0, spacing: 10.4 };
+        remove_page_furniture(&mut lines, &pages, &body);
+        assert!(lines.iter().step_by(2).all(|l| !l.skip), "the text stays");
+        assert!(lines[1..38].iter().step_by(2).all(|l| l.skip), "the numbers go");
+        assert!(!lines[39].skip, "a year ending a page is text");
+    }
+
+    #[test]
     fn running_text_repeats_or_counts_pages() {
         let footer = [
             (4, "Apple Inc. | 2022 Form 10-K | 3"),

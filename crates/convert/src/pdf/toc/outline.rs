@@ -9,7 +9,11 @@ use folio_core::numbering::split_heading_number;
 
 /// Uses a printed contents list as the declared outline: each entry matched to a later line.
 /// Returns how many entries matched.
-pub(in crate::pdf) fn apply_toc(lines: &mut Vec<Line>, order: &mut Vec<usize>, entries: &[TocEntry]) -> usize {
+pub(in crate::pdf) fn apply_toc(
+    lines: &mut Vec<Line>,
+    order: &mut Vec<usize>,
+    entries: &[TocEntry],
+) -> usize {
     let levels = entry_levels(entries);
     let mut cursor = 0usize;
     let mut offset: Option<i64> = None;

@@ -160,7 +160,9 @@ pub(super) fn group_blocks(ctx: &Ctx, order: &[usize], tables: &[Table]) -> Vec<
         let mut start_new = true;
         if let (Some(p), Some(cur)) = (prev, blocks.last()) {
             let a = &lines[p];
-            start_new = breaks_between(ctx, a, l, &cur.kind, marker.is_some(), gap_before);
+            // A line the table does not hold is no part of its text.
+            start_new = matches!(cur.kind, BlkKind::Table(_))
+                || breaks_between(ctx, a, l, &cur.kind, marker.is_some(), gap_before);
         }
         if l.declared.is_some() || l.synthetic {
             start_new = true;

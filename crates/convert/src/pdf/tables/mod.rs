@@ -239,7 +239,22 @@ fn page_tables(lines: &[Line], order: &[usize], out: &mut Vec<Table>) {
             }
             end += 1;
         }
-        let end = last_data + 1;
+        let mut end = last_data + 1;
+        // A label the page set level with the last row's values, read after them ("Diluted" a
+        // point under "537 556 539 571"), belongs to that row.
+        if end < n {
+            let (a, b) = (&lines[order[last_data]], &lines[order[end]]);
+            let values_x = cells[last_data].iter().map(|c| c.x0).fold(f32::MAX, f32::min);
+            let c = &cells[end];
+            if b.col == a.col
+                && (a.y - b.y).abs() <= 0.45 * a.size.max(b.size)
+                && c.len() == 1
+                && !is_value(&c[0].text)
+                && c[0].x1 < values_x
+            {
+                end += 1;
+            }
+        }
         // One row of values is a table only under a header of years ("2023  Actual  Change").
         let data_rows = (k..end).filter(|&j| data[j]).count();
         // Label lines just above the first row ("ASSETS", "Current assets:") belong to it.
@@ -702,6 +717,24 @@ mod tests {
             t[0].header
         );
         assert!(!t[0].lines.contains(&0) && !t[0].lines.contains(&1), "{:?}", t[0].lines);
+    }
+
+    #[test]
+    fn a_label_read_after_the_last_rows_values_belongs_to_it() {
+        // eBay's income statement: "Diluted" sits a point under "537 556" and comes after it.
+        let lines = vec![
+            line(680.0, &[(400.0, 420.0, "2023"), (480.0, 500.0, "2022")]),
+            line(668.0, &[(50.0, 150.0, "Weighted-average shares:")]),
+            line(656.0, &[(60.0, 90.0, "Basic"), (400.0, 420.0, "534"), (480.0, 500.0, "556")]),
+            line(644.0, &[(400.0, 420.0, "537"), (480.0, 500.0, "556")]),
+            line(643.0, &[(60.0, 95.0, "Diluted")]),
+            line(600.0, &[(50.0, 500.0, "The accompanying notes are an integral part of these statements.")]),
+        ];
+        let order: Vec<usize> = (0..lines.len()).collect();
+        let t = find_tables(&lines, &order);
+        assert_eq!(t.len(), 1, "{t:?}");
+        assert_eq!(t[0].rows.last().unwrap(), &vec!["Diluted", "537", "556"], "{:?}", t[0].rows);
+        assert!(t[0].lines.contains(&4) && !t[0].lines.contains(&5));
     }
 
     #[test]

@@ -240,20 +240,15 @@ fn page_tables(lines: &[Line], order: &[usize], out: &mut Vec<Table>) {
             end += 1;
         }
         let mut end = last_data + 1;
-        // A label the page set level with the last row's values, read after them ("Diluted" a
-        // point under "537 556 539 571"), belongs to that row.
-        if end < n {
+        // What the page set level with the last row but reads after it belongs to that row: its
+        // label ("Diluted" a point under "537 556 539 571") or a value ("$ 93.29" two points
+        // under "Total 1.6 1.6").
+        while end < n {
             let (a, b) = (&lines[order[last_data]], &lines[order[end]]);
-            let values_x = cells[last_data].iter().map(|c| c.x0).fold(f32::MAX, f32::min);
-            let c = &cells[end];
-            if b.col == a.col
-                && (a.y - b.y).abs() <= 0.45 * a.size.max(b.size)
-                && c.len() == 1
-                && !is_value(&c[0].text)
-                && c[0].x1 < values_x
-            {
-                end += 1;
+            if b.col != a.col || b.declared.is_some() || (a.y - b.y).abs() > 0.45 * a.size.max(b.size) {
+                break;
             }
+            end += 1;
         }
         // One row of values is a table only under a header of years ("2023  Actual  Change").
         let data_rows = (k..end).filter(|&j| data[j]).count();
@@ -720,7 +715,7 @@ mod tests {
     }
 
     #[test]
-    fn a_label_read_after_the_last_rows_values_belongs_to_it() {
+    fn what_is_set_level_with_the_last_row_belongs_to_it() {
         // eBay's income statement: "Diluted" sits a point under "537 556" and comes after it.
         let lines = vec![
             line(680.0, &[(400.0, 420.0, "2023"), (480.0, 500.0, "2022")]),
@@ -735,6 +730,18 @@ mod tests {
         assert_eq!(t.len(), 1, "{t:?}");
         assert_eq!(t[0].rows.last().unwrap(), &vec!["Diluted", "537", "556"], "{:?}", t[0].rows);
         assert!(t[0].lines.contains(&4) && !t[0].lines.contains(&5));
+
+        // Oracle's repurchases: "$ 93.29" two points under "Total 1.6 1.6", read after it.
+        let lines = vec![
+            line(680.0, &[(60.0, 200.0, "March 2023"), (280.0, 292.0, "0.6"), (370.0, 390.0, "$87.46")]),
+            line(668.0, &[(60.0, 200.0, "April 2023"), (280.0, 292.0, "0.5"), (370.0, 390.0, "$94.72")]),
+            line(656.0, &[(60.0, 90.0, "Total"), (280.0, 292.0, "1.6")]),
+            line(654.0, &[(370.0, 390.0, "$93.29")]),
+        ];
+        let order: Vec<usize> = (0..lines.len()).collect();
+        let t = find_tables(&lines, &order);
+        assert_eq!(t.len(), 1, "{t:?}");
+        assert_eq!(t[0].rows.last().unwrap(), &vec!["Total", "1.6", "$93.29"], "{:?}", t[0].rows);
     }
 
     #[test]

@@ -288,13 +288,18 @@ fn columns(rows: &[&[Cell]], size: f32) -> Vec<Column> {
         }
     }
     let min_members = if rows.len() >= 4 { 2 } else { 1 };
+    let span = |g: &Vec<&Cell>| Column {
+        x0: g.iter().map(|c| c.x0).fold(f32::MAX, f32::min),
+        x1: g.iter().map(|c| c.x1).fold(f32::MIN, f32::max),
+    };
+    // A lone value right of every column is a column of its own (a total only the last row
+    // gives: Apple's "$ 60,665" under "Approximate Dollar Value …"), not part of the last one.
+    let right_edge =
+        groups.iter().filter(|g| g.len() >= min_members).map(|g| span(g).x1).fold(f32::MIN, f32::max);
     let mut cols: Vec<Column> = groups
-        .into_iter()
-        .filter(|g| g.len() >= min_members)
-        .map(|g| Column {
-            x0: g.iter().map(|c| c.x0).fold(f32::MAX, f32::min),
-            x1: g.iter().map(|c| c.x1).fold(f32::MIN, f32::max),
-        })
+        .iter()
+        .filter(|g| g.len() >= min_members || span(g).x0 > right_edge + 2.0 * tol)
+        .map(span)
         .collect();
     // Spans that overlap (a wide value cell) belong to one column.
     cols.sort_by(|a, b| a.x1.total_cmp(&b.x1));
@@ -742,6 +747,25 @@ mod tests {
         let t = find_tables(&lines, &order);
         assert_eq!(t.len(), 1, "{t:?}");
         assert_eq!(t[0].rows.last().unwrap(), &vec!["Total", "1.6", "$93.29"], "{:?}", t[0].rows);
+    }
+
+    #[test]
+    fn a_total_only_the_last_row_gives_is_a_column_of_its_own() {
+        // Apple's repurchases: the dollar value left is printed on the total row alone, right of
+        // every other column.
+        let mut lines = Vec::new();
+        for (k, month) in ["June", "July", "August", "September"].iter().enumerate() {
+            let y = 680.0 - 12.0 * k as f32;
+            lines.push(line(y, &[(60.0, 200.0, month), (300.0, 330.0, "41,690"), (380.0, 410.0, "$145.91")]));
+        }
+        lines.push(line(
+            632.0,
+            &[(60.0, 90.0, "Total"), (300.0, 330.0, "160,172"), (520.0, 560.0, "$60,665")],
+        ));
+        let order: Vec<usize> = (0..lines.len()).collect();
+        let t = find_tables(&lines, &order);
+        assert_eq!(t.len(), 1, "{t:?}");
+        assert_eq!(t[0].rows.last().unwrap(), &vec!["Total", "160,172", "", "$60,665"], "{:?}", t[0].rows);
     }
 
     #[test]

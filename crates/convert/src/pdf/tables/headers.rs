@@ -17,9 +17,14 @@ pub(super) fn assign_headers(
 ) {
     let Some(leaf) = (0..rows.len()).max_by_key(|&r| (rows[r].len(), r)) else { return };
     let in_label = |c: &Cell| c.x0 <= label_end + 0.5 * size;
+    // The columns a cell stands over, give or take a character.
+    let cols_under = |c: &Cell| -> Vec<usize> {
+        (0..cols.len()).filter(|&k| overlap(c.x0 - size, c.x1 + size, cols[k].x0, cols[k].x1) > 0.0).collect()
+    };
     let caption = |r: usize, c: &Cell| {
         let t = c.text.trim();
-        (t.starts_with('(') && t.ends_with(')')) || (r > leaf && rows[r].len() == 1 && cols.len() >= 2)
+        (t.starts_with('(') && t.ends_with(')'))
+            || (r > leaf && rows[r].len() == 1 && cols.len() >= 2 && cols_under(c).is_empty())
     };
     // A cell of a row of several heads what lies under it and up to half way to its neighbours
     // ("U.S. Pension Plans" over "2023 2022 2021", "International Pension Plans" over the next).
@@ -59,11 +64,24 @@ pub(super) fn assign_headers(
     }
     // A lone cell above the leaf row, centred over the columns ("Years ended"), heads them all.
     let (c_first, c_last) = (cols[0].x0 + cols[0].x1, cols[cols.len() - 1].x0 + cols[cols.len() - 1].x1);
+    // One over a single column whose header goes on in a lone cell under the leaf row is that
+    // column's upper line ("Percent" over "Change" where the leaf row is "2023 2022 Percent of
+    // Revenue" and "Change" sits a point under it).
+    let stacked = |c: &Cell| match cols_under(c).as_slice() {
+        [k] => (leaf + 1..rows.len()).any(|r| matches!(rows[r].as_slice(), [d] if cols_under(d).contains(k))),
+        _ => false,
+    };
     for r in 0..leaf {
         if let [c] = rows[r].as_slice() {
             let mid = c.x0 + c.x1;
             let q = (c_last - c_first) / 6.0;
-            if cols.len() >= 2 && !in_label(c) && !caption(r, c) && mid >= c_first + q && mid <= c_last - q {
+            if cols.len() >= 2
+                && !in_label(c)
+                && !caption(r, c)
+                && !stacked(c)
+                && mid >= c_first + q
+                && mid <= c_last - q
+            {
                 got[r][0] = Some((0..cols.len()).collect());
             }
         }

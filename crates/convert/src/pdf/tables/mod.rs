@@ -769,6 +769,49 @@ mod tests {
     }
 
     #[test]
+    fn a_header_set_on_two_lines_over_one_column() {
+        // FedEx's segment tables: "Percent" over "Change", the second line a point under the row
+        // "2023  2022  Percent of Revenue".
+        let lines = vec![
+            line(700.0, &[(452.0, 478.0, "Percent")]),
+            line(
+                690.0,
+                &[(331.0, 347.0, "2023"), (395.0, 411.0, "2022"), (519.0, 585.0, "Percent of Revenue")],
+            ),
+            line(689.0, &[(452.0, 478.0, "Change")]),
+            line(680.0, &[(520.0, 536.0, "2023"), (568.0, 584.0, "2022")]),
+            line(
+                668.0,
+                &[
+                    (60.0, 150.0, "Revenue"),
+                    (337.0, 372.0, "$9,632"),
+                    (401.0, 437.0, "$9,532"),
+                    (476.0, 492.0, "1"),
+                    (523.0, 553.0, "100.0%"),
+                    (571.0, 601.0, "100.0%"),
+                ],
+            ),
+            line(
+                656.0,
+                &[
+                    (60.0, 150.0, "Rentals"),
+                    (337.0, 372.0, "1,661"),
+                    (401.0, 437.0, "1,410"),
+                    (476.0, 492.0, "18"),
+                    (523.0, 553.0, "5.0"),
+                    (571.0, 601.0, "4.2"),
+                ],
+            ),
+        ];
+        let order: Vec<usize> = (0..lines.len()).collect();
+        let t = find_tables(&lines, &order);
+        assert_eq!(t.len(), 1, "{t:?}");
+        assert_eq!(t[0].header[3], "Percent Change", "{:?}", t[0].header);
+        assert_eq!(t[0].header[1], "2023", "{:?}", t[0].header);
+        assert!(!t[0].header[0].contains("Change"), "{:?}", t[0].header);
+    }
+
+    #[test]
     fn prose_with_numbers_is_no_table() {
         let lines = vec![
             line(700.0, &[(50.0, 500.0, "In 2022 net sales rose 8% to $394 billion, while the")]),

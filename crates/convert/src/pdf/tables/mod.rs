@@ -57,13 +57,14 @@ fn value_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^[($€£¥]?\s*[($€£¥]?\s*[-–—+]?\s*\d[\d,]*(?:\.\d+)?\s*[%x)]?\s*\)?%?$|^[—–-]+$|^(?i:n/?a|nm)$",
+            r"^(?i:(?:up|down)\s+)?[($€£¥]?\s*[($€£¥]?\s*[-–—+]?\s*\d[\d,]*(?:\.\d+)?\s*[%x)]?\s*\)?%?$|^[—–-]+$|^(?i:n/?a|nm|flat)$",
         )
         .expect("valid value regex")
     })
 }
 
-/// Whether a cell's text is a value: a number, an amount, a percentage, or a dash for none.
+/// Whether a cell's text is a value: a number, an amount, a percentage (also "up 2%", "down
+/// (11)%", "flat" as changes are printed), or a dash for none.
 pub(super) fn is_value(text: &str) -> bool {
     let t = text.trim();
     !t.is_empty() && t.len() <= 32 && value_re().is_match(t)
@@ -97,7 +98,9 @@ fn cells(l: &Line) -> Vec<Cell> {
             c.text = format!("{}{}", p.text.trim(), c.text.trim());
         }
         if matches!(t, ")" | "%" | ")%") {
-            if let Some(last) = out.last_mut() {
+            // A closing bracket or percent sign closes the value before it; over a column of
+            // percentages a lone "%" is that column's header.
+            if let Some(last) = out.last_mut().filter(|l| is_value(&format!("{}{t}", l.text.trim()))) {
                 last.text.push_str(t);
                 last.x1 = c.x1;
                 continue;
@@ -111,9 +114,26 @@ fn cells(l: &Line) -> Vec<Cell> {
     // "3,587.5 3,262.8": values set closer than a fragment break are cells of their own, placed
     // by their share of the characters.
     let mut split: Vec<Cell> = Vec::with_capacity(out.len());
-    for c in out {
+    // A currency sign ending one fragment ("down (11)% $") belongs to the value that opens the
+    // next ("(1,316) down (6)%").
+    let mut carry: Option<String> = None;
+    for mut c in out {
+        if let Some(sign) = carry.take() {
+            c.text = format!("{sign}{}", c.text.trim_start());
+        }
         let words: Vec<&str> = c.text.split_whitespace().collect();
-        let glued: Vec<String> = glue_values(&words);
+        let mut glued: Vec<String> = glue_values(&words);
+        if glued.len() >= 2
+            && matches!(glued.last().map(String::as_str), Some("$" | "€" | "£" | "¥"))
+            && glued[..glued.len() - 1].iter().all(|w| is_value(w))
+        {
+            carry = glued.pop();
+            let cut = c.text.trim_end().len() - carry.as_deref().map_or(0, str::len);
+            let width = c.x1 - c.x0;
+            let total = c.text.chars().count().max(1) as f32;
+            c.x1 = c.x0 + width * c.text[..cut].chars().count() as f32 / total;
+            c.text = c.text[..cut].trim_end().to_string();
+        }
         if glued.len() >= 2 && glued.iter().all(|w| is_value(w)) {
             let total = c.text.chars().count().max(1) as f32;
             let width = c.x1 - c.x0;
@@ -132,20 +152,35 @@ fn cells(l: &Line) -> Vec<Cell> {
     }
     for c in &mut split {
         if is_value(&c.text) {
-            c.text = c.text.split_whitespace().collect::<String>();
+            c.text = compact_value(&c.text);
         }
     }
     split
 }
 
-/// Words of a cell as values: a currency sign or bracket alone joins the next word, a closing
-/// bracket or percent sign the previous ("$ 2.45" → "$2.45", "12.6 %" → "12.6%").
+/// A value without inner spaces ("$ 2.45" → "$2.45"), but for the word of a change ("down
+/// (11)%").
+fn compact_value(text: &str) -> String {
+    let t = text.trim();
+    let word = ["up ", "down ", "Up ", "Down ", "UP ", "DOWN "].iter().find(|w| t.starts_with(*w));
+    match word {
+        Some(w) => format!("{w}{}", t[w.len()..].split_whitespace().collect::<String>()),
+        None => t.split_whitespace().collect(),
+    }
+}
+
+/// Words of a cell as values: a currency sign, a bracket or the word of a change alone joins the
+/// next word, a closing bracket or percent sign the previous ("$ 2.45" → "$2.45", "12.6 %" →
+/// "12.6%", "down (11)%").
 fn glue_values(words: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut pending = String::new();
     for w in words {
         if matches!(*w, "$" | "€" | "£" | "¥" | "(" | "$(") {
             pending.push_str(w);
+        } else if pending.is_empty() && matches!(w.to_ascii_lowercase().as_str(), "up" | "down") {
+            // The word of a change ("down (11)%").
+            pending = format!("{w} ");
         } else if matches!(*w, ")" | "%" | ")%") && pending.is_empty() && !out.is_empty() {
             if let Some(last) = out.last_mut() {
                 last.push_str(w);
@@ -809,6 +844,72 @@ mod tests {
         assert_eq!(t[0].header[3], "Percent Change", "{:?}", t[0].header);
         assert_eq!(t[0].header[1], "2023", "{:?}", t[0].header);
         assert!(!t[0].header[0].contains("Change"), "{:?}", t[0].header);
+    }
+
+    #[test]
+    fn changes_printed_as_words_and_percent_headers() {
+        // Intel's revenue bridge: "%" heads a column of "down (11)%", "up 2%"; a fragment ends in
+        // the "$" of the next value.
+        let lines = vec![
+            line(700.0, &[(300.0, 380.0, "2020 vs. 2019"), (440.0, 520.0, "2019 vs. 2018")]),
+            line(
+                688.0,
+                &[
+                    (50.0, 110.0, "(In Millions)"),
+                    (300.0, 310.0, "%"),
+                    (350.0, 385.0, "$ Impact"),
+                    (440.0, 450.0, "%"),
+                    (490.0, 525.0, "$ Impact"),
+                ],
+            ),
+            line(
+                676.0,
+                &[
+                    (50.0, 200.0, "Desktop platform volume"),
+                    (290.0, 345.0, "down (11)% $"),
+                    (360.0, 475.0, "(1,316) down (6)%"),
+                    (505.0, 525.0, "(705)"),
+                ],
+            ),
+            line(
+                664.0,
+                &[
+                    (50.0, 200.0, "Desktop platform ASP"),
+                    (295.0, 320.0, "up 2%"),
+                    (365.0, 385.0, "186"),
+                    (435.0, 460.0, "up 3%"),
+                    (505.0, 525.0, "307"),
+                ],
+            ),
+            line(
+                652.0,
+                &[
+                    (50.0, 200.0, "Notebook platform volume"),
+                    (295.0, 320.0, "up 28%"),
+                    (360.0, 385.0, "5,770"),
+                    (430.0, 475.0, "down (5)%"),
+                    (500.0, 525.0, "(1,080)"),
+                ],
+            ),
+        ];
+        let order: Vec<usize> = (0..lines.len()).collect();
+        let t = find_tables(&lines, &order);
+        assert_eq!(t.len(), 1, "{t:?}");
+        assert_eq!(
+            t[0].header,
+            vec![
+                "(In Millions)",
+                "2020 vs. 2019 %",
+                "2020 vs. 2019 $ Impact",
+                "2019 vs. 2018 %",
+                "2019 vs. 2018 $ Impact"
+            ]
+        );
+        assert_eq!(
+            t[0].rows[0],
+            vec!["Desktop platform volume", "down (11)%", "$(1,316)", "down (6)%", "(705)"]
+        );
+        assert_eq!(t[0].rows[1], vec!["Desktop platform ASP", "up 2%", "186", "up 3%", "307"]);
     }
 
     #[test]

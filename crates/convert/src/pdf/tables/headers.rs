@@ -59,7 +59,11 @@ pub(super) fn assign_headers(
     let mut got: Vec<Vec<Option<Vec<usize>>>> = rows.iter().map(|r| vec![None; r.len()]).collect();
     for (ci, c) in rows[leaf].iter().enumerate() {
         if !in_label(c) && !caption(leaf, c) {
-            got[leaf][ci] = Some(vec![column_of(c, cols)]);
+            // A leaf cell over several columns heads them all ("Percent of Revenue" over its
+            // "2023" and "2022", set a line lower).
+            let spanned: Vec<usize> =
+                (0..cols.len()).filter(|&k| overlap(c.x0, c.x1, cols[k].x0, cols[k].x1) > 0.0).collect();
+            got[leaf][ci] = Some(if spanned.len() >= 2 { spanned } else { vec![column_of(c, cols)] });
         }
     }
     // A lone cell above the leaf row, centred over the columns ("Years ended"), heads them all.
@@ -100,6 +104,8 @@ pub(super) fn assign_headers(
                         .collect()
                 };
                 let ks = match pass {
+                    // Under the leaf row, a cell over a column is that column's lowest header line.
+                    0 if r > leaf && !cols_under(c).is_empty() => vec![column_of(c, cols)],
                     0 => over(c, reach(r, ci), &placed_row(leaf)),
                     1 => {
                         let mut near: Vec<usize> = (0..rows.len()).filter(|&q| q != r).collect();

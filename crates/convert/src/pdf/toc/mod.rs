@@ -324,6 +324,17 @@ mod tests {
         l
     }
 
+    type Got = Vec<(String, Option<i64>, bool)>;
+
+    /// The entries a page's lines give: title, page, whether a division.
+    fn read(lines: &mut [Line], npages: usize) -> Got {
+        detect_toc(lines, npages).into_iter().map(|e| (e.title, e.page, e.group)).collect()
+    }
+
+    fn owned(want: &[(&str, Option<i64>, bool)]) -> Got {
+        want.iter().map(|&(t, p, g)| (t.to_string(), p, g)).collect()
+    }
+
     #[test]
     fn groups_set_off_over_their_entries_and_prose_above_the_list() {
         // Intel's contents page: a paragraph of prose, then groups set a point larger than their
@@ -341,12 +352,9 @@ mod tests {
             line(1, 433.0, 9.0, "Liquidity and Capital Resources | 42"),
             line(1, 419.0, 9.0, "Contractual Obligations | 45"),
         ];
-        let entries = detect_toc(&mut lines, 120);
-        let got: Vec<(&str, Option<i64>, bool)> =
-            entries.iter().map(|e| (e.title.as_str(), e.page, e.group)).collect();
         assert_eq!(
-            got,
-            [
+            read(&mut lines, 120),
+            owned(&[
                 ("Table of Contents", None, true),
                 ("Fundamentals of Our Business", None, true),
                 ("Introduction to Our Business", Some(2), false),
@@ -356,7 +364,7 @@ mod tests {
                 ("Consolidated Results of Operations", Some(37), false),
                 ("Liquidity and Capital Resources", Some(42), false),
                 ("Contractual Obligations", Some(45), false),
-            ]
+            ])
         );
         assert!(!lines[0].skip, "the contents page's title stays a heading");
         assert!(lines[1..].iter().all(|l| l.skip));
@@ -377,12 +385,9 @@ mod tests {
             line(1, 680.0, 9.0, "Item 4 | Controls and Procedures | 60"),
             line(1, 670.0, 9.0, "For the Fiscal Year Ended September 24, | 2022"),
         ];
-        let entries = detect_toc(&mut lines, 80);
-        let got: Vec<(&str, Option<i64>, bool)> =
-            entries.iter().map(|e| (e.title.as_str(), e.page, e.group)).collect();
         assert_eq!(
-            got,
-            [
+            read(&mut lines, 80),
+            owned(&[
                 ("TABLE OF CONTENTS", None, true),
                 ("PART I: FINANCIAL INFORMATION", None, true),
                 ("Item 1 Financial Statements (unaudited)", Some(3), false),
@@ -390,7 +395,7 @@ mod tests {
                 ("Item 2 Management's Discussion and Analysis", Some(44), false),
                 ("Item 3 Quantitative and Qualitative Disclosures", Some(57), false),
                 ("Item 4 Controls and Procedures", Some(60), false),
-            ]
+            ])
         );
     }
 

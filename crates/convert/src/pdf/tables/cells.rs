@@ -1,0 +1,159 @@
+//! A line's cells as the table builder reads them: currency signs, brackets and the words of a
+//! change kept with their values, values set close together told apart.
+
+use crate::pdf::layout::{Cell, Line};
+use regex::Regex;
+use std::sync::OnceLock;
+
+fn value_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"^(?i:(?:up|down)\s+)?[($€£¥]?\s*[($€£¥]?\s*[-–—+]?\s*\d[\d,]*(?:\.\d+)?\s*[%x)]?\s*\)?%?$|^[—–-]+$|^(?i:n/?a|nm|flat)$",
+        )
+        .expect("valid value regex")
+    })
+}
+
+/// Whether a cell's text is a value: a number, an amount, a percentage (also "up 2%", "down
+/// (11)%", "flat" as changes are printed), or a dash for none.
+pub(in crate::pdf) fn is_value(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty() && t.len() <= 32 && value_re().is_match(t)
+}
+
+/// The line's cells, with lone currency signs and brackets joined to their numbers.
+pub(super) fn cells(l: &Line) -> Vec<Cell> {
+    let raw: Vec<Cell> = if l.cells.is_empty() {
+        vec![Cell { x0: l.x0, x1: l.x1, text: l.text.trim().to_string() }]
+    } else {
+        l.cells.clone()
+    };
+    let mut out: Vec<Cell> = Vec::with_capacity(raw.len());
+    let mut pending: Option<Cell> = None;
+    for c in raw {
+        let t = c.text.trim().to_string();
+        let t = t.as_str();
+        if matches!(t, "$" | "€" | "£" | "¥" | "(" | "$(" | "($") {
+            pending = Some(match pending.take() {
+                Some(mut p) => {
+                    p.text.push_str(t);
+                    p
+                }
+                None => c,
+            });
+            continue;
+        }
+        let mut c = c;
+        if let Some(p) = pending.take() {
+            // The sign stands apart at the column's left; the value's own extent places it.
+            c.text = format!("{}{}", p.text.trim(), c.text.trim());
+        }
+        if matches!(t, ")" | "%" | ")%") {
+            // A closing bracket or percent sign closes the value before it; over a column of
+            // percentages a lone "%" is that column's header.
+            if let Some(last) = out.last_mut().filter(|l| is_value(&format!("{}{t}", l.text.trim()))) {
+                last.text.push_str(t);
+                last.x1 = c.x1;
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    if let Some(p) = pending {
+        out.push(p);
+    }
+    // "3,587.5 3,262.8": values set closer than a fragment break are cells of their own, placed
+    // by their share of the characters.
+    let mut split: Vec<Cell> = Vec::with_capacity(out.len());
+    // A currency sign ending one fragment ("down (11)% $") belongs to the value that opens the
+    // next ("(1,316) down (6)%").
+    let mut carry: Option<String> = None;
+    for mut c in out {
+        if let Some(sign) = carry.take() {
+            c.text = format!("{sign}{}", c.text.trim_start());
+        }
+        let words: Vec<&str> = c.text.split_whitespace().collect();
+        let mut glued: Vec<String> = glue_values(&words);
+        if glued.len() >= 2
+            && matches!(glued.last().map(String::as_str), Some("$" | "€" | "£" | "¥"))
+            && glued[..glued.len() - 1].iter().all(|w| is_value(w))
+        {
+            carry = glued.pop();
+            let cut = c.text.trim_end().len() - carry.as_deref().map_or(0, str::len);
+            let width = c.x1 - c.x0;
+            let total = c.text.chars().count().max(1) as f32;
+            c.x1 = c.x0 + width * c.text[..cut].chars().count() as f32 / total;
+            c.text = c.text[..cut].trim_end().to_string();
+        }
+        if glued.len() >= 2 && glued.iter().all(|w| is_value(w)) {
+            let total = c.text.chars().count().max(1) as f32;
+            let width = c.x1 - c.x0;
+            let mut at = 0usize;
+            for w in glued {
+                let start = c.text[at..].find(w.chars().next().unwrap_or(' ')).map(|i| i + at).unwrap_or(at);
+                let n = w.chars().count();
+                let x0 = c.x0 + width * c.text[..start].chars().count() as f32 / total;
+                let x1 = x0 + width * n as f32 / total;
+                at = (start + w.len()).min(c.text.len());
+                split.push(Cell { x0, x1, text: w });
+            }
+        } else {
+            split.push(c);
+        }
+    }
+    for c in &mut split {
+        if is_value(&c.text) {
+            c.text = compact_value(&c.text);
+        }
+    }
+    split
+}
+
+/// A value without inner spaces ("$ 2.45" → "$2.45"), but for the word of a change ("down
+/// (11)%").
+fn compact_value(text: &str) -> String {
+    let t = text.trim();
+    let word = ["up ", "down ", "Up ", "Down ", "UP ", "DOWN "].iter().find(|w| t.starts_with(*w));
+    match word {
+        Some(w) => format!("{w}{}", t[w.len()..].split_whitespace().collect::<String>()),
+        None => t.split_whitespace().collect(),
+    }
+}
+
+/// Words of a cell as values: a currency sign, a bracket or the word of a change alone joins the
+/// next word, a closing bracket or percent sign the previous ("$ 2.45" → "$2.45", "12.6 %" →
+/// "12.6%", "down (11)%").
+fn glue_values(words: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut pending = String::new();
+    for w in words {
+        if matches!(*w, "$" | "€" | "£" | "¥" | "(" | "$(") {
+            pending.push_str(w);
+        } else if pending.is_empty() && matches!(w.to_ascii_lowercase().as_str(), "up" | "down") {
+            // The word of a change ("down (11)%").
+            pending = format!("{w} ");
+        } else if matches!(*w, ")" | "%" | ")%") && pending.is_empty() && !out.is_empty() {
+            if let Some(last) = out.last_mut() {
+                last.push_str(w);
+            }
+        } else {
+            out.push(format!("{pending}{w}"));
+            pending.clear();
+        }
+    }
+    if !pending.is_empty() {
+        out.push(pending);
+    }
+    out
+}
+
+/// A year as a column header prints it: "2023", "2022 (1)", "Fiscal 2021".
+pub(super) fn is_year(text: &str) -> bool {
+    let t = text.trim();
+    let digits: String = t.chars().filter(|c| c.is_ascii_digit()).collect();
+    digits.len() == 4
+        && (digits.starts_with("19") || digits.starts_with("20"))
+        && !t.contains(',')
+        && !t.contains('$')
+}

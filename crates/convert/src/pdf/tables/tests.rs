@@ -1,0 +1,274 @@
+//! The table builder's unit tests.
+
+use super::*;
+
+fn line(y: f32, cells: &[(f32, f32, &str)]) -> Line {
+    let cs: Vec<Cell> = cells.iter().map(|&(x0, x1, t)| Cell { x0, x1, text: t.into() }).collect();
+    Line {
+        page: 0,
+        x0: cs[0].x0,
+        x1: cs.last().unwrap().x1,
+        y,
+        top: y + 9.0,
+        size: 9.0,
+        weight: 400,
+        font: 0,
+        col: 0,
+        col_x0: 50.0,
+        col_x1: 560.0,
+        text: cs.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" "),
+        fixed_frac: 0.0,
+        tag: None,
+        wide_gaps: 0,
+        cells: if cs.len() > 1 { cs } else { Vec::new() },
+        skip: false,
+        declared: None,
+        declared_lines: 0,
+        declared_title: None,
+        synthetic: false,
+    }
+}
+
+#[test]
+fn values() {
+    for v in ["3,954,687", "$ 1,234", "(12)", "4 %", "—", "$(1,234.5)", "12.5%", "n/a", "2022"] {
+        assert!(is_value(v), "{v}");
+    }
+    for v in ["Total assets", "March 31,", "1A.", "Item 7"] {
+        assert!(!is_value(v), "{v}");
+    }
+}
+
+#[test]
+fn a_balance_sheet_with_a_two_row_header() {
+    let lines = vec![
+        line(700.0, &[(50.0, 300.0, "This paragraph introduces the table and runs wide across the page.")]),
+        line(680.0, &[(380.0, 520.0, "Three months ended March 31,")]),
+        line(668.0, &[(400.0, 420.0, "2022"), (480.0, 500.0, "2021")]),
+        line(656.0, &[(50.0, 120.0, "Current assets:")]),
+        line(
+            644.0,
+            &[(60.0, 150.0, "Cash"), (390.0, 395.0, "$"), (400.0, 420.0, "1,234"), (480.0, 500.0, "987")],
+        ),
+        line(632.0, &[(60.0, 150.0, "Receivables"), (400.0, 420.0, "55"), (480.0, 500.0, "(12)")]),
+        line(
+            620.0,
+            &[(50.0, 150.0, "Total assets"), (395.0, 420.0, "3,954,687"), (470.0, 500.0, "3,743,567")],
+        ),
+        line(590.0, &[(50.0, 500.0, "A paragraph after the table, set across the whole column width.")]),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order);
+    assert_eq!(t.len(), 1, "{t:?}");
+    let t = &t[0];
+    assert_eq!(t.lines, vec![1, 2, 3, 4, 5, 6]);
+    assert_eq!(t.header, vec!["", "Three months ended March 31, 2022", "Three months ended March 31, 2021"]);
+    assert_eq!(t.rows[0], vec!["Current assets:", "", ""]);
+    assert_eq!(t.rows[1], vec!["Cash", "$1,234", "987"]);
+    assert_eq!(t.rows[2], vec!["Receivables", "55", "(12)"]);
+    assert_eq!(t.rows[3], vec!["Total assets", "3,954,687", "3,743,567"]);
+    assert!(t.to_tsv().starts_with("\tThree months ended March 31, 2022\t"));
+}
+
+#[test]
+fn arbitrary_lines_keep_the_invariants() {
+    // FOLIO_TABLE_CASES raises the number of cases for a longer run without cargo-fuzz.
+    let cases: usize = std::env::var("FOLIO_TABLE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    let mut seed = 7u64;
+    for _ in 0..cases {
+        let data: Vec<u8> = (0..200)
+            .map(|_| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (seed >> 33) as u8
+            })
+            .collect();
+        fuzz(&data);
+    }
+}
+
+#[test]
+fn the_sentence_introducing_a_table_of_years_is_no_header() {
+    // FedEx's jet fuel table: years in the first column (no label column), and the sentence
+    // above it, which spans the columns, ends with a colon.
+    let lines = vec![
+        line(
+            720.0,
+            &[(50.0, 540.0, "The following table sets forth the costs for jet fuel and their share of")],
+        ),
+        line(708.0, &[(50.0, 200.0, "revenues for the last five fiscal years:")]),
+        line(690.0, &[(380.0, 440.0, "Total Jet"), (470.0, 540.0, "Percentage of")]),
+        line(678.0, &[(50.0, 110.0, "Fiscal Year"), (380.0, 440.0, "Fuel Cost"), (470.0, 540.0, "Revenue")]),
+        line(666.0, &[(50.0, 70.0, "2023"), (400.0, 430.0, "$4,515"), (500.0, 520.0, "5.0%")]),
+        line(654.0, &[(50.0, 70.0, "2022"), (400.0, 430.0, "3,867"), (500.0, 520.0, "4.1")]),
+        line(642.0, &[(50.0, 70.0, "2021"), (400.0, 430.0, "2,065"), (500.0, 520.0, "2.5")]),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert!(
+        t[0].header.iter().all(|h| !h.contains("following") && !h.contains("fiscal years:")),
+        "{:?}",
+        t[0].header
+    );
+    assert!(!t[0].lines.contains(&0) && !t[0].lines.contains(&1), "{:?}", t[0].lines);
+}
+
+#[test]
+fn what_is_set_level_with_the_last_row_belongs_to_it() {
+    // eBay's income statement: "Diluted" sits a point under "537 556" and comes after it.
+    let lines = vec![
+        line(680.0, &[(400.0, 420.0, "2023"), (480.0, 500.0, "2022")]),
+        line(668.0, &[(50.0, 150.0, "Weighted-average shares:")]),
+        line(656.0, &[(60.0, 90.0, "Basic"), (400.0, 420.0, "534"), (480.0, 500.0, "556")]),
+        line(644.0, &[(400.0, 420.0, "537"), (480.0, 500.0, "556")]),
+        line(643.0, &[(60.0, 95.0, "Diluted")]),
+        line(600.0, &[(50.0, 500.0, "The accompanying notes are an integral part of these statements.")]),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(t[0].rows.last().unwrap(), &vec!["Diluted", "537", "556"], "{:?}", t[0].rows);
+    assert!(t[0].lines.contains(&4) && !t[0].lines.contains(&5));
+
+    // Oracle's repurchases: "$ 93.29" two points under "Total 1.6 1.6", read after it.
+    let lines = vec![
+        line(680.0, &[(60.0, 200.0, "March 2023"), (280.0, 292.0, "0.6"), (370.0, 390.0, "$87.46")]),
+        line(668.0, &[(60.0, 200.0, "April 2023"), (280.0, 292.0, "0.5"), (370.0, 390.0, "$94.72")]),
+        line(656.0, &[(60.0, 90.0, "Total"), (280.0, 292.0, "1.6")]),
+        line(654.0, &[(370.0, 390.0, "$93.29")]),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(t[0].rows.last().unwrap(), &vec!["Total", "1.6", "$93.29"], "{:?}", t[0].rows);
+}
+
+#[test]
+fn a_total_only_the_last_row_gives_is_a_column_of_its_own() {
+    // Apple's repurchases: the dollar value left is printed on the total row alone, right of
+    // every other column.
+    let mut lines = Vec::new();
+    for (k, month) in ["June", "July", "August", "September"].iter().enumerate() {
+        let y = 680.0 - 12.0 * k as f32;
+        lines.push(line(y, &[(60.0, 200.0, month), (300.0, 330.0, "41,690"), (380.0, 410.0, "$145.91")]));
+    }
+    lines.push(line(632.0, &[(60.0, 90.0, "Total"), (300.0, 330.0, "160,172"), (520.0, 560.0, "$60,665")]));
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(t[0].rows.last().unwrap(), &vec!["Total", "160,172", "", "$60,665"], "{:?}", t[0].rows);
+}
+
+#[test]
+fn a_header_set_on_two_lines_over_one_column() {
+    // FedEx's segment tables: "Percent" over "Change", the second line a point under the row
+    // "2023  2022  Percent of Revenue".
+    let lines = vec![
+        line(700.0, &[(452.0, 478.0, "Percent")]),
+        line(690.0, &[(331.0, 347.0, "2023"), (395.0, 411.0, "2022"), (519.0, 585.0, "Percent of Revenue")]),
+        line(689.0, &[(452.0, 478.0, "Change")]),
+        line(680.0, &[(520.0, 536.0, "2023"), (568.0, 584.0, "2022")]),
+        line(
+            668.0,
+            &[
+                (60.0, 150.0, "Revenue"),
+                (337.0, 372.0, "$9,632"),
+                (401.0, 437.0, "$9,532"),
+                (476.0, 492.0, "1"),
+                (523.0, 553.0, "100.0%"),
+                (571.0, 601.0, "100.0%"),
+            ],
+        ),
+        line(
+            656.0,
+            &[
+                (60.0, 150.0, "Rentals"),
+                (337.0, 372.0, "1,661"),
+                (401.0, 437.0, "1,410"),
+                (476.0, 492.0, "18"),
+                (523.0, 553.0, "5.0"),
+                (571.0, 601.0, "4.2"),
+            ],
+        ),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(
+        t[0].header,
+        vec!["", "2023", "2022", "Percent Change", "Percent of Revenue 2023", "Percent of Revenue 2022"]
+    );
+}
+
+#[test]
+fn changes_printed_as_words_and_percent_headers() {
+    // Intel's revenue bridge: "%" heads a column of "down (11)%", "up 2%"; a fragment ends in
+    // the "$" of the next value.
+    let lines = vec![
+        line(700.0, &[(300.0, 380.0, "2020 vs. 2019"), (440.0, 520.0, "2019 vs. 2018")]),
+        line(
+            688.0,
+            &[
+                (50.0, 110.0, "(In Millions)"),
+                (300.0, 310.0, "%"),
+                (350.0, 385.0, "$ Impact"),
+                (440.0, 450.0, "%"),
+                (490.0, 525.0, "$ Impact"),
+            ],
+        ),
+        line(
+            676.0,
+            &[
+                (50.0, 200.0, "Desktop platform volume"),
+                (290.0, 345.0, "down (11)% $"),
+                (360.0, 475.0, "(1,316) down (6)%"),
+                (505.0, 525.0, "(705)"),
+            ],
+        ),
+        line(
+            664.0,
+            &[
+                (50.0, 200.0, "Desktop platform ASP"),
+                (295.0, 320.0, "up 2%"),
+                (365.0, 385.0, "186"),
+                (435.0, 460.0, "up 3%"),
+                (505.0, 525.0, "307"),
+            ],
+        ),
+        line(
+            652.0,
+            &[
+                (50.0, 200.0, "Notebook platform volume"),
+                (295.0, 320.0, "up 28%"),
+                (360.0, 385.0, "5,770"),
+                (430.0, 475.0, "down (5)%"),
+                (500.0, 525.0, "(1,080)"),
+            ],
+        ),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(
+        t[0].header,
+        vec![
+            "(In Millions)",
+            "2020 vs. 2019 %",
+            "2020 vs. 2019 $ Impact",
+            "2019 vs. 2018 %",
+            "2019 vs. 2018 $ Impact"
+        ]
+    );
+    assert_eq!(t[0].rows[0], vec!["Desktop platform volume", "down (11)%", "$(1,316)", "down (6)%", "(705)"]);
+    assert_eq!(t[0].rows[1], vec!["Desktop platform ASP", "up 2%", "186", "up 3%", "307"]);
+}
+
+#[test]
+fn prose_with_numbers_is_no_table() {
+    let lines = vec![
+        line(700.0, &[(50.0, 500.0, "In 2022 net sales rose 8% to $394 billion, while the")]),
+        line(688.0, &[(50.0, 500.0, "number of employees was about 164,000 at year end.")]),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    assert!(find_tables(&lines, &order).is_empty());
+}

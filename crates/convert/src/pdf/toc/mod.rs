@@ -260,10 +260,10 @@ fn read_contents_page(lines: &mut [Line], idx: &[usize], npages: usize, entries:
 }
 
 /// An index of one part of the document further in (its statements and notes with their pages):
-/// five or more entries whose pages never go back and lie within the document, most of the
-/// page's lines from the first entry to the last. Those lines are skipped as text (a list of
-/// page numbers is no passage to search); the lines above the list (the part's title, the
-/// index's own heading) stay.
+/// five or more entries whose pages never go back, lie within the document and not far before
+/// the page itself, most of the page's lines from the first entry to the last. Those lines are
+/// skipped as text (a list of page numbers is no passage to search); the lines above the list
+/// (the part's title, the index's own heading) stay.
 fn skip_part_index(lines: &mut [Line], idx: &[usize], npages: usize) {
     let pages: Vec<(usize, i64)> = idx
         .iter()
@@ -277,7 +277,16 @@ fn skip_part_index(lines: &mut [Line], idx: &[usize], npages: usize) {
     let span = last - first + 1;
     let ascending = pages.windows(2).all(|w| w[0].1 <= w[1].1);
     let within = pages.iter().all(|&(_, n)| n >= 1 && n <= npages as i64);
-    if !(ascending && within && pages.len() * 10 >= span * 6 && pages[pages.len() - 1].1 > pages[0].1) {
+    // An index lists the pages of its part, which follow it: numbers far below the page it is on
+    // are a column of figures, not pages.
+    let page = lines[idx[0]].page as i64 + 1;
+    let forward = pages[0].1 * 2 >= page;
+    if !(ascending
+        && within
+        && forward
+        && pages.len() * 10 >= span * 6
+        && pages[pages.len() - 1].1 > pages[0].1)
+    {
         return;
     }
     for &i in &idx[first..=last] {
@@ -417,6 +426,16 @@ mod tests {
             lines.push(line(71, 720.0 - 12.0 * k as f32, 9.0, &format!("{t} | {p}")));
         }
         lines.push(line(71, 600.0, 9.0, "All schedules have been omitted as not applicable."));
+        // The same figures in a table on page 72 of a 300-page report, ascending by chance but
+        // far below the page, are no index.
+        let mut figures = lines.clone();
+        for l in figures.iter_mut().skip(2).take(5) {
+            let n: i64 = l.cells.last().unwrap().text.parse().unwrap();
+            l.cells.last_mut().unwrap().text = (n - 60).to_string();
+            l.text = l.cells.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" ");
+        }
+        detect_toc(&mut figures, 300);
+        assert!(figures.iter().all(|l| !l.skip), "a column of small figures stays text");
         let entries = detect_toc(&mut lines, 122);
         assert!(entries.is_empty(), "an index further in is no outline: {entries:?}");
         let kept: Vec<&str> = lines.iter().filter(|l| !l.skip).map(|l| l.text.as_str()).collect();

@@ -57,17 +57,17 @@ pub(super) fn match_lines(lines: &[Line], order: &[usize], start: usize, key: &T
             acc.push(' ');
         }
         acc.push_str(l.text.trim());
+        let equal = |full: &str, bare: &str| {
+            (!key.full.is_empty() && full == key.full) || (!key.bare.is_empty() && bare == key.bare)
+        };
         let (full, bare) = (normalise_title(&acc), normalised_heading_text(&acc));
-        if (!key.full.is_empty() && full == key.full) || (!key.bare.is_empty() && bare == key.bare) {
-            return Some(n + 1);
-        }
         // The printed title may add a parenthetical the entry leaves out ("Financial Information
         // by Quarter (Unaudited)" for "Financial Information by Quarter").
-        if let Some(head) = acc.strip_suffix(')').and_then(|a| a.rfind('(').map(|p| &acc[..p])) {
-            let (full, bare) = (normalise_title(head), normalised_heading_text(head));
-            if (!key.full.is_empty() && full == key.full) || (!key.bare.is_empty() && bare == key.bare) {
-                return Some(n + 1);
-            }
+        let head = acc.strip_suffix(')').and_then(|a| a.rfind('(').map(|p| &acc[..p]));
+        if equal(&full, &bare)
+            || head.is_some_and(|h| equal(&normalise_title(h), &normalised_heading_text(h)))
+        {
+            return Some(n + 1);
         }
         let open = |norm: &str, key: &str| !norm.is_empty() && key.starts_with(norm);
         if !(open(&full, &key.full) || open(&bare, &key.bare) || (bare.is_empty() && n == 0)) {

@@ -145,7 +145,6 @@ pub(super) fn convert_document(
     body.spacing = measure_spacing(&lines, &body);
     remove_page_furniture(&mut lines, &pages, &body);
     let toc = detect_toc(&mut lines, pages.len());
-
     analysing(1);
 
     let mut order: Vec<usize> = (0..lines.len()).filter(|&i| !lines[i].skip).collect();
@@ -177,7 +176,6 @@ pub(super) fn convert_document(
     merge_chapter_labels(&ctx, &mut blocks);
     decide_headings(&ctx, &mut blocks, declared_mode, page_count);
     analysing(3);
-
     if declared_mode {
         restrict_to_declared(&mut blocks);
     }

@@ -229,9 +229,11 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo], body
         .filter(|&&(_, n)| n as usize >= 3.max(npages / 10))
         .filter(|&&(_, n)| ranked.get(1).is_none_or(|&(_, m)| n >= 2 * m))
         .map(|&(o, _)| o);
+    // A line whose number at its edge is its page's printed number.
+    let in_step =
+        |l: &Line| best_offset.is_some_and(|off| edge_number(&l.text) == Some(l.page as i64 + 1 - off));
     for &i in &raised {
-        let l = &lines[i];
-        if best_offset.is_some_and(|off| edge_number(&l.text) == Some(l.page as i64 + 1 - off)) {
+        if in_step(&lines[i]) {
             lines[i].skip = true;
         }
     }
@@ -239,9 +241,8 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo], body
         let l = &lines[i];
         let numbered_furniture = outermost.contains(&i)
             && l.size <= body.size * 1.15
-            && best_offset.is_some_and(|off| {
-                edge_number(&l.text) == Some(l.page as i64 + 1 - off) && l.text.chars().count() <= 90
-            });
+            && in_step(l)
+            && l.text.chars().count() <= 90;
         if is_page_number_text(&l.text)
             || (in_zone(l) && repeated(l) && has_words(&l.text))
             || numbered_furniture
@@ -302,14 +303,9 @@ mod tests {
         // margin; on the last page the lowest line is a year in the text, not its number.
         let mut lines = Vec::new();
         for p in 0..20u32 {
-            let mut body =
-                Line::synthetic(p, 218.0, 8.5, "volume milestone targets. These assumptions and", 1);
-            body.declared = None;
-            body.synthetic = false;
-            let mut number = body.clone();
-            number.y = 179.0;
-            number.top = 187.0;
-            number.text = if p == 19 { "1999".to_string() } else { format!("{}", p + 1) };
+            let body = Line::printed(p, 218.0, 8.5, "volume milestone targets. These assumptions and");
+            let text = if p == 19 { "1999".to_string() } else { format!("{}", p + 1) };
+            let number = Line { top: 187.0, ..Line::printed(p, 179.0, 8.5, &text) };
             lines.push(body);
             lines.push(number);
         }

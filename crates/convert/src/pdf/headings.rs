@@ -351,12 +351,12 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     }
     // 2. Numbered body-style lines in sequence with neighbouring numbered headings.
     if !declared_mode {
-        let mut last_tokens: Option<(Vec<String>, bool)> = None;
+        let mut last_tokens: Option<Vec<String>> = None;
         for k in 0..blocks.len() {
             if cand[k] {
                 if let Some(inf) = &infos[k] {
                     if inf.plain_decimal {
-                        last_tokens = Some((inf.tokens.clone(), inf.trailing_dot));
+                        last_tokens = Some(inf.tokens.clone());
                     }
                 }
                 continue;
@@ -377,12 +377,12 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
             if !stands_alone {
                 continue;
             }
-            if let Some((prev, _)) = &last_tokens {
+            if let Some(prev) = &last_tokens {
                 // "6.5.4" after "6.5.3." continues the numbering whatever the dots (a scan may read
                 // one that is not printed).
                 if in_sequence(prev, &inf.tokens) && inf.depth >= 2 {
                     cand[k] = true;
-                    last_tokens = Some((inf.tokens.clone(), inf.trailing_dot));
+                    last_tokens = Some(inf.tokens.clone());
                     infos[k] = Some(inf);
                 }
             }
@@ -538,8 +538,9 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
             next = blocks[k].declared;
         }
     }
-    let mut blocks_level: Vec<Option<u8>> = vec![None; blocks.len()];
     for k in 0..blocks.len() {
+        // A numbered run's parent comes before it, its level already final.
+        let parent_level = run_parent[k].and_then(|(j, _)| blocks[j].level);
         let b = &mut blocks[k];
         if !cand[k] {
             if b.kind == BlkKind::Heading {
@@ -557,8 +558,8 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
         // A numbered run opened under an unnumbered heading sits one level below that heading's
         // final level (known only now), wherever the numbering's own ranks would put it.
         let fixed = match (fixed, run_parent[k]) {
-            (Some(lv), Some((j, base))) if b.declared.is_none() || !declared_mode => {
-                let below = blocks_level[j].map(|pl| pl + 1).unwrap_or(base);
+            (Some(lv), Some((_, base))) if b.declared.is_none() || !declared_mode => {
+                let below = parent_level.map(|pl| pl + 1).unwrap_or(base);
                 Some(lv + below.saturating_sub(base))
             }
             (f, _) => f,
@@ -584,7 +585,6 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
         let Some(level) = level else { continue };
         b.kind = BlkKind::Heading;
         b.level = Some(level.clamp(1, 9));
-        blocks_level[k] = b.level;
         if is_contents_word(&b.text) {
             // The contents page's title heads the contents alone: what follows is no part of it.
             anchor = None;

@@ -71,6 +71,18 @@ impl Line {
             synthetic: true,
         }
     }
+
+    /// A printed line of body weight at `y` on the 0-based `page`, for tests.
+    #[cfg(test)]
+    pub fn printed(page: u32, y: f32, size: f32, text: &str) -> Line {
+        Line {
+            weight: 400,
+            declared: None,
+            declared_lines: 0,
+            synthetic: false,
+            ..Line::synthetic(page, y, size, text, 1)
+        }
+    }
 }
 
 /// A run of text inside a line, with its horizontal extent.

@@ -15,6 +15,22 @@ fn value_re() -> &'static Regex {
     })
 }
 
+/// A currency sign standing alone, before its amount.
+fn is_currency_sign(s: &str) -> bool {
+    matches!(s, "$" | "€" | "£" | "¥")
+}
+
+/// The word a change is printed with ("up 2%", "down (11)%").
+fn is_change_word(s: &str) -> bool {
+    s.eq_ignore_ascii_case("up") || s.eq_ignore_ascii_case("down")
+}
+
+/// Where the character at byte `at` of a cell's text lies, the text spread evenly over the cell.
+fn x_at(c: &Cell, at: usize) -> f32 {
+    let total = c.text.chars().count().max(1) as f32;
+    c.x0 + (c.x1 - c.x0) * c.text[..at].chars().count() as f32 / total
+}
+
 /// Whether a cell's text is a value: a number, an amount, a percentage (also "up 2%", "down
 /// (11)%", "flat" as changes are printed), or a dash for none.
 pub(in crate::pdf) fn is_value(text: &str) -> bool {
@@ -34,7 +50,7 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
     for c in raw {
         let t = c.text.trim().to_string();
         let t = t.as_str();
-        if matches!(t, "$" | "€" | "£" | "¥" | "(" | "$(" | "($") {
+        if is_currency_sign(t) || matches!(t, "(" | "$(" | "($") {
             pending = Some(match pending.take() {
                 Some(mut p) => {
                     p.text.push_str(t);
@@ -76,25 +92,20 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
         let words: Vec<&str> = c.text.split_whitespace().collect();
         let mut glued: Vec<String> = glue_values(&words);
         if glued.len() >= 2
-            && matches!(glued.last().map(String::as_str), Some("$" | "€" | "£" | "¥"))
+            && glued.last().is_some_and(|w| is_currency_sign(w))
             && glued[..glued.len() - 1].iter().all(|w| is_value(w))
         {
             carry = glued.pop();
             let cut = c.text.trim_end().len() - carry.as_deref().map_or(0, str::len);
-            let width = c.x1 - c.x0;
-            let total = c.text.chars().count().max(1) as f32;
-            c.x1 = c.x0 + width * c.text[..cut].chars().count() as f32 / total;
+            c.x1 = x_at(&c, cut);
             c.text = c.text[..cut].trim_end().to_string();
         }
         if glued.len() >= 2 && glued.iter().all(|w| is_value(w)) {
-            let total = c.text.chars().count().max(1) as f32;
-            let width = c.x1 - c.x0;
             let mut at = 0usize;
             for w in glued {
                 let start = c.text[at..].find(w.chars().next().unwrap_or(' ')).map(|i| i + at).unwrap_or(at);
-                let n = w.chars().count();
-                let x0 = c.x0 + width * c.text[..start].chars().count() as f32 / total;
-                let x1 = x0 + width * n as f32 / total;
+                let x0 = x_at(&c, start);
+                let x1 = x0 + (c.x1 - c.x0) * w.chars().count() as f32 / c.text.chars().count().max(1) as f32;
                 at = (start + w.len()).min(c.text.len());
                 split.push(Cell { x0, x1, text: w });
             }
@@ -114,10 +125,11 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
 /// (11)%").
 fn compact_value(text: &str) -> String {
     let t = text.trim();
-    let word = ["up ", "down ", "Up ", "Down ", "UP ", "DOWN "].iter().find(|w| t.starts_with(*w));
-    match word {
-        Some(w) => format!("{w}{}", t[w.len()..].split_whitespace().collect::<String>()),
-        None => t.split_whitespace().collect(),
+    match t.split_once(' ') {
+        Some((word, rest)) if is_change_word(word) => {
+            format!("{word} {}", rest.split_whitespace().collect::<String>())
+        }
+        _ => t.split_whitespace().collect(),
     }
 }
 
@@ -128,9 +140,9 @@ fn glue_values(words: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut pending = String::new();
     for w in words {
-        if matches!(*w, "$" | "€" | "£" | "¥" | "(" | "$(") {
+        if is_currency_sign(w) || matches!(*w, "(" | "$(") {
             pending.push_str(w);
-        } else if pending.is_empty() && matches!(w.to_ascii_lowercase().as_str(), "up" | "down") {
+        } else if pending.is_empty() && is_change_word(w) {
             // The word of a change ("down (11)%").
             pending = format!("{w} ");
         } else if matches!(*w, ")" | "%" | ")%") && pending.is_empty() && !out.is_empty() {

@@ -17,10 +17,14 @@ pub(super) fn assign_headers(
 ) {
     let Some(leaf) = (0..rows.len()).max_by_key(|&r| (rows[r].len(), r)) else { return };
     let in_label = |c: &Cell| c.x0 <= label_end + 0.5 * size;
-    // The columns a cell stands over, give or take a character.
-    let cols_under = |c: &Cell| -> Vec<usize> {
-        (0..cols.len()).filter(|&k| overlap(c.x0 - size, c.x1 + size, cols[k].x0, cols[k].x1) > 0.0).collect()
+    // The columns a cell stands over, give or take `margin` either side.
+    let cols_over = |c: &Cell, margin: f32| -> Vec<usize> {
+        (0..cols.len())
+            .filter(|&k| overlap(c.x0 - margin, c.x1 + margin, cols[k].x0, cols[k].x1) > 0.0)
+            .collect()
     };
+    // Give or take a character.
+    let cols_under = |c: &Cell| cols_over(c, size);
     let caption = |r: usize, c: &Cell| {
         let t = c.text.trim();
         (t.starts_with('(') && t.ends_with(')'))
@@ -61,8 +65,7 @@ pub(super) fn assign_headers(
         if !in_label(c) && !caption(leaf, c) {
             // A leaf cell over several columns heads them all ("Percent of Revenue" over its
             // "2023" and "2022", set a line lower).
-            let spanned: Vec<usize> =
-                (0..cols.len()).filter(|&k| overlap(c.x0, c.x1, cols[k].x0, cols[k].x1) > 0.0).collect();
+            let spanned = cols_over(c, 0.0);
             got[leaf][ci] = Some(if spanned.len() >= 2 { spanned } else { vec![column_of(c, cols)] });
         }
     }

@@ -171,18 +171,22 @@ fn columns(rows: &[&[Cell]], size: f32) -> Vec<Column> {
         }
     }
     let min_members = if rows.len() >= 4 { 2 } else { 1 };
-    let span = |g: &Vec<&Cell>| Column {
-        x0: g.iter().map(|c| c.x0).fold(f32::MAX, f32::min),
-        x1: g.iter().map(|c| c.x1).fold(f32::MIN, f32::max),
-    };
+    // Each group's span and whether enough values make it a column.
+    let spans: Vec<(Column, bool)> = groups
+        .iter()
+        .map(|g| {
+            let x0 = g.iter().map(|c| c.x0).fold(f32::MAX, f32::min);
+            let x1 = g.iter().map(|c| c.x1).fold(f32::MIN, f32::max);
+            (Column { x0, x1 }, g.len() >= min_members)
+        })
+        .collect();
     // A lone value right of every column is a column of its own (a total only the last row
     // gives: Apple's "$ 60,665" under "Approximate Dollar Value …"), not part of the last one.
-    let right_edge =
-        groups.iter().filter(|g| g.len() >= min_members).map(|g| span(g).x1).fold(f32::MIN, f32::max);
-    let mut cols: Vec<Column> = groups
-        .iter()
-        .filter(|g| g.len() >= min_members || span(g).x0 > right_edge + 2.0 * tol)
-        .map(span)
+    let right_edge = spans.iter().filter(|(_, full)| *full).map(|(c, _)| c.x1).fold(f32::MIN, f32::max);
+    let mut cols: Vec<Column> = spans
+        .into_iter()
+        .filter(|(c, full)| *full || c.x0 > right_edge + 2.0 * tol)
+        .map(|(c, _)| c)
         .collect();
     // Spans that overlap (a wide value cell) belong to one column.
     cols.sort_by(|a, b| a.x1.total_cmp(&b.x1));

@@ -4,28 +4,15 @@ use super::*;
 
 fn line(y: f32, cells: &[(f32, f32, &str)]) -> Line {
     let cs: Vec<Cell> = cells.iter().map(|&(x0, x1, t)| Cell { x0, x1, text: t.into() }).collect();
+    let text = cs.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" ");
     Line {
-        page: 0,
         x0: cs[0].x0,
         x1: cs.last().unwrap().x1,
-        y,
         top: y + 9.0,
-        size: 9.0,
-        weight: 400,
-        font: 0,
-        col: 0,
         col_x0: 50.0,
         col_x1: 560.0,
-        text: cs.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" "),
-        fixed_frac: 0.0,
-        tag: None,
-        wide_gaps: 0,
         cells: if cs.len() > 1 { cs } else { Vec::new() },
-        skip: false,
-        declared: None,
-        declared_lines: 0,
-        declared_title: None,
-        synthetic: false,
+        ..Line::printed(0, y, 9.0, &text)
     }
 }
 

@@ -25,6 +25,13 @@ pub(super) struct TocEntry {
     pub group: bool,
 }
 
+impl TocEntry {
+    /// A division listed without a page, or the contents page's own title.
+    fn division(title: &str, x0: f32) -> TocEntry {
+        TocEntry { title: title.to_string(), number: None, depth: None, page: None, x0, group: true }
+    }
+}
+
 pub(super) fn toc_line_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -148,20 +155,6 @@ struct Pending {
 }
 
 fn read_contents_page(lines: &mut [Line], idx: &[usize], npages: usize, entries: &mut Vec<TocEntry>) {
-    // The entries' own type: a line without a page set larger or bolder than them, over an entry,
-    // heads a group of entries.
-    let mut sizes: Vec<f32> = Vec::new();
-    let mut weights: Vec<i16> = Vec::new();
-    for &i in idx {
-        if entry_parts(&lines[i], npages).is_some() {
-            sizes.push(lines[i].size);
-            weights.push(lines[i].weight);
-        }
-    }
-    sizes.sort_by(|a, b| a.total_cmp(b));
-    weights.sort_unstable();
-    let entry_size = sizes.get(sizes.len() / 2).copied().unwrap_or(0.0);
-    let entry_weight = weights.get(weights.len() / 2).copied().unwrap_or(400);
     // The list starts under the page's "Contents" title, where it has one; what is set above it
     // (the filer's name, the form, the fiscal year) is the page's header.
     // On a page that continues the list without such a title (an index of the financial
@@ -182,35 +175,40 @@ fn read_contents_page(lines: &mut [Line], idx: &[usize], npages: usize, entries:
             k
         }
     };
-    if start > 0 {
-        strip_page_column(&mut lines[idx[start - 1]]);
+    for &i in &idx[start.saturating_sub(1)..] {
+        strip_page_column(&mut lines[i]);
     }
+    // Each line's title and page, where it is an entry.
+    let parts: Vec<Option<(String, String)>> = idx.iter().map(|&i| entry_parts(&lines[i], npages)).collect();
+    // The entries' own type: a line without a page set larger or bolder than them, over an entry,
+    // heads a group of entries.
+    let mut sizes: Vec<f32> = Vec::new();
+    let mut weights: Vec<i16> = Vec::new();
+    for (&i, _) in idx.iter().zip(&parts).filter(|(_, p)| p.is_some()) {
+        sizes.push(lines[i].size);
+        weights.push(lines[i].weight);
+    }
+    sizes.sort_by(|a, b| a.total_cmp(b));
+    weights.sort_unstable();
+    let entry_size = sizes.get(sizes.len() / 2).copied().unwrap_or(0.0);
+    let entry_weight = weights.get(weights.len() / 2).copied().unwrap_or(400);
     let mut pending: Option<Pending> = None;
     for (k, &i) in idx.iter().enumerate().skip(start) {
-        strip_page_column(&mut lines[i]);
-        let l = lines[i].clone();
-        let l = &l;
+        if is_contents_word(&lines[i].text) {
+            // The contents page's own title stays in the text as a heading.
+            pending = None;
+            entries.push(TocEntry::division(lines[i].text.trim(), lines[i].x0));
+            continue;
+        }
+        lines[i].skip = true;
+        let l = &lines[i];
         let t = l.text.trim();
         // A wrapped entry's lines follow each other closely; a paragraph of prose above the list
         // (an introduction) is not the start of its first entry.
         let close = |p: &Pending| p.last_y - l.y <= l.size.max(1.0) * 1.8;
-        if is_contents_word(t) {
-            // The contents page's own title stays in the text as a heading.
-            pending = None;
-            entries.push(TocEntry {
-                title: t.to_string(),
-                number: None,
-                depth: None,
-                page: None,
-                x0: l.x0,
-                group: true,
-            });
-            continue;
-        }
-        lines[i].skip = true;
-        match entry_parts(l, npages) {
-            Some((mut title, page_txt)) => {
-                let mut x0 = l.x0;
+        match &parts[k] {
+            Some((title, page_txt)) => {
+                let (mut title, mut x0) = (title.clone(), l.x0);
                 if let Some(p) = pending.take().filter(|p| close(p)) {
                     title = format!("{} {title}", p.text);
                     x0 = p.x0;
@@ -229,20 +227,13 @@ fn read_contents_page(lines: &mut [Line], idx: &[usize], npages: usize, entries:
                     continue;
                 }
                 let set_off = l.size >= entry_size + 0.5 || l.weight >= entry_weight + 100;
-                let heads_entry = idx.get(k + 1).is_some_and(|&j| entry_parts(&lines[j], npages).is_some());
+                let heads_entry = parts.get(k + 1).is_some_and(Option::is_some);
                 if is_lone_label(t) || ((set_off || is_division_name(t)) && heads_entry) {
                     // "PART II" over "Item 5. Market … 50", or a group's name set off over its
                     // entries: a division without a page of its own, an entry of its own (not the
                     // start of the next entry's title).
                     pending = None;
-                    entries.push(TocEntry {
-                        title: t.to_string(),
-                        number: None,
-                        depth: None,
-                        page: None,
-                        x0: l.x0,
-                        group: true,
-                    });
+                    entries.push(TocEntry::division(t, l.x0));
                 } else if t.chars().count() < 120 {
                     // A wrapped entry: keep the text for the next line (two lines at most).
                     pending = Some(match pending.take().filter(|p| close(p) && p.lines < 2) {
@@ -265,9 +256,12 @@ fn read_contents_page(lines: &mut [Line], idx: &[usize], npages: usize, entries:
 /// skipped as text (a list of page numbers is no passage to search); the lines above the list
 /// (the part's title, the index's own heading) stay.
 fn skip_part_index(lines: &mut [Line], idx: &[usize], npages: usize) {
+    // Only a line ending in digits can give a page here (runs on every page: the regular
+    // expressions wait for those).
     let pages: Vec<(usize, i64)> = idx
         .iter()
         .enumerate()
+        .filter(|&(_, &i)| lines[i].text.trim_end().ends_with(|c: char| c.is_ascii_digit()))
         .filter_map(|(k, &i)| Some((k, entry_parts(&lines[i], npages)?.1.parse::<i64>().ok()?)))
         .collect();
     if pages.len() < 5 {
@@ -313,12 +307,7 @@ mod tests {
     /// A line on `page` at baseline `y`: its text, or its cells when the text is split by `|`.
     fn line(page: u32, y: f32, size: f32, text: &str) -> Line {
         let parts: Vec<&str> = text.split('|').map(str::trim).collect();
-        let mut l = Line::synthetic(page, y, size, &parts.join(" "), 1);
-        l.x0 = 34.0;
-        l.x1 = 530.0;
-        l.weight = 400;
-        l.declared = None;
-        l.synthetic = false;
+        let mut l = Line { x0: 34.0, x1: 530.0, ..Line::printed(page, y, size, &parts.join(" ")) };
         if parts.len() > 1 {
             l.cells = parts
                 .iter()

@@ -35,11 +35,13 @@ pub(in crate::pdf) fn apply_toc(
             }
             _ => cursor,
         };
+        // The last page an entry's heading may be printed on, once the page offset is known.
+        let limit_page = |n: &TocEntry| n.page.zip(offset).map(|(p, o)| p + o + 1);
         if e.page.is_some() {
             cursor = from(e, cursor);
         }
         let found = if e.page.is_some() {
-            let limit_page = e.page.zip(offset).map(|(p, o)| p + o + 1);
+            let limit_page = limit_page(e);
             find_entry(lines, order, e, &key, cursor, order.len(), limit_page).or_else(|| {
                 // "Condensed Consolidated Balance Sheet as of June 30, 2023 and …" is printed
                 // over the statement as "CONDENSED CONSOLIDATED BALANCE SHEET".
@@ -53,8 +55,7 @@ pub(in crate::pdf) fn apply_toc(
             let start = next.map(|n| from(n, cursor)).unwrap_or(cursor);
             let end = next
                 .and_then(|n| {
-                    let limit_page = n.page.zip(offset).map(|(p, o)| p + o + 1);
-                    find_entry(lines, order, n, &TitleKey::new(&n.title), start, order.len(), limit_page)
+                    find_entry(lines, order, n, &TitleKey::new(&n.title), start, order.len(), limit_page(n))
                 })
                 .map(|(pos, _)| pos)
                 .unwrap_or(order.len());
@@ -78,16 +79,14 @@ pub(in crate::pdf) fn apply_toc(
             order.insert(pos, lines.len() - 1);
             pos += 1;
         }
-        {
-            let i = order[pos];
-            lines[i].declared = Some(level);
-            lines[i].declared_lines = n as u8;
-            if let Some(p) = e.page {
-                offset = Some(lines[i].page as i64 + 1 - p);
-            }
-            cursor = pos + 1;
-            matched += 1;
+        let i = order[pos];
+        lines[i].declared = Some(level);
+        lines[i].declared_lines = n as u8;
+        if let Some(p) = e.page {
+            offset = Some(lines[i].page as i64 + 1 - p);
         }
+        cursor = pos + 1;
+        matched += 1;
     }
     matched
 }

@@ -221,9 +221,10 @@ pub(super) fn remove_page_furniture(lines: &mut [Line], pages: &[PageInfo], body
         }
     }
     // The most common offset, where a tenth of the pages or more agree on it and no other offset
-    // comes near (a filing with exhibits numbered apart agrees on its own pages only).
+    // comes near (a filing with exhibits numbered apart agrees on its own pages only); ties go the
+    // same way on every run.
     let mut ranked: Vec<(i64, u32)> = offsets.iter().map(|(o, n)| (*o, *n)).collect();
-    ranked.sort_by_key(|&(o, n)| (std::cmp::Reverse(n), o.abs()));
+    ranked.sort_by_key(|&(o, n)| (std::cmp::Reverse(n), o.abs(), o));
     let best_offset = ranked
         .first()
         .filter(|&&(_, n)| n as usize >= 3.max(npages / 10))

@@ -481,7 +481,10 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
         }
         c.into_iter().max_by_key(|(lv, n)| (*n, -(*lv as i32))).map(|(lv, _)| lv).unwrap_or(1)
     };
-    let known: Vec<((u16, bool, u16), u8)> = cluster_levels.iter().map(|(k, v)| (*k, mode(v))).collect();
+    // In the styles' order, so that a tie below (two known styles as near) goes the same way on
+    // every run, whatever the map's order.
+    let mut known: Vec<((u16, bool, u16), u8)> = cluster_levels.iter().map(|(k, v)| (*k, mode(v))).collect();
+    known.sort_unstable();
     let prominence = |key: &(u16, bool, u16)| key.0 as f32 / 2.0 * if key.1 { 1.08 } else { 1.0 };
     // Unnumbered-only clusters.
     let mut unknown: Vec<(u16, bool, u16)> = Vec::new();

@@ -37,6 +37,7 @@ def main():
     ap.add_argument("--library", required=True)
     ap.add_argument("--ingest", action="store_true")
     ap.add_argument("--channels", default="dense,keyword,exact")
+    ap.add_argument("--fusion", default=None, help="folio eval --fusion (scores or rrf)")
     ap.add_argument("--weights", default=None)
     ap.add_argument("--score-only", default=None, help="score an existing folio eval output")
     a = ap.parse_args()
@@ -62,6 +63,8 @@ def main():
     cmd = [a.folio, "--library", a.library, "eval", qf.name, "--out", out, "--limit", "20", "--channels", a.channels]
     if a.weights:
         cmd += ["--weights", a.weights]
+    if a.fusion:
+        cmd += ["--fusion", a.fusion]
     if not a.score_only:
         subprocess.run(cmd, check=True)
     with open(out) as f:

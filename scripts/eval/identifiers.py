@@ -26,6 +26,7 @@ def main():
     ap.add_argument("--library", required=True)
     ap.add_argument("--count", type=int, default=20, help="queries of each kind")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--fusion", default=None, help="folio eval --fusion (scores or rrf)")
     ap.add_argument("--weights", default=None, help="dense,keyword,exact (default: folio's)")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
@@ -62,6 +63,8 @@ def main():
     cmd = [a.folio, "--library", a.library, "eval", qf.name, "--out", out, "--limit", "3"]
     if a.weights:
         cmd += ["--weights", a.weights]
+    if a.fusion:
+        cmd += ["--fusion", a.fusion]
     subprocess.run(cmd, check=True)
     chunks = {}
     for cid, doc_id, section_id, section_ids, defined in db.execute("SELECT id, doc_id, section_id, section_ids, defined_terms FROM chunks"):

@@ -56,7 +56,8 @@ def main():
     ap.add_argument("--ingest", action="store_true")
     ap.add_argument("--channels", default="dense,keyword,exact")
     ap.add_argument("--weights", default=None)
-    ap.add_argument("--depth", default="100")
+    ap.add_argument("--depth", default=None)
+    ap.add_argument("--fusion", default=None, help="folio eval --fusion (scores or rrf)")
     ap.add_argument("--limit-questions", type=int, default=0)
     ap.add_argument("--half", choices=["even", "odd"], default=None,
                     help="only the even- or odd-numbered questions: tune on one half, report the other")
@@ -86,7 +87,11 @@ def main():
     out = a.score_only or a.out or qf.name + ".out"
     wall = 0.0
     if not a.score_only:
-        cmd = base + ["eval", qf.name, "--out", out, "--limit", "30", "--depth", a.depth, "--channels", a.channels]
+        cmd = base + ["eval", qf.name, "--out", out, "--limit", "30", "--channels", a.channels]
+        if a.depth:
+            cmd += ["--depth", a.depth]
+        if a.fusion:
+            cmd += ["--fusion", a.fusion]
         if a.weights:
             cmd += ["--weights", a.weights]
         if a.heading_boost is not None:
@@ -105,7 +110,8 @@ def main():
     times = sorted(r["ms"] for r in results)
     p = lambda q: times[min(len(times) - 1, int(q * len(times)))]
     print(
-        f"ObliQA dev: {figures['n']} questions, channels {a.channels}, weights {a.weights or 'default'}, "
+        f"ObliQA dev: {figures['n']} questions, channels {a.channels}, fusion {a.fusion or 'default'}, "
+        f"depth {a.depth or 'default'}, weights {a.weights or 'default'}, "
         f"heading boost {a.heading_boost or 'default'}, follow refs {a.follow_refs or 'default'}, "
         f"feedback {a.feedback or 'default'}: "
         f"Recall@10 {figures['recall']:.3f}, MAP@10 {figures['map']:.3f} "

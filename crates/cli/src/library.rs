@@ -112,6 +112,15 @@ pub enum LibraryCommand {
     },
 }
 
+/// `--fusion`: how search combines its channels.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fusion {
+    /// Each channel's scores scaled to [0, 1] and weighted (the default).
+    Scores,
+    /// Weighted Reciprocal Rank Fusion.
+    Rrf,
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
     #[arg(long, default_value_t = 10)]
@@ -122,7 +131,11 @@ pub struct SearchArgs {
     /// Channel weights as dense,keyword,exact (e.g. 1,1,2).
     #[arg(long)]
     pub weights: Option<String>,
-    /// RRF k.
+    /// How the channels are fused: scores (their scores scaled to [0, 1] and weighted, the
+    /// default) or rrf (weighted Reciprocal Rank Fusion); each has its own default weights.
+    #[arg(long, value_enum, default_value_t = Fusion::Scores)]
+    pub fusion: Fusion,
+    /// RRF k (with --fusion rrf).
     #[arg(long, default_value_t = 60.0)]
     pub k: f32,
     /// Channels to run, comma-separated (dense,keyword,exact).
@@ -153,7 +166,11 @@ pub struct SearchArgs {
 
 impl SearchArgs {
     fn options(&self) -> Result<SearchOptions, String> {
-        let mut fusion = FusionConfig { k: self.k, ..FusionConfig::default() };
+        let base = match self.fusion {
+            Fusion::Scores => FusionConfig::default(),
+            Fusion::Rrf => FusionConfig::rrf(),
+        };
+        let mut fusion = FusionConfig { k: self.k, ..base };
         if let Some(w) = &self.weights {
             let v: Vec<f32> = w
                 .split(',')
@@ -653,8 +670,9 @@ fn eval(
             .iter()
             .map(|h| {
                 serde_json::json!({
-                    "path": h.path, "section_id": h.section_id, "span": h.span, "text": h.content,
+                    "chunk_id": h.chunk_id, "path": h.path, "section_id": h.section_id, "span": h.span, "text": h.content,
                     "chunk_type": h.chunk_type, "score": h.score,
+                    "dense_score": h.dense.map(|r| r.score), "keyword_score": h.keyword.map(|r| r.score),
                     "dense": h.dense.map(|r| r.rank), "keyword": h.keyword.map(|r| r.rank), "exact": h.exact.map(|r| r.rank),
                 })
             })

@@ -127,7 +127,7 @@ fn main() {
         let mut o = 0;
         for w in &weights {
             for dense in [&dense_avg, &dense_best] {
-                let config = FusionConfig { dense: *w, ..FusionConfig::default() };
+                let config = FusionConfig { dense: *w, ..FusionConfig::rrf() };
                 let fused = fuse(
                     &[
                         (Channel::Dense, &dense[..]),
@@ -135,6 +135,7 @@ fn main() {
                         (Channel::Exact, &exact[..]),
                     ],
                     &config,
+                    100,
                 );
                 let ranked: Vec<serde_json::Value> = fused
                     .iter()

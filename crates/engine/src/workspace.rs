@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, RwLock};
 pub use crate::outcome::{BackendError, DocumentStats};
 use folio_ai::keys::{ApiKeys, KeyStatus};
 use folio_core::context::TermFinder;
-use folio_core::fusion::FusionConfig;
+use folio_core::fusion::{FusionConfig, FusionMethod};
 use folio_core::model::PageRange;
 use folio_index::catalog::{DocumentRow, SectionRow};
 use schemars::JsonSchema;
@@ -53,7 +53,12 @@ pub struct Settings {
     pub openai_base_url: String,
     /// The model the OpenAI-compatible server is asked for.
     pub openai_model: String,
-    /// Reciprocal Rank Fusion's k (60 by default).
+    /// How the channels' hits are combined: by their scores (the default) or by Reciprocal Rank
+    /// Fusion. Settings saved before there was a choice used RRF ([`saved_settings`] moves them on
+    /// when they kept its default weights).
+    #[serde(default = "rrf")]
+    pub fusion: FusionMethod,
+    /// Reciprocal Rank Fusion's k (60 by default; RRF only).
     pub rrf_k: f32,
     /// The channels' weights in the fusion.
     pub weights: Weights,
@@ -66,7 +71,11 @@ fn yes() -> bool {
     true
 }
 
-/// RRF weights per channel.
+fn rrf() -> FusionMethod {
+    FusionMethod::Rrf
+}
+
+/// The channels' weights in the fusion.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Weights {
     /// The dense (vector) channel's weight.
@@ -87,6 +96,7 @@ impl Default for Settings {
             anthropic_model: folio_ai::context::DEFAULT_ANTHROPIC_MODEL.into(),
             openai_base_url: "http://localhost:11434/v1".into(),
             openai_model: String::new(),
+            fusion: f.method,
             rrf_k: f.k,
             weights: Weights { dense: f.dense, keyword: f.keyword, exact: f.exact },
             ocr: true,
@@ -408,6 +418,7 @@ impl Workspace {
         let opts = SearchOptions {
             limit: req.limit.clamp(1, 200),
             fusion: FusionConfig {
+                method: s.fusion,
                 k: s.rrf_k,
                 dense: s.weights.dense,
                 keyword: s.weights.keyword,
@@ -686,7 +697,23 @@ fn read_settings(s: &RwLock<Settings>) -> std::sync::RwLockReadGuard<'_, Setting
 
 /// The settings saved at a path (defaults when the file is absent or unreadable).
 fn saved_settings(path: &Path) -> Settings {
-    std::fs::read_to_string(path).ok().and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default()
+    std::fs::read_to_string(path).ok().and_then(|s| settings_from_json(&s)).unwrap_or_default()
+}
+
+/// Settings from their JSON. Settings saved before the fusion method could be chosen fused by RRF;
+/// those that kept RRF's default weights move to the current default fusion, and those whose
+/// weights were changed by hand keep RRF with them.
+fn settings_from_json(text: &str) -> Option<Settings> {
+    let json: serde_json::Value = serde_json::from_str(text).ok()?;
+    let mut s: Settings = serde_json::from_value(json.clone()).ok()?;
+    let old = FusionConfig::rrf();
+    let old_defaults = s.weights == Weights { dense: old.dense, keyword: old.keyword, exact: old.exact };
+    if json.get("fusion").is_none() && old_defaults {
+        let new = FusionConfig::default();
+        s.fusion = new.method;
+        s.weights = Weights { dense: new.dense, keyword: new.keyword, exact: new.exact };
+    }
+    Some(s)
 }
 
 fn open_library(s: &Settings) -> Result<Library, EngineError> {
@@ -743,6 +770,24 @@ mod tests {
         json["context_provider"] = "bedrock".into();
         let s: Settings = serde_json::from_value(json).unwrap();
         assert_eq!((s.context_provider, s.rrf_k), (ContextProvider::Structural, 42.0));
+    }
+
+    #[test]
+    fn settings_saved_before_the_fusion_choice_move_on_unless_tuned() {
+        let mut json = serde_json::to_value(Settings::default()).unwrap();
+        json.as_object_mut().unwrap().remove("fusion");
+        json["weights"] = serde_json::json!({"dense": 0.25, "keyword": 1.0, "exact": 2.0});
+        let s = settings_from_json(&json.to_string()).unwrap();
+        assert_eq!(s.fusion, FusionMethod::Scores);
+        assert_eq!(s.weights, Settings::default().weights);
+        // Weights set by hand keep the fusion they were set for.
+        json["weights"]["dense"] = 0.5.into();
+        let s = settings_from_json(&json.to_string()).unwrap();
+        assert_eq!((s.fusion, s.weights.dense), (FusionMethod::Rrf, 0.5));
+        // A saved choice stands.
+        json["fusion"] = "rrf".into();
+        json["weights"]["dense"] = 0.25.into();
+        assert_eq!(settings_from_json(&json.to_string()).unwrap().fusion, FusionMethod::Rrf);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 // Names and lists of the engine's providers and models. Their types (`ContextProvider`,
 // `EmbeddingModel`) are generated from the Rust enums (./bindings.ts); the records below are
 // exhaustive over them, so a provider added or renamed in the engine is a type error here.
-import type { ContextProvider, EmbeddingModel } from './types';
+import type { ContextProvider, EmbeddingModel, FusionMethod, Weights } from './types';
 
 export type { ContextProvider };
 
@@ -42,4 +42,20 @@ export const EMBEDDING_MODELS: readonly EmbeddingModel[] = ['minilm', 'fast'];
 
 export function isEmbeddingModel(value: string): value is EmbeddingModel {
   return (EMBEDDING_MODELS as readonly string[]).includes(value);
+}
+
+/** How search combines its channels, as the settings name it. */
+export const FUSION_LABELS: Record<FusionMethod, string> = {
+  scores: 'By score (default)',
+  rrf: 'Reciprocal Rank Fusion',
+};
+
+/** Each fusion's own default weights (the engine's `FusionConfig::default` and `::rrf`). */
+export const FUSION_DEFAULT_WEIGHTS: Record<FusionMethod, Weights> = {
+  scores: { dense: 0.75, keyword: 1, exact: 2 },
+  rrf: { dense: 0.25, keyword: 1, exact: 2 },
+};
+
+export function isFusionMethod(value: string): value is FusionMethod {
+  return Object.prototype.hasOwnProperty.call(FUSION_LABELS, value);
 }

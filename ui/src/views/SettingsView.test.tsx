@@ -14,11 +14,20 @@ describe('settings', () => {
     const model = await screen.findByTestId('setting-model');
     expect(model).toHaveValue('minilm');
     await user.selectOptions(model, 'fast');
+    // Fusion by score has no k; choosing RRF shows it and takes RRF's own default weights.
+    const fusion = screen.getByTestId('setting-fusion');
+    expect(fusion).toHaveValue('scores');
+    expect(screen.queryByTestId('setting-rrf-k')).toBeNull();
+    expect(screen.getByTestId('setting-weight-dense')).toHaveValue(0.75);
+    await user.selectOptions(fusion, 'rrf');
+    expect(screen.getByTestId('setting-weight-dense')).toHaveValue(0.25);
     const k = screen.getByTestId('setting-rrf-k');
     await user.clear(k);
     await user.type(k, '40');
     await user.click(screen.getByTestId('save-settings'));
-    expect(saveSettings).toHaveBeenCalledWith(expect.objectContaining({ model: 'fast', rrf_k: 40, weights: { dense: 1, keyword: 1, exact: 2 } }));
+    expect(saveSettings).toHaveBeenCalledWith(
+      expect.objectContaining({ model: 'fast', fusion: 'rrf', rrf_k: 40, weights: { dense: 0.25, keyword: 1, exact: 2 } }),
+    );
     const notice = await screen.findByTestId('needs-reindex');
     expect(notice).toHaveTextContent('The embedding model changed');
     await user.click(within(notice).getByTestId('reindex-library'));

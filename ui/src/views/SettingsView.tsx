@@ -2,7 +2,15 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { AboutPanel } from './AboutPanel';
 import { useBackend } from '../backend';
 import { toBackendError } from '../backend/errors';
-import { CONTEXT_PROVIDER_LABELS, CONTEXT_PROVIDERS, isContextProvider, isEmbeddingModel } from '../backend/providers';
+import {
+  CONTEXT_PROVIDER_LABELS,
+  CONTEXT_PROVIDERS,
+  FUSION_DEFAULT_WEIGHTS,
+  FUSION_LABELS,
+  isContextProvider,
+  isEmbeddingModel,
+  isFusionMethod,
+} from '../backend/providers';
 import type { BackendError, KeyStatus, Settings, SettingsChange } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { useIngest } from '../state/ingest';
@@ -106,14 +114,35 @@ export function SettingsView() {
               </select>
             </label>
             <label className="field">
-              <span>RRF k</span>
-              <input type="number" min={1} step={1} data-testid="setting-rrf-k" value={settings.rrf_k} onChange={(e) => update('rrf_k', Number(e.target.value))} />
+              <span>Fusion of the channels</span>
+              <select
+                data-testid="setting-fusion"
+                value={settings.fusion}
+                onChange={(e) => {
+                  const v = e.target.value;
+                  // Each fusion has its own scale of weights: switching takes its defaults.
+                  if (isFusionMethod(v)) setSettings((s) => (s ? { ...s, fusion: v, weights: { ...FUSION_DEFAULT_WEIGHTS[v] } } : s));
+                  setChange(null);
+                }}
+              >
+                {(Object.keys(FUSION_LABELS) as (keyof typeof FUSION_LABELS)[]).map((m) => (
+                  <option key={m} value={m}>
+                    {FUSION_LABELS[m]}
+                  </option>
+                ))}
+              </select>
             </label>
+            {settings.fusion === 'rrf' && (
+              <label className="field">
+                <span>RRF k</span>
+                <input type="number" min={1} step={1} data-testid="setting-rrf-k" value={settings.rrf_k} onChange={(e) => update('rrf_k', Number(e.target.value))} />
+              </label>
+            )}
             <div className="field-row">
               {(['dense', 'keyword', 'exact'] as const).map((w) => (
                 <label className="field" key={w}>
                   <span>{w[0].toUpperCase() + w.slice(1)} weight</span>
-                  <input type="number" min={0} step={0.1} data-testid={`setting-weight-${w}`} value={settings.weights[w]} onChange={(e) => weight(w, Number(e.target.value))} />
+                  <input type="number" min={0} step={0.05} data-testid={`setting-weight-${w}`} value={settings.weights[w]} onChange={(e) => weight(w, Number(e.target.value))} />
                 </label>
               ))}
             </div>

@@ -53,7 +53,7 @@ impl Library {
         query: &str,
         fused: &mut Vec<Fused<i64>>,
         opts: &SearchOptions,
-        k: f32,
+        unit: f32,
     ) -> Result<(), EngineError> {
         if opts.heading_boost > 0.0 {
             let q = words(query);
@@ -68,7 +68,7 @@ impl Library {
                         h.extend(words(t));
                     }
                     let overlap = q.iter().filter(|w| h.contains(*w)).count() as f32 / q.len() as f32;
-                    f.score += opts.heading_boost * overlap / (k + 1.0);
+                    f.score += opts.heading_boost * overlap * unit;
                 }
                 fused[..n].sort_by(|a, b| b.score.total_cmp(&a.score));
             }

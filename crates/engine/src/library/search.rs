@@ -1,12 +1,14 @@
-//! Hybrid search: the dense, keyword and exact channels fused by weighted RRF, with snippets.
+//! Hybrid search: the dense, keyword and exact channels fused (by score, or by weighted RRF), with
+//! snippets.
 
 use super::*;
 use folio_core::chunker::ChunkType;
 
 /// Candidates each channel returns before fusion, by default. ObliQA dev (MiniLM, default weights,
-/// 2,788 questions): depth 50 → Recall@10 0.744, MAP@10 0.589; 100 → 0.748 / 0.592, at the same
-/// query time (p50 55 ms in a debug build).
-pub const DEFAULT_DEPTH: usize = 100;
+/// 2,788 questions), under RRF: depth 50 → Recall@10 0.744, MAP@10 0.589; 100 → 0.748 / 0.592.
+/// Under score fusion the depth also sets each channel's floor: 100 → 0.787 / 0.660, 150 → 0.787
+/// / 0.661, 200 → 0.791 / 0.662.
+pub const DEFAULT_DEPTH: usize = 200;
 
 /// Keyword hits whose text feeds pseudo-relevance feedback.
 const FEEDBACK_DOCS: usize = 5;
@@ -18,7 +20,7 @@ pub struct SearchOptions {
     pub limit: usize,
     /// Candidates each channel returns before fusion (default [`DEFAULT_DEPTH`]).
     pub depth: usize,
-    /// Reciprocal Rank Fusion's k and the channels' weights.
+    /// How the channels are fused, and their weights.
     pub fusion: FusionConfig,
     /// Channels to run (all by default).
     pub channels: Vec<Channel>,
@@ -287,8 +289,9 @@ impl Library {
         let mut fused = fuse(
             &[(Channel::Dense, &dense[..]), (Channel::Keyword, &keyword[..]), (Channel::Exact, &exact[..])],
             &opts.fusion,
+            depth,
         );
-        self.rerank(query, &mut fused, opts, opts.fusion.k)?;
+        self.rerank(query, &mut fused, opts, opts.fusion.unit())?;
         // Fetch rows, apply the remaining filters, and stop at the limit.
         let doc_rows = &self.docs;
         let terms = highlight_terms(query);

@@ -47,8 +47,9 @@ const DEFAULT_SETTINGS: Settings = {
   anthropic_model: 'claude-haiku-4-5',
   openai_base_url: 'http://localhost:11434/v1',
   openai_model: 'llama3.1',
+  fusion: 'scores',
   rrf_k: 60,
-  weights: { dense: 1, keyword: 1, exact: 2 },
+  weights: { dense: 0.75, keyword: 1, exact: 2 },
   ocr: true,
 };
 

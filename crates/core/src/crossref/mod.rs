@@ -112,26 +112,36 @@ pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference>
     // The instrument a paragraph that introduces a list named last ("protections in FSMR,
     // including:"), for the list's items.
     let mut introduced: Option<String> = None;
+    // The instrument the last heading names ("Summary of Powers under FSMR"): a reference below it
+    // that names nothing here and whose sentence names no instrument points into it.
+    let mut headed: Option<String> = None;
     for (bi, block) in doc.blocks.iter().enumerate() {
-        if block.kind.is_heading() {
-            introduced = None;
-            continue;
-        }
+        let heading = block.kind.is_heading();
         let text = doc.block_text(block);
         let section = outline.block_section.get(bi).copied().unwrap_or(0);
         let mut mentions = instrument_mentions(text);
+        if heading {
+            introduced = None;
+            headed = mentions.last().map(|(_, n)| n.clone());
+        }
         let is_item = matches!(block.kind, crate::model::BlockKind::ListItem { .. });
         if let (true, Some(name)) = (is_item, &introduced) {
             mentions.insert(0, (0, name.clone()));
         } else if !is_item {
             introduced = None;
         }
-        if !is_item && text.trim_end().ends_with(':') {
+        if !is_item && introduces_a_list(text) {
             introduced = mentions.last().map(|(_, n)| n.clone());
         }
         for r in scan(text) {
             let target =
                 if r.document.is_none() { index.resolve(&Target::of(&r), Some(section)) } else { None };
+            // A heading cites other sections too ("2.2.7 Obligation to inform Regulator of any
+            // breach of Rule 2.2", "6.1 Section 92(3) of the FSMR"), but its own label ("Part 4",
+            // "§ 2201.") and its own section's name are no references.
+            if heading && (text[..r.start].trim().is_empty() || target == Some(section)) {
+                continue;
+            }
             if r.relative
                 && r.container == Some(RefContainer::Paragraph)
                 && target.is_none()
@@ -146,7 +156,7 @@ pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference>
                 && !r.relative
                 && r.container != Some(RefContainer::Citation)
             {
-                document = mention_before(text, &mentions, r.start);
+                document = mention_before(text, &mentions, r.start).or_else(|| headed.clone());
             }
             if let Some(d) = &document {
                 let is_code = d.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
@@ -169,6 +179,12 @@ pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference>
         }
     }
     out
+}
+
+/// Whether a paragraph ends by opening a list: "… including:", "… set out in MIR, Chapter 5 -".
+fn introduces_a_list(text: &str) -> bool {
+    let t = text.trim_end();
+    t.ends_with(':') || t.ends_with(" -") || t.ends_with(" –") || t.ends_with(" —")
 }
 
 /// Names of instruments a text mentions after a preposition ("in FSMR", "under the Insolvency
@@ -264,6 +280,28 @@ mod tests {
         assert_eq!(&d.text[refs[1].span.start..refs[1].span.end], "Rule 1.2.1");
     }
 
+    #[test]
+    fn headings_cite_other_sections_but_not_themselves() {
+        let text = "1\tScope\n1.1\tRule 1.1 in brief\n1.1.1\tA rule.\n1.2\tBreach of Rule 1.1\n\
+                    1.2.1\tAnother rule.\n2\tSection 92(3) of the FSMR\n2.1\tText.\n";
+        let mut b = DocumentBuilder::new(Format::Text, "T", text.as_bytes());
+        plaintext::parse_into(text, &mut b);
+        let d = b.finish();
+        let o = Outline::build(&d);
+        let got: Vec<(String, String, Option<String>)> = find_references(&d, &o)
+            .into_iter()
+            .map(|r| (r.label, r.from_section, r.target_section.or(r.document)))
+            .collect();
+        // "1.1 Rule 1.1 in brief" names itself; "1.2 Breach of Rule 1.1" cites its sibling.
+        assert_eq!(
+            got,
+            vec![
+                ("Rule 1.1".into(), "sec_1_2".into(), Some("sec_1_1".into())),
+                ("Section 92(3)".into(), "sec_2".into(), Some("FSMR".into())),
+            ]
+        );
+    }
+
     fn docs(text: &str) -> Vec<(String, Option<String>)> {
         scan(text).into_iter().map(|r| (r.label, r.document)).collect()
     }
@@ -323,6 +361,35 @@ mod tests {
                 ("Rule 1.1.2(3)".to_string(), Some("sec_1_1_2".to_string()), None),
             ]
         );
+    }
+
+    #[test]
+    fn a_heading_that_names_an_instrument_scopes_the_references_below_it() {
+        let got = analysed(
+            "1\tScope\n1.1\tSummary of Powers under FSMR\n(Excluding Part 6)\n1.2\tDefinition of Regulated \
+             Activity\nSee Part 7.\n",
+        );
+        // "Regulated Activity" is no instrument (an "Act" must end its word), so Part 7 names nothing.
+        assert_eq!(
+            got,
+            vec![("Part 6".to_string(), None, Some("FSMR".to_string())), ("Part 7".to_string(), None, None)]
+        );
+        assert!(instrument_mentions("the definition of Regulated Activity").is_empty());
+    }
+
+    #[test]
+    fn a_list_opened_by_a_colon_or_a_dash_cites_the_instrument_its_paragraph_names() {
+        for opener in [":", " -", " –"] {
+            let got = analysed(&format!(
+                "1\tScope\n1.1\tA Person must comply with the requirements set out in MIR{opener}\n\
+                 (a)\tRules 5.1 - 5.3; and\n(b)\tRule 5.4.1.\n"
+            ));
+            assert!(
+                got.iter().all(|(_, t, d)| t.is_none() && d.as_deref() == Some("MIR")),
+                "{opener:?}: {got:?}"
+            );
+            assert_eq!(got.len(), 3, "{got:?}");
+        }
     }
 
     #[test]

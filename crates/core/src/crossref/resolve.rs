@@ -19,15 +19,19 @@ pub struct Target {
     pub within: Vec<(RefContainer, String)>,
     /// Relative to the citing section.
     pub relative: bool,
+    /// Which tokens were printed in brackets ("23.4(3)" → false, false, true), where known.
+    pub brackets: Option<Vec<bool>>,
 }
 
 impl Target {
     pub fn of(r: &RawRef) -> Target {
+        let last = r.label.rsplit(", ").next().unwrap_or("");
         Target {
             container: r.container,
             tokens: r.tokens.clone(),
             within: r.within.clone(),
             relative: r.relative || r.label.starts_with('('),
+            brackets: bracket_flags(&number_of(last), r.tokens.len()),
         }
     }
 
@@ -39,6 +43,9 @@ impl Target {
     /// let t = Target::from_label("Schedule 1, Part 4", Some(RefContainer::Part));
     /// assert_eq!(t.within, vec![(RefContainer::Schedule, "1".to_string())]);
     /// assert_eq!(t.tokens, vec!["4"]);
+    /// // A bracketed part set apart from its number stays with it.
+    /// assert_eq!(Target::from_label("Rule 4.3.1 (13)", None).tokens, vec!["4", "3", "1", "13"]);
+    /// assert_eq!(Target::from_label("33 U.S.C. 2201", None).tokens, vec!["2201"]);
     /// ```
     pub fn from_label(label: &str, container: Option<RefContainer>) -> Target {
         let parts: Vec<&str> = label.split(", ").collect();
@@ -50,15 +57,53 @@ impl Target {
                 Some((container_of(kw)?, value_tokens(v).into_iter().next()?))
             })
             .collect();
-        let number = last.rsplit(' ').next().unwrap_or("");
-        Target { container, tokens: value_tokens(number), within, relative: last.starts_with('(') }
+        let number = number_of(last);
+        let tokens = value_tokens(&number);
+        let brackets = bracket_flags(&number, tokens.len());
+        Target { container, tokens, within, relative: last.starts_with('('), brackets }
     }
+}
+
+/// The number in a reference's label: the last word, with the bracketed parts set apart after it.
+/// "Rule 4.3.1 (13)" is 4.3.1(13); "33 U.S.C. 2201" is 2201, "Part IV" is IV.
+fn number_of(label: &str) -> String {
+    let words: Vec<&str> = label.split(' ').collect();
+    let mut start = words.len();
+    while start > 1 && words[start - 1].starts_with('(') {
+        start -= 1;
+    }
+    words[start.saturating_sub(1)..].concat()
+}
+
+/// For each run of letters and digits in a printed number, whether it stands in brackets; `None`
+/// unless there is one run per value token (a number with container words, "Part 6.Chapter 3.61",
+/// is not compared).
+fn bracket_flags(number: &str, tokens: usize) -> Option<Vec<bool>> {
+    let mut flags = Vec::new();
+    let mut prev = ' ';
+    let mut in_run = false;
+    for c in number.chars() {
+        if c.is_alphanumeric() {
+            if !in_run {
+                flags.push(prev == '(');
+            }
+            in_run = true;
+        } else {
+            in_run = false;
+        }
+        if !c.is_whitespace() {
+            prev = c;
+        }
+    }
+    (flags.len() == tokens && tokens > 0).then_some(flags)
 }
 
 /// The numbered sections of one document, indexed for resolving references into it.
 #[derive(Debug, Clone, Default)]
 pub struct SectionIndex {
     labels: Vec<Option<Label>>,
+    /// Which of each label's tokens are printed in brackets, where known ([`bracket_flags`]).
+    brackets: Vec<Option<Vec<bool>>>,
     parents: Vec<Option<usize>>,
     /// Full value tokens → sections.
     full: HashMap<Vec<String>, Vec<usize>>,
@@ -95,6 +140,7 @@ impl SectionIndex {
                     }
                 }
             }
+            ix.brackets.push(label.as_ref().and_then(|l| bracket_flags(number?, l.tokens().len())));
             ix.labels.push(label);
         }
         ix
@@ -161,6 +207,15 @@ impl SectionIndex {
         }
     }
 
+    /// Whether section `c`'s number brackets its tokens as the first `n` of the reference's do:
+    /// "23.4(3)" is paragraph (3) of 23.4, not rule 23.4.3. True where either is not known.
+    fn same_brackets(&self, c: usize, t: &Target, n: usize) -> bool {
+        match (&self.brackets[c], &t.brackets) {
+            (Some(have), Some(want)) if have.len() == n && want.len() >= n => have[..] == want[..n],
+            _ => true,
+        }
+    }
+
     /// The section a reference names, `from` the citing section when it is in this document.
     pub fn resolve(&self, t: &Target, from: Option<usize>) -> Option<usize> {
         match t.container {
@@ -220,12 +275,13 @@ impl SectionIndex {
         for annexed_too in [false, true] {
             for n in (keep_at_least..=t.tokens.len()).rev() {
                 let want = &t.tokens[..n];
-                for map in [&self.full, &self.local] {
+                for (map, full) in [(&self.full, true), (&self.local, false)] {
                     let Some(cands) = map.get(want) else { continue };
                     let cands: Vec<usize> = cands
                         .iter()
                         .copied()
                         .filter(|&c| fits(c) && (annexed_too || !t.within.is_empty() || !self.is_annexed(c)))
+                        .filter(|&c| !full || self.same_brackets(c, t, n))
                         .collect();
                     if let Some(found) = self.best(&cands, from, &t.within) {
                         return Some(found);
@@ -249,4 +305,42 @@ fn local_tokens(label: &Label) -> Vec<String> {
 
 fn is_division(seg: &Segment) -> bool {
     seg.explicit && seg.container != Container::Section && seg.container != Container::Guidance
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index() -> SectionIndex {
+        // 23 › 23.4 › (23.4.3, 23.4.4), and 24 › 24.1 › 24.1.(3)
+        SectionIndex::new([
+            (None, None),
+            (Some("23"), Some(0)),
+            (Some("23.4"), Some(1)),
+            (Some("23.4.3"), Some(2)),
+            (Some("23.4.4"), Some(2)),
+            (Some("24"), Some(0)),
+            (Some("24.1"), Some(5)),
+            (Some("24.1.(3)"), Some(6)),
+        ])
+    }
+
+    #[test]
+    fn a_bracketed_part_is_a_paragraph_not_a_rule() {
+        let ix = index();
+        // "Rule 23.4(3)": paragraph (3) of 23.4, which the outline lacks; 23.4.3 is another rule.
+        assert_eq!(ix.resolve(&Target::from_label("Rule 23.4(3)", None), None), Some(2));
+        // "Rule 24.1(3)" is 24.1.(3); "Rule 23.4.3" is the rule.
+        assert_eq!(ix.resolve(&Target::from_label("Rule 24.1(3)", None), None), Some(7));
+        assert_eq!(ix.resolve(&Target::from_label("Rule 24.1 (3)", None), None), Some(7));
+        assert_eq!(ix.resolve(&Target::from_label("Rule 23.4.3", None), None), Some(3));
+    }
+
+    #[test]
+    fn brackets_are_read_only_where_every_token_shows() {
+        assert_eq!(bracket_flags("4.3.1(13)", 4), Some(vec![false, false, false, true]));
+        assert_eq!(bracket_flags("24.1.(3)", 3), Some(vec![false, false, true]));
+        assert_eq!(bracket_flags("Part 6.Chapter 3.61", 3), None);
+        assert_eq!(number_of("Rule 4.3.1 (13) (a)"), "4.3.1(13)(a)");
+    }
 }

@@ -11,7 +11,7 @@ const NUM: &str = r"(?:\d+[A-Za-z]{0,2}(?:[.\-–]\d+[A-Za-z]?)*\.?(?:\s?\([A-Za
 
 /// The name of an instrument as the texts write it after "of": "the Insolvency Regulations",
 /// "Financial Services and Markets Regulations 2015", "UAE Penal Code", "Regulation (EU) 2016/679".
-pub(crate) const INSTRUMENT: &str = r"(?:[A-Z][\w'’\-]*[ \t]+(?:(?:and|of|the|for|on|in|&)[ \t]+)?){0,8}(?:Act|Regulations?|Rules|Rulebook|Code|Law|Guidelines|Manual|Standard|Decree|Decision|Directive|Ordinance|Statute)(?:[ \t]+(?:\(EU\)[ \t]+)?(?:No\.?[ \t]+)?\d+/\d+(?:/E[CU])?)?(?:[ \t]+No\.?[ \t]*\(?\d+\)?)?(?:[ \t]+(?:of[ \t]+)?\(?\d{4}\)?)?";
+pub(crate) const INSTRUMENT: &str = r"(?:[A-Z][\w'’\-]*[ \t]+(?:(?:and|of|the|for|on|in|&)[ \t]+)?){0,8}(?:Act|Regulations?|Rules|Rulebook|Code|Law|Guidelines|Manual|Standards?|Decree|Decision|Directive|Ordinance|Statute)(?-u:\b)(?:[ \t]+(?:\(EU\)[ \t]+)?(?:No\.?[ \t]+)?\d+/\d+(?:/E[CU])?)?(?:[ \t]+No\.?[ \t]*\(?\d+\)?)?(?:[ \t]+(?:of[ \t]+)?\(?\d{4}\)?)?";
 
 fn keyword_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();

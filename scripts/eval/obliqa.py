@@ -64,6 +64,10 @@ def main():
     ap.add_argument("--out", default=None, help="keep the raw folio eval output here")
     ap.add_argument("--model", default=None, help="embedding model (minilm or fast)")
     ap.add_argument("--score-only", default=None, help="score an existing folio eval output")
+    ap.add_argument("--min-passage-chars", type=int, default=0,
+                    help="a diagnostic, not the issue's measure: passages shorter than this (squashed) are "
+                         "not listed unless gold; headings such as 'Application' or 'The Regulator' are "
+                         "passages too, and text containment finds them inside any chunk that uses the words")
     ap.add_argument("--heading-boost", default=None, help="folio eval --heading-boost")
     ap.add_argument("--follow-refs", default=None, help="folio eval --follow-refs")
     ap.add_argument("--feedback", default=None, help="folio eval --feedback-terms N[:weight]")
@@ -106,6 +110,9 @@ def main():
         wall = time.time() - t
     with open(out) as f:
         results = [json.loads(l) for l in f]
+    if a.min_passage_chars:
+        passages = {n: [(pid, t) for pid, t in rows if len(t) >= a.min_passage_chars or pid in all_gold(questions, docmap, passages)]
+                    for n, rows in passages.items()}
     figures = score(results, questions, docmap, passages)
     times = sorted(r["ms"] for r in results)
     p = lambda q: times[min(len(times) - 1, int(q * len(times)))]
@@ -117,6 +124,7 @@ def main():
         f"Recall@10 {figures['recall']:.3f}, MAP@10 {figures['map']:.3f} "
         f"(strict passage list: {figures['recall_strict']:.3f} / {figures['map_strict']:.3f}); "
         f"query ms p50 {p(0.5):.1f} p99 {p(0.99):.1f}; wall {wall:.0f} s"
+        + (f" [passages under {a.min_passage_chars} characters not listed]" if a.min_passage_chars else "")
     )
     return 0
 
@@ -131,6 +139,19 @@ def gold_of(q, docmap, passages):
                 gold.add(pid)
                 break
     return gold
+
+
+_ALL_GOLD = None
+
+
+def all_gold(questions, docmap, passages):
+    """Every gold passage of the questions scored (computed once)."""
+    global _ALL_GOLD
+    if _ALL_GOLD is None:
+        _ALL_GOLD = set()
+        for q in questions:
+            _ALL_GOLD |= gold_of(q, docmap, passages)
+    return _ALL_GOLD
 
 
 def average_precision(ranks, n_gold):

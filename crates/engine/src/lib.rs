@@ -30,6 +30,7 @@ pub mod instance;
 mod library;
 mod outcome;
 mod recovery;
+mod settings;
 /// Progress for a UI, thinned to a few events a second.
 mod throttle;
 mod watcher;
@@ -40,10 +41,10 @@ pub use context::{ContextMode, ContextProvider};
 pub use error::{EngineError, ErrorCode};
 pub use folio_ai::keys::KeyStatus;
 pub use folio_core::cancel::Cancel;
+pub use settings::{Settings, SettingsChange, Weights};
 pub use workspace::{
     BackendError, DocumentStats, DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage, Rect,
-    SearchRequest, SectionFilter, SectionView, Settings, SettingsChange, TableMark, TermMark, WatchedFolder,
-    Weights, Workspace,
+    SearchRequest, SectionFilter, SectionView, TableMark, TermMark, WatchedFolder, Workspace,
 };
 
 /// Call first thing in a shell's `main`: in a process started as a converter worker, converts

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, RwLock};
 pub use crate::outcome::{BackendError, DocumentStats};
 use folio_ai::keys::{ApiKeys, KeyStatus};
 use folio_core::context::TermFinder;
-use folio_core::fusion::{FusionConfig, FusionMethod};
+use folio_core::fusion::FusionConfig;
 use folio_core::model::PageRange;
 use folio_index::catalog::{DocumentRow, SectionRow};
 use schemars::JsonSchema;
@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::assets::{library_setup, EmbeddingModel};
 use crate::library::{ingest_shared, read, write};
+use crate::settings::{read_settings, saved_settings, Settings, SettingsChange};
 use crate::watcher::{FolderWatcher, SyncReport};
 use crate::{
     Backlinks, ContextMode, ContextProvider, Crumb, EngineError, Hit, IngestReport, Library, Progress,
@@ -36,83 +37,6 @@ pub struct WatchedFolder {
     pub exists: bool,
     /// Documents from files under it.
     pub documents: usize,
-}
-
-/// The user's settings. Saved as JSON in the config folder; keys are never part of them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Settings {
-    /// The library's folder.
-    pub library_dir: String,
-    /// The local embedding model.
-    pub model: EmbeddingModel,
-    /// Who writes each chunk's context.
-    pub context_provider: ContextProvider,
-    /// The Claude model for Anthropic contexts.
-    pub anthropic_model: String,
-    /// The OpenAI-compatible server's address (`…/v1`).
-    pub openai_base_url: String,
-    /// The model the OpenAI-compatible server is asked for.
-    pub openai_model: String,
-    /// How the channels' hits are combined: by their scores (the default) or by Reciprocal Rank
-    /// Fusion. Settings saved before there was a choice used RRF ([`saved_settings`] moves them on
-    /// when they kept its default weights).
-    #[serde(default = "rrf")]
-    pub fusion: FusionMethod,
-    /// Reciprocal Rank Fusion's k (60 by default; RRF only).
-    pub rrf_k: f32,
-    /// The channels' weights in the fusion.
-    pub weights: Weights,
-    /// Whether PDF pages without a text layer (scans) are read with OCR when ingested.
-    #[serde(default = "yes")]
-    pub ocr: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn rrf() -> FusionMethod {
-    FusionMethod::Rrf
-}
-
-/// The channels' weights in the fusion.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Weights {
-    /// The dense (vector) channel's weight.
-    pub dense: f32,
-    /// The keyword (BM25) channel's weight.
-    pub keyword: f32,
-    /// The exact channel's weight (section numbers, defined terms).
-    pub exact: f32,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        let f = FusionConfig::default();
-        Settings {
-            library_dir: crate::default_library_dir().display().to_string(),
-            model: EmbeddingModel::Minilm,
-            context_provider: ContextProvider::Structural,
-            anthropic_model: folio_ai::context::DEFAULT_ANTHROPIC_MODEL.into(),
-            openai_base_url: "http://localhost:11434/v1".into(),
-            openai_model: String::new(),
-            fusion: f.method,
-            rrf_k: f.k,
-            weights: Weights { dense: f.dense, keyword: f.keyword, exact: f.exact },
-            ocr: true,
-        }
-    }
-}
-
-/// Saved settings, and whether the library must be re-indexed for them to apply.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct SettingsChange {
-    /// The settings as saved.
-    pub settings: Settings,
-    /// Whether documents must be indexed again for them to apply.
-    pub needs_reindex: bool,
-    /// Why, when they must.
-    pub reason: Option<String>,
 }
 
 /// A document with its figures.
@@ -691,31 +615,6 @@ impl Workspace {
     }
 }
 
-fn read_settings(s: &RwLock<Settings>) -> std::sync::RwLockReadGuard<'_, Settings> {
-    s.read().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The settings saved at a path (defaults when the file is absent or unreadable).
-fn saved_settings(path: &Path) -> Settings {
-    std::fs::read_to_string(path).ok().and_then(|s| settings_from_json(&s)).unwrap_or_default()
-}
-
-/// Settings from their JSON. Settings saved before the fusion method could be chosen fused by RRF;
-/// those that kept RRF's default weights move to the current default fusion, and those whose
-/// weights were changed by hand keep RRF with them.
-fn settings_from_json(text: &str) -> Option<Settings> {
-    let json: serde_json::Value = serde_json::from_str(text).ok()?;
-    let mut s: Settings = serde_json::from_value(json.clone()).ok()?;
-    let old = FusionConfig::rrf();
-    let old_defaults = s.weights == Weights { dense: old.dense, keyword: old.keyword, exact: old.exact };
-    if json.get("fusion").is_none() && old_defaults {
-        let new = FusionConfig::default();
-        s.fusion = new.method;
-        s.weights = Weights { dense: new.dense, keyword: new.keyword, exact: new.exact };
-    }
-    Some(s)
-}
-
 fn open_library(s: &Settings) -> Result<Library, EngineError> {
     let (embedder, mut options) = library_setup(s.model)?;
     options.convert.ocr = s.ocr;
@@ -757,38 +656,6 @@ impl Utf16Offsets {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn settings_keep_their_other_fields_when_the_provider_is_unknown() {
-        let mut json = serde_json::to_value(Settings::default()).unwrap();
-        assert_eq!(json["context_provider"], "structural");
-        json["context_provider"] = "anthropic".into();
-        json["rrf_k"] = 42.0.into();
-        let s: Settings = serde_json::from_value(json.clone()).unwrap();
-        assert_eq!((s.context_provider, s.rrf_k), (ContextProvider::Anthropic, 42.0));
-        // A provider of a later version: the default, and nothing else lost.
-        json["context_provider"] = "bedrock".into();
-        let s: Settings = serde_json::from_value(json).unwrap();
-        assert_eq!((s.context_provider, s.rrf_k), (ContextProvider::Structural, 42.0));
-    }
-
-    #[test]
-    fn settings_saved_before_the_fusion_choice_move_on_unless_tuned() {
-        let mut json = serde_json::to_value(Settings::default()).unwrap();
-        json.as_object_mut().unwrap().remove("fusion");
-        json["weights"] = serde_json::json!({"dense": 0.25, "keyword": 1.0, "exact": 2.0});
-        let s = settings_from_json(&json.to_string()).unwrap();
-        assert_eq!(s.fusion, FusionMethod::Scores);
-        assert_eq!(s.weights, Settings::default().weights);
-        // Weights set by hand keep the fusion they were set for.
-        json["weights"]["dense"] = 0.5.into();
-        let s = settings_from_json(&json.to_string()).unwrap();
-        assert_eq!((s.fusion, s.weights.dense), (FusionMethod::Rrf, 0.5));
-        // A saved choice stands.
-        json["fusion"] = "rrf".into();
-        json["weights"]["dense"] = 0.25.into();
-        assert_eq!(settings_from_json(&json.to_string()).unwrap().fusion, FusionMethod::Rrf);
-    }
 
     #[test]
     fn base64_encodes() {

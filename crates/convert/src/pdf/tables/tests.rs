@@ -259,3 +259,59 @@ fn prose_with_numbers_is_no_table() {
     let order: Vec<usize> = (0..lines.len()).collect();
     assert!(find_tables(&lines, &order).is_empty());
 }
+
+#[test]
+fn cells_split_values_set_with_signs_of_several_bytes() {
+    // Currency signs of two and three bytes, glued to their values or apart, and a sign ending a
+    // fragment: every split falls between characters.
+    for text in [
+        "€ 5 € 6",
+        "1 € 2",
+        "£1,234 £ 5,678",
+        "down (11)% €",
+        "€ 3,587.5 € 3,262.8",
+        "¥ 12 ¥",
+        "— € 1",
+        "12.5 % € 4 £",
+        "€€ 1 2",
+        "$ 1 € 2 £ 3 ¥ 4",
+    ] {
+        let l = line(100.0, &[(300.0, 420.0, text)]);
+        let got = cells::cells(&l);
+        assert!(!got.is_empty(), "{text}");
+        for c in &got {
+            assert!(c.x0 <= c.x1 + 1e-3, "{text}: {c:?}");
+        }
+    }
+}
+
+#[test]
+fn cells_never_split_inside_a_character() {
+    // Random runs of words, signs and values, several bytes wide among them.
+    const WORDS: [&str; 14] =
+        ["€", "£", "¥", "$", "1,234", "(5)", "—", "%", ")", "down", "up", "12.5", "€1", "Δ"];
+    let cases: usize = std::env::var("FOLIO_TABLE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000);
+    let mut seed = 11u64;
+    let mut next = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) as usize
+    };
+    for _ in 0..cases {
+        // One to three fragments of one to seven words each.
+        let fragments: Vec<String> = (0..1 + next() % 3)
+            .map(|_| {
+                let words: Vec<&str> = (0..1 + next() % 7).map(|_| WORDS[next() % WORDS.len()]).collect();
+                words.join(if next() % 2 == 0 { " " } else { "" })
+            })
+            .collect();
+        let spans: Vec<(f32, f32, &str)> = fragments
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (300.0 + 60.0 * i as f32, 350.0 + 60.0 * i as f32, f.as_str()))
+            .collect();
+        let l = line(100.0, &spans);
+        for c in cells::cells(&l) {
+            assert!(c.x0.is_finite() && c.x1.is_finite(), "{fragments:?}: {c:?}");
+        }
+    }
+}

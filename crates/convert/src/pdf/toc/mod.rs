@@ -90,11 +90,9 @@ fn is_page_column_word(text: &str) -> bool {
 }
 
 /// Drops the page column's own header ("Fundamentals of Our Business ⟶ Page"), a last cell
-/// that is only the word "Page(s)", from a contents line.
+/// that is only the word "Page(s)" or "Page number", from a contents line.
 fn strip_page_column(line: &mut Line) {
-    let last_is_page =
-        |s: &str| matches!(s.trim().to_ascii_lowercase().as_str(), "page" | "pages" | "page no.");
-    if line.cells.len() >= 2 && line.cells.last().is_some_and(|c| last_is_page(&c.text)) {
+    if line.cells.len() >= 2 && line.cells.last().is_some_and(|c| is_page_column_word(&c.text)) {
         line.cells.pop();
         line.x1 = line.cells.last().map(|c| c.x1).unwrap_or(line.x1);
         line.text = line.cells.iter().map(|c| c.text.trim()).collect::<Vec<_>>().join(" ");
@@ -320,6 +318,18 @@ mod tests {
                 .collect();
         }
         l
+    }
+
+    #[test]
+    fn the_page_columns_own_header_is_dropped_however_it_is_worded() {
+        for word in ["Page", "Pages", "Page No.", "Page number"] {
+            let mut l = line(0, 700.0, 10.0, &format!("Fundamentals of Our Business | {word}"));
+            strip_page_column(&mut l);
+            assert_eq!((l.text.as_str(), l.cells.len()), ("Fundamentals of Our Business", 0), "{word}");
+        }
+        let mut l = line(0, 700.0, 10.0, "Risk Factors | 12");
+        strip_page_column(&mut l);
+        assert_eq!(l.cells.len(), 2);
     }
 
     type Got = Vec<(String, Option<i64>, bool)>;

@@ -99,6 +99,38 @@ fn scope_re() -> &'static Regex {
     })
 }
 
+/// A lead naming its scope by number: "In Chapter 2, “Fund” means …", "For the purposes of Part 4:".
+/// Only at the start of the text, before the term, and closed by a comma, colon or dash, so that a
+/// definition that merely cites a section ("… referred to in section 4") is not scoped to it.
+fn named_scope_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)^\s*(?:for\s+the\s+purposes?\s+of|in|under|throughout)\s+(?P<kind>part|chapter|section|rule|schedule|article|title|division|subpart|appendix|annex)\s+(?P<num>[0-9A-Z][0-9A-Za-z.()]*?)\.?\s*[,:\u{2014}\u{2013}-]")
+            .expect("valid regex")
+    })
+}
+
+/// The section a lead names by number ("Chapter 2"), when the outline has it.
+fn named_scope(outline: &Outline, text: &str) -> Option<usize> {
+    let caps = named_scope_re().captures(text)?;
+    let kind = caps.name("kind")?.as_str();
+    let num = caps.name("num")?.as_str();
+    let want = Label::parse(&format!("{kind} {num}"))?;
+    let (container, tokens) = (want.container(), want.tokens());
+    outline.sections.iter().position(|sec| {
+        sec.number.as_deref().and_then(Label::parse).is_some_and(|l| {
+            // "Section 4" may be printed "4"; so may a rulebook's chapters ("2."), at the top.
+            let plain = l.segments.iter().all(|s| !s.explicit);
+            let same_kind = l.container() == container
+                || (plain && container == Container::Section)
+                || (plain
+                    && matches!(container, Container::Chapter | Container::Part)
+                    && sec.parent == Some(0));
+            same_kind && l.tokens() == tokens
+        })
+    })
+}
+
 const DEFINITION_HEADINGS: [&str; 9] = [
     "definitions",
     "definition",
@@ -262,6 +294,11 @@ fn scope_of(doc: &Document, outline: &Outline, section: usize, block: usize, spa
     if block > 0 && !doc.blocks[block - 1].kind.is_heading() {
         probes.push(doc.block_text(&doc.blocks[block - 1]));
     }
+    for p in &probes {
+        if let Some(i) = named_scope(outline, p).filter(|&i| i != 0) {
+            return DefinitionScope::Section { section_id: outline.sections[i].id.clone() };
+        }
+    }
     for p in probes {
         let mut cut = p.len().min(400);
         while !p.is_char_boundary(cut) {
@@ -396,6 +433,21 @@ mod tests {
         let d = defs(text);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].scope, DefinitionScope::Section { section_id: "part_1".into() });
+    }
+
+    #[test]
+    fn scope_named_by_number() {
+        let text =
+            "1\tGeneral\n1.1\tText.\n2\tFunds\n2.1\tIn Chapter 2, \"Fund\" means a collective scheme.\n\
+                    2.2\t\"Unit\" means a share referred to in Chapter 1, and more.\n3\tOther\n";
+        let d = defs(text);
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(d[0].scope, DefinitionScope::Section { section_id: "sec_2".into() });
+        // Citing a chapter inside the definition does not scope it there.
+        assert_eq!(d[1].scope, DefinitionScope::Document);
+        // A numbered scope the outline lacks leaves the other rules to decide.
+        let d = defs("1\tGeneral\n1.1\tIn Chapter 9, \"Fund\" means a scheme.\n");
+        assert_eq!(d[0].scope, DefinitionScope::Document);
     }
 
     #[test]

@@ -112,6 +112,10 @@ pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference>
     // The instrument a paragraph that introduces a list named last ("protections in FSMR,
     // including:"), for the list's items.
     let mut introduced: Option<String> = None;
+    // The chapter or part of it the paragraph names with it ("set out in MIR, Chapter 5:"): the
+    // items' references numbered inside it are that instrument's, even where this document has
+    // sections of the same numbers.
+    let mut introduced_within: Option<String> = None;
     // The instrument the last heading names ("Summary of Powers under FSMR"): a reference below it
     // that names nothing here and whose sentence names no instrument points into it.
     let mut headed: Option<String> = None;
@@ -125,13 +129,19 @@ pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference>
             headed = mentions.last().map(|(_, n)| n.clone());
         }
         let is_item = matches!(block.kind, crate::model::BlockKind::ListItem { .. });
+        let listed_in = match (is_item, &introduced, &introduced_within) {
+            (true, Some(name), Some(n)) => Some((name.clone(), n.clone())),
+            _ => None,
+        };
         if let (true, Some(name)) = (is_item, &introduced) {
             mentions.insert(0, (0, name.clone()));
         } else if !is_item {
             introduced = None;
+            introduced_within = None;
         }
         if !is_item && introduces_a_list(text) {
             introduced = mentions.last().map(|(_, n)| n.clone());
+            introduced_within = mentions.last().and_then(|(end, _)| division_after(&text[*end..]));
         }
         for r in scan(text) {
             let target =
@@ -151,6 +161,13 @@ pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference>
                 continue;
             }
             let mut document = r.document.clone();
+            let mut target = target;
+            if let Some((name, within)) = &listed_in {
+                if document.is_none() && !r.relative && r.tokens.first() == Some(within) {
+                    document = Some(name.clone());
+                    target = None;
+                }
+            }
             if document.is_none()
                 && target.is_none()
                 && !r.relative
@@ -179,6 +196,14 @@ pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference>
         }
     }
     out
+}
+
+/// The number of the chapter or part named right after an instrument: ", Chapter 5" → 5.
+fn division_after(rest: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE
+        .get_or_init(|| Regex::new(r"^,?\s+(?:Chapter|Part)\s+([0-9]+[A-Z]?)(?-u:\b)").expect("valid regex"));
+    re.captures(rest).map(|c| c[1].to_string())
 }
 
 /// Whether a paragraph ends by opening a list: "… including:", "… set out in MIR, Chapter 5 -".
@@ -375,6 +400,23 @@ mod tests {
             vec![("Part 6".to_string(), None, Some("FSMR".to_string())), ("Part 7".to_string(), None, None)]
         );
         assert!(instrument_mentions("the definition of Regulated Activity").is_empty());
+    }
+
+    #[test]
+    fn a_list_of_an_instruments_chapter_cites_it_even_where_this_document_has_the_numbers() {
+        let got = analysed(
+            "5\tOwn\n5.1\tOwn rule.\n5.4\tOwn\n5.4.1\tOwn rule.\n6\tUse\n6.1\tA Person must comply with the \
+             requirements set out in MIR, Chapter 5:\n(a)\tRules 5.1 - 5.3; and\n(b)\tRule 5.4.1, and Rule 6.1 \
+             here.\n",
+        );
+        let mir: Vec<&str> =
+            got.iter().filter(|(_, _, d)| d.as_deref() == Some("MIR")).map(|(l, _, _)| l.as_str()).collect();
+        assert_eq!(mir, vec!["Rule 5.1", "Rule 5.3", "Rule 5.4.1"], "{got:?}");
+        // A rule outside the chapter named stays this document's.
+        assert!(
+            got.iter().any(|(l, t, d)| l == "Rule 6.1" && t.as_deref() == Some("sec_6_1") && d.is_none()),
+            "{got:?}"
+        );
     }
 
     #[test]

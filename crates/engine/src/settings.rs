@@ -102,10 +102,11 @@ pub(crate) fn saved_settings(path: &Path) -> Settings {
 /// weights were changed by hand keep RRF with them.
 fn settings_from_json(text: &str) -> Option<Settings> {
     let json: serde_json::Value = serde_json::from_str(text).ok()?;
-    let mut s: Settings = serde_json::from_value(json.clone()).ok()?;
+    let chosen = json.get("fusion").is_some();
+    let mut s: Settings = serde_json::from_value(json).ok()?;
     let old = FusionConfig::rrf();
     let old_defaults = s.weights == Weights { dense: old.dense, keyword: old.keyword, exact: old.exact };
-    if json.get("fusion").is_none() && old_defaults {
+    if !chosen && old_defaults {
         let new = FusionConfig::default();
         s.fusion = new.method;
         s.weights = Weights { dense: new.dense, keyword: new.keyword, exact: new.exact };

@@ -110,12 +110,10 @@ pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference>
     let declared = names::declared_names(&doc.text);
     let mut out = Vec::new();
     // The instrument a paragraph that introduces a list named last ("protections in FSMR,
-    // including:"), for the list's items.
-    let mut introduced: Option<String> = None;
-    // The chapter or part of it the paragraph names with it ("set out in MIR, Chapter 5:"): the
-    // items' references numbered inside it are that instrument's, even where this document has
-    // sections of the same numbers.
-    let mut introduced_within: Option<String> = None;
+    // including:"), for the list's items, with the chapter or part of it named with it ("set out
+    // in MIR, Chapter 5:"): the items' references numbered inside that are the instrument's, even
+    // where this document has sections of the same numbers.
+    let mut introduced: Option<(String, Option<String>)> = None;
     // The instrument the last heading names ("Summary of Powers under FSMR"): a reference below it
     // that names nothing here and whose sentence names no instrument points into it.
     let mut headed: Option<String> = None;
@@ -129,19 +127,15 @@ pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference>
             headed = mentions.last().map(|(_, n)| n.clone());
         }
         let is_item = matches!(block.kind, crate::model::BlockKind::ListItem { .. });
-        let listed_in = match (is_item, &introduced, &introduced_within) {
-            (true, Some(name), Some(n)) => Some((name.clone(), n.clone())),
-            _ => None,
-        };
-        if let (true, Some(name)) = (is_item, &introduced) {
+        let mut listed_in: Option<(String, String)> = None;
+        if let (true, Some((name, within))) = (is_item, &introduced) {
             mentions.insert(0, (0, name.clone()));
+            listed_in = within.as_ref().map(|w| (name.clone(), w.clone()));
         } else if !is_item {
             introduced = None;
-            introduced_within = None;
         }
         if !is_item && introduces_a_list(text) {
-            introduced = mentions.last().map(|(_, n)| n.clone());
-            introduced_within = mentions.last().and_then(|(end, _)| division_after(&text[*end..]));
+            introduced = mentions.last().map(|(end, n)| (n.clone(), division_after(&text[*end..])));
         }
         for r in scan(text) {
             let target =

@@ -10,7 +10,7 @@ dense.jsonl`, the same for keyword and exact), then
 weights, exact weights, dense depths and RRF k) fuses them here with weighted RRF (k = 60, ranks from 1, as folio does) for a grid of weights and
 channel depths and prints Recall@10 / MAP@10 for each, scored as scripts/eval/obliqa.py does.
 SWEEP_FUSION=scores fuses by score instead, as folio's default does (each channel's own scores,
-`dense_score` and `keyword_score` in the eval output, scaled so that its first candidate counts 1
+`dense_score`, `keyword_score` and `exact_score` in the eval output, scaled so that its first candidate counts 1
 and its last, in a full list of the channel's depth, 0); `SWEEP_HALF=even|odd` scores half the
 questions, to choose on one half and report the other.
 """
@@ -33,10 +33,11 @@ def load(path):
 
 
 def own_score(h):
-    for name in ("dense_score", "keyword_score"):
+    """The channel's own score of a hit from a one-channel eval output."""
+    for name in ("dense_score", "keyword_score", "exact_score"):
         if h.get(name) is not None:
             return h[name]
-    return 1.0  # the exact channel: every match alike
+    return 1.0  # an output written before folio eval gave the exact channel's score
 
 
 def fuse(lists, weights, depths, k=60.0, limit=30, by_scores=False):
@@ -52,7 +53,7 @@ def fuse(lists, weights, depths, k=60.0, limit=30, by_scores=False):
             span = top - floor
         for rank, (key, h) in enumerate(lst, 1):
             if by_scores:
-                add = w * (min(1.0, max(0.0, (own_score(h) - floor) / span)) if span > 0 else 1.0)
+                add = w * (min(1.0, max(0.0, (values[rank - 1] - floor) / span)) if span > 0 else 1.0)
             else:
                 add = w / (k + rank)
             score[key] = score.get(key, 0.0) + add

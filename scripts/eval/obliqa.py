@@ -111,7 +111,8 @@ def main():
     with open(out) as f:
         results = [json.loads(l) for l in f]
     if a.min_passage_chars:
-        passages = {n: [(pid, t) for pid, t in rows if len(t) >= a.min_passage_chars or pid in all_gold(questions, docmap, passages)]
+        gold = set().union(*(gold_of(q, docmap, passages) for q in questions))
+        passages = {n: [(pid, t) for pid, t in rows if len(t) >= a.min_passage_chars or pid in gold]
                     for n, rows in passages.items()}
     figures = score(results, questions, docmap, passages)
     times = sorted(r["ms"] for r in results)
@@ -139,19 +140,6 @@ def gold_of(q, docmap, passages):
                 gold.add(pid)
                 break
     return gold
-
-
-_ALL_GOLD = None
-
-
-def all_gold(questions, docmap, passages):
-    """Every gold passage of the questions scored (computed once)."""
-    global _ALL_GOLD
-    if _ALL_GOLD is None:
-        _ALL_GOLD = set()
-        for q in questions:
-            _ALL_GOLD |= gold_of(q, docmap, passages)
-    return _ALL_GOLD
 
 
 def average_precision(ranks, n_gold):

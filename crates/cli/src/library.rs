@@ -672,7 +672,7 @@ fn eval(
                 serde_json::json!({
                     "chunk_id": h.chunk_id, "path": h.path, "section_id": h.section_id, "span": h.span, "text": h.content,
                     "chunk_type": h.chunk_type, "score": h.score,
-                    "dense_score": h.dense.map(|r| r.score), "keyword_score": h.keyword.map(|r| r.score),
+                    "dense_score": h.dense.map(|r| r.score), "keyword_score": h.keyword.map(|r| r.score), "exact_score": h.exact.map(|r| r.score),
                     "dense": h.dense.map(|r| r.rank), "keyword": h.keyword.map(|r| r.rank), "exact": h.exact.map(|r| r.rank),
                 })
             })

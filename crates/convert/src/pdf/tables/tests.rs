@@ -57,18 +57,25 @@ fn a_balance_sheet_with_a_two_row_header() {
     assert!(t.to_tsv().starts_with("\tThree months ended March 31, 2022\t"));
 }
 
+/// How many random cases a test runs: `default`, or FOLIO_TABLE_CASES for a longer run without
+/// cargo-fuzz.
+fn random_cases(default: usize) -> usize {
+    std::env::var("FOLIO_TABLE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// A small deterministic generator (a 64-bit LCG's high bits) for the random cases.
+fn lcg(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed >> 33
+    }
+}
+
 #[test]
 fn arbitrary_lines_keep_the_invariants() {
-    // FOLIO_TABLE_CASES raises the number of cases for a longer run without cargo-fuzz.
-    let cases: usize = std::env::var("FOLIO_TABLE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
-    let mut seed = 7u64;
-    for _ in 0..cases {
-        let data: Vec<u8> = (0..200)
-            .map(|_| {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                (seed >> 33) as u8
-            })
-            .collect();
+    let mut next = lcg(7);
+    for _ in 0..random_cases(300) {
+        let data: Vec<u8> = (0..200).map(|_| next() as u8).collect();
         fuzz(&data);
     }
 }
@@ -261,9 +268,16 @@ fn prose_with_numbers_is_no_table() {
 }
 
 #[test]
-fn cells_split_values_set_with_signs_of_several_bytes() {
+fn cells_split_values_between_characters() {
     // Currency signs of two and three bytes, glued to their values or apart, and a sign ending a
-    // fragment: every split falls between characters.
+    // fragment: every split falls between characters, and every cell keeps a sound extent.
+    let check = |spans: &[(f32, f32, &str)]| {
+        let got = cells::cells(&line(100.0, spans));
+        assert!(!got.is_empty(), "{spans:?}");
+        for c in &got {
+            assert!(c.x0.is_finite() && c.x1.is_finite() && c.x0 <= c.x1 + 1e-3, "{spans:?}: {c:?}");
+        }
+    };
     for text in [
         "€ 5 € 6",
         "1 € 2",
@@ -276,32 +290,18 @@ fn cells_split_values_set_with_signs_of_several_bytes() {
         "€€ 1 2",
         "$ 1 € 2 £ 3 ¥ 4",
     ] {
-        let l = line(100.0, &[(300.0, 420.0, text)]);
-        let got = cells::cells(&l);
-        assert!(!got.is_empty(), "{text}");
-        for c in &got {
-            assert!(c.x0 <= c.x1 + 1e-3, "{text}: {c:?}");
-        }
+        check(&[(300.0, 420.0, text)]);
     }
-}
-
-#[test]
-fn cells_never_split_inside_a_character() {
-    // Random runs of words, signs and values, several bytes wide among them.
+    // Random runs: one to three fragments of one to seven words, signs and values each.
     const WORDS: [&str; 14] =
         ["€", "£", "¥", "$", "1,234", "(5)", "—", "%", ")", "down", "up", "12.5", "€1", "Δ"];
-    let cases: usize = std::env::var("FOLIO_TABLE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000);
-    let mut seed = 11u64;
-    let mut next = || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 33) as usize
-    };
-    for _ in 0..cases {
-        // One to three fragments of one to seven words each.
+    let mut next = lcg(11);
+    for _ in 0..random_cases(3000) {
         let fragments: Vec<String> = (0..1 + next() % 3)
             .map(|_| {
-                let words: Vec<&str> = (0..1 + next() % 7).map(|_| WORDS[next() % WORDS.len()]).collect();
-                words.join(if next() % 2 == 0 { " " } else { "" })
+                let words: Vec<&str> =
+                    (0..1 + next() % 7).map(|_| WORDS[next() as usize % WORDS.len()]).collect();
+                words.join(if next().is_multiple_of(2) { " " } else { "" })
             })
             .collect();
         let spans: Vec<(f32, f32, &str)> = fragments
@@ -309,9 +309,6 @@ fn cells_never_split_inside_a_character() {
             .enumerate()
             .map(|(i, f)| (300.0 + 60.0 * i as f32, 350.0 + 60.0 * i as f32, f.as_str()))
             .collect();
-        let l = line(100.0, &spans);
-        for c in cells::cells(&l) {
-            assert!(c.x0.is_finite() && c.x1.is_finite(), "{fragments:?}: {c:?}");
-        }
+        check(&spans);
     }
 }

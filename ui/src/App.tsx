@@ -5,6 +5,7 @@ import { canBack, canForward, current, emptyHistory, historyReducer, type Loc } 
 import { IngestProvider, useIngestController } from './state/ingest';
 import { NavContext, type Nav, type View } from './state/nav';
 import { isEditableTarget } from './state/keyboard';
+import { useQuery } from './state/query';
 import { DefinitionsView } from './views/DefinitionsView';
 import { LibraryView } from './views/LibraryView';
 import { ReaderView } from './views/ReaderView';
@@ -58,22 +59,15 @@ export function App({ backend, initialView = 'search', debounceMs }: AppProps) {
   );
 
   // A first run (an empty library) opens on the Library's welcome, unless the user moved already.
+  // Asked once: documents added later do not move the user. A library that cannot be read says so
+  // in its own view.
+  const firstDocuments = useQuery(() => backend.libraryDocuments(), [backend], { library: false });
+  const firstRun = firstDocuments.data?.length === 0;
   useEffect(() => {
-    let live = true;
-    backend.libraryDocuments().then(
-      (docs) => {
-        if (!live || docs.length > 0) return;
-        setView((v) => (v === initialView ? 'library' : v));
-        setVisited((s) => (s.has('library') ? s : new Set([...s, 'library'])));
-      },
-      () => {
-        /* a library that cannot be read says so in its own view */
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [backend, initialView]);
+    if (!firstRun) return;
+    setView((v) => (v === initialView ? 'library' : v));
+    setVisited((s) => (s.has('library') ? s : new Set([...s, 'library'])));
+  }, [firstRun, initialView]);
 
   // A background pass over watched folders changed the library: every view reloads what it shows.
   useEffect(() => backend.onLibraryChanged(() => libraryChanged()), [backend, libraryChanged]);

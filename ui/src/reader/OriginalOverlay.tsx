@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { useBackend } from '../backend';
-import { toBackendError } from '../backend/errors';
-import type { BackendError, PageImage, SectionView } from '../backend/types';
+import type { SectionView } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { BackIcon, CloseIcon, ForwardIcon } from '../components/Icons';
+import { useQuery } from '../state/query';
 import { formatPages } from '../text/format';
 
 type Props = {
@@ -19,9 +19,14 @@ export function OriginalOverlay({ view, pageCount, chunkId, onClose }: Props) {
   const isPdf = view.format.toLowerCase() === 'pdf';
   const first = view.pages?.start ?? view.section.pages?.start ?? 1;
   const [page, setPage] = useState(first);
-  const [image, setImage] = useState<PageImage | null>(null);
-  const [error, setError] = useState<BackendError | null>(null);
-  const [loading, setLoading] = useState(false);
+  // The page last shown stays (dimmed) while the next renders; a page that fails shows why instead.
+  const rendered = useQuery(() => backend.pageImage(String(view.doc_id), page, chunkId), [backend, view.doc_id, page, chunkId], {
+    library: false,
+    enabled: isPdf,
+    keepPrevious: true,
+  });
+  const { error, loading } = rendered;
+  const image = error ? null : (rendered.data ?? null);
   const dialogRef = useRef<HTMLDivElement>(null);
   const closeRef = useRef<HTMLButtonElement>(null);
 
@@ -30,29 +35,6 @@ export function OriginalOverlay({ view, pageCount, chunkId, onClose }: Props) {
     closeRef.current?.focus();
     return () => previous?.focus?.();
   }, []);
-
-  useEffect(() => {
-    if (!isPdf) return;
-    let live = true;
-    setLoading(true);
-    setError(null);
-    backend.pageImage(String(view.doc_id), page, chunkId).then(
-      (img) => {
-        if (!live) return;
-        setImage(img);
-        setLoading(false);
-      },
-      (e: unknown) => {
-        if (!live) return;
-        setImage(null);
-        setError(toBackendError(e));
-        setLoading(false);
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [backend, isPdf, view.doc_id, page, chunkId]);
 
   const last = pageCount ?? view.pages?.end ?? page;
   const onKeyDown = (e: React.KeyboardEvent) => {

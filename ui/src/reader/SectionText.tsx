@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { DefinitionHit, LinkMark, SectionView, TermMark } from '../backend/types';
 import type { Loc } from '../state/history';
+import { useQuery } from '../state/query';
 import type { Headings } from '../state/useHeadings';
 import { sectionLabel } from '../text/sections';
 import { segmentRange } from './segments';
@@ -226,20 +227,11 @@ type PopoverProps = {
 };
 
 function DefinitionPopover({ state, view, define, headings, onEnter, onLeave, onOpen }: PopoverProps) {
-  const [defs, setDefs] = useState<DefinitionHit[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const { mark, rect } = state;
-
-  useEffect(() => {
-    let live = true;
-    define(mark.term).then(
-      (d) => live && setDefs(d),
-      (e: unknown) => live && setError((e as { message?: string })?.message ?? String(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [define, mark.term]);
+  // `define` keeps its answers until the library changes, so a hovered term is looked up once.
+  const lookup = useQuery(() => define(mark.term), [define, mark.term], { library: false });
+  const defs = lookup.data ?? null;
+  const error = lookup.error?.message ?? null;
 
   const best = defs ? bestDefinition(defs, mark, view) : null;
   const request = headings?.request;

@@ -13,7 +13,10 @@ export type QueryOptions = {
    * watched folder). Default true; false for what does not live in the library (settings, keys).
    */
   library?: boolean;
-  /** Whether to fetch at all (false: nothing selected yet); `data` is then undefined. Default true. */
+  /**
+   * Whether to fetch at all (false: nothing selected yet); `data` is then undefined, or with
+   * `keepPrevious` the last answer. Default true.
+   */
   enabled?: boolean;
   /**
    * Keep showing the previous dependencies' answer while the new one loads (the reader keeps the
@@ -111,13 +114,13 @@ export function useQuery<T>(fetch: () => Promise<T>, deps: DependencyList, optio
     [key],
   );
 
-  if (!enabled) return { data: undefined, error: null, loading: false, refetch, set };
+  // `enabled` is part of the key: while disabled no answer is current, unless `set` gave one.
   const current = settled.key === key;
   return {
     data: current || keepPrevious ? settled.data : undefined,
     error: current ? settled.error : null,
     // Until the effect for new dependencies has run, their request counts as in flight.
-    loading: !current || inFlight !== null,
+    loading: enabled && (!current || inFlight !== null),
     refetch,
     set,
   };

@@ -1,22 +1,11 @@
-import { useEffect, useState } from 'react';
 import { useBackend } from '../backend';
-import type { About } from '../backend/types';
+import { useQuery } from '../state/query';
 
 /** Folio's version and the third-party parts it ships, each with its licence. */
 export function AboutPanel() {
   const backend = useBackend();
-  const [about, setAbout] = useState<About | null>(null);
-
-  useEffect(() => {
-    let live = true;
-    backend.about().then(
-      (a) => live && setAbout(a),
-      () => live && setAbout(null),
-    );
-    return () => {
-      live = false;
-    };
-  }, [backend]);
+  // Without an answer the panel is left out: the rest of Settings works without it.
+  const { data: about } = useQuery(() => backend.about(), [backend], { library: false });
 
   if (!about) return null;
   return (

@@ -1,16 +1,17 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useBackend } from '../backend';
-import { toBackendError } from '../backend/errors';
-import type { BackendError, DefinitionHit } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { useNav } from '../state/nav';
+import { useQuery } from '../state/query';
 import { useHeadings } from '../state/useHeadings';
 
 export function DefinitionsView() {
   const backend = useBackend();
   const nav = useNav();
-  const [defs, setDefs] = useState<DefinitionHit[] | null>(null);
-  const [error, setError] = useState<BackendError | null>(null);
+  const query = useQuery(() => backend.definitions(), [backend]);
+  const { error } = query;
+  // A failed load lists nothing (and says why) rather than what an earlier load found.
+  const defs = error ? [] : (query.data ?? null);
   const [filter, setFilter] = useState('');
   const headings = useHeadings(backend, nav.libraryVersion);
   const { request } = headings;
@@ -18,21 +19,6 @@ export function DefinitionsView() {
   useEffect(() => {
     if (defs) request(defs.map((d) => d.doc_id));
   }, [defs, request]);
-
-  useEffect(() => {
-    let live = true;
-    backend.definitions().then(
-      (d) => live && setDefs(d),
-      (e: unknown) => {
-        if (!live) return;
-        setDefs([]);
-        setError(toBackendError(e));
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [backend, nav.libraryVersion]);
 
   const shown = useMemo(() => {
     const f = filter.trim().toLowerCase();

@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useBackend } from '../backend';
-import { toBackendError } from '../backend/errors';
-import type { BackendError, Backlinks, DefinitionHit, DocumentSummary, Outline, RefRow, SectionView } from '../backend/types';
+import type { Backlinks, DefinitionHit, Outline, RefRow } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { BackIcon, ForwardIcon, PageIcon } from '../components/Icons';
 import { OriginalOverlay } from '../reader/OriginalOverlay';
@@ -9,6 +8,7 @@ import { OutlineTree } from '../reader/OutlineTree';
 import { SectionText, unresolvedNote } from '../reader/SectionText';
 import type { Loc } from '../state/history';
 import { useNav } from '../state/nav';
+import { useQuery } from '../state/query';
 import { useHeadings } from '../state/useHeadings';
 import { formatPages } from '../text/format';
 import { sectionLabel } from '../text/sections';
@@ -21,19 +21,15 @@ export type ReaderViewProps = {
   onForward(): void;
 };
 
-type Loaded<T> = { key: string; data: T } | null;
+/** What a section whose references cannot be read shows: none. */
+const NO_REFERENCES: Backlinks = { outgoing: [], incoming: [] };
 
 export function ReaderView({ loc, canBack, canForward, onBack, onForward }: ReaderViewProps) {
   const backend = useBackend();
   const nav = useNav();
   const version = nav.libraryVersion;
-  const [docs, setDocs] = useState<DocumentSummary[]>([]);
-  const [outline, setOutline] = useState<Loaded<Outline>>(null);
-  const [section, setSection] = useState<Loaded<SectionView>>(null);
-  const [refs, setRefs] = useState<Loaded<Backlinks>>(null);
-  const [error, setError] = useState<BackendError | null>(null);
-  const [loading, setLoading] = useState(false);
   const [original, setOriginal] = useState(false);
+  /** Outlines read since the library last changed, by `version:doc`: going back reads none again. */
   const outlines = useRef(new Map<string, Outline>());
   const definitions = useRef(new Map<string, Promise<DefinitionHit[]>>());
   const mainRef = useRef<HTMLDivElement>(null);
@@ -47,76 +43,54 @@ export function ReaderView({ loc, canBack, canForward, onBack, onForward }: Read
     definitions.current.clear();
   }, [version]);
 
-  useEffect(() => {
-    let live = true;
-    backend.libraryDocuments().then(
-      (d) => live && setDocs(d),
-      () => live && setDocs([]),
-    );
-    return () => {
-      live = false;
-    };
-  }, [backend, version]);
+  const documents = useQuery(() => backend.libraryDocuments(), [backend]);
+  const docs = documents.data ?? [];
 
-  useEffect(() => {
-    if (doc === null) return;
-    let live = true;
-    const key = `${version}:${doc}`;
-    const cached = outlines.current.get(key);
-    if (cached) {
-      setOutline({ key: doc, data: cached });
-      return;
-    }
-    backend.outline(doc).then(
-      (o) => {
-        outlines.current.set(key, o);
-        if (live) setOutline({ key: doc, data: o });
-      },
-      (e: unknown) => {
-        if (!live) return;
-        setOutline(null);
-        setError(toBackendError(e));
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [backend, doc, version]);
+  const outline = useQuery(
+    async () => {
+      const key = `${version}:${doc}`;
+      const cached = outlines.current.get(key);
+      if (cached) return cached;
+      const read = await backend.outline(doc!);
+      outlines.current.set(key, read);
+      return read;
+    },
+    [backend, doc],
+    { enabled: doc !== null },
+  );
+  const outlineData = outline.data ?? null;
 
   // A document without a section: go to its first section.
   useEffect(() => {
-    if (doc === null || sectionId !== null || outline?.key !== doc) return;
-    const first = outline.data.sections[0];
+    if (doc === null || sectionId !== null || !outlineData) return;
+    const first = outlineData.sections[0];
     if (first) nav.replace({ doc, sectionId: first.section_id });
-  }, [doc, sectionId, outline, nav]);
+  }, [doc, sectionId, outlineData, nav]);
 
+  // The section and what refers to and from it, read together so the references shown are always
+  // the section's. The last section stays on screen (dimmed) while the next is read.
+  const shown = useQuery(
+    async () => {
+      const [view, refs] = await Promise.all([
+        backend.show(doc!, sectionId!),
+        backend.references(doc!, sectionId!).catch(() => NO_REFERENCES),
+      ]);
+      return { view, refs };
+    },
+    [backend, doc, sectionId],
+    { enabled: doc !== null && sectionId !== null, keepPrevious: true },
+  );
+  const view = shown.data?.view ?? null;
+  const backlinks = shown.data?.refs ?? null;
+  const loading = shown.loading;
+  const error = shown.error ?? outline.error;
+
+  // A new section starts at its top (not when the same one is read again after a library change).
+  const shownDoc = view?.doc_id;
+  const shownSection = view?.section.section_id;
   useEffect(() => {
-    if (doc === null || sectionId === null) return;
-    let live = true;
-    const key = `${doc}\u0000${sectionId}`;
-    setLoading(true);
-    setError(null);
-    backend.show(doc, sectionId).then(
-      (view) => {
-        if (!live) return;
-        setSection({ key, data: view });
-        setLoading(false);
-        mainRef.current?.scrollTo?.({ top: 0 });
-      },
-      (e: unknown) => {
-        if (!live) return;
-        setError(toBackendError(e));
-        setLoading(false);
-      },
-    );
-    backend.references(doc, sectionId).then(
-      (r) => live && setRefs({ key, data: r }),
-      () => live && setRefs({ key, data: { outgoing: [], incoming: [] } }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [backend, doc, sectionId, version]);
+    if (shownSection !== undefined) mainRef.current?.scrollTo?.({ top: 0 });
+  }, [shownDoc, shownSection]);
 
   useEffect(() => setOriginal(false), [doc, sectionId]);
 
@@ -143,9 +117,9 @@ export function ReaderView({ loc, canBack, canForward, onBack, onForward }: Read
   const headings = useHeadings(backend, version);
   const sectionHeading = headings.heading;
   useEffect(() => {
-    if (!refs) return;
-    headings.request([...refs.data.incoming.map((r) => r.doc_id), ...refs.data.outgoing.flatMap((r) => (r.target_doc_id === null ? [] : [r.target_doc_id]))]);
-  }, [refs, headings]);
+    if (!backlinks) return;
+    headings.request([...backlinks.incoming.map((r) => r.doc_id), ...backlinks.outgoing.flatMap((r) => (r.target_doc_id === null ? [] : [r.target_doc_id]))]);
+  }, [backlinks, headings]);
 
   if (loc === null) {
     return (
@@ -165,10 +139,7 @@ export function ReaderView({ loc, canBack, canForward, onBack, onForward }: Read
     );
   }
 
-  const view = section?.data ?? null;
-  const outlineData = outline?.key === doc ? outline.data : null;
   const currentId = view?.section.section_id ?? sectionId;
-  const backlinks = refs && section && refs.key === section.key ? refs.data : null;
   const open = (l: Loc) => nav.open(l);
 
   return (

@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useBackend } from '../backend';
-import type { ChannelRank, DocumentSummary, Hit } from '../backend/types';
+import type { ChannelRank, Hit } from '../backend/types';
 import { toBackendError } from '../backend/errors';
 import { Snippet } from '../components/Snippet';
 import { ErrorNote } from '../components/ErrorNote';
 import { CloseIcon, CopyIcon, FilterIcon, SearchIcon } from '../components/Icons';
 import { useNav } from '../state/nav';
+import { useQuery } from '../state/query';
 import { useSearch, type SearchFilters, type SectionScope } from '../state/useSearch';
 import { formatPages } from '../text/format';
 import { sectionLabel } from '../text/sections';
@@ -22,27 +23,14 @@ export function SearchView({ focusToken = 0, debounceMs }: SearchViewProps) {
   const search = useSearch(backend, { debounceMs, refreshToken: nav.libraryVersion });
   const { hits, filters, setFilters } = search;
   const [selected, setSelected] = useState(0);
-  const [docs, setDocs] = useState<DocumentSummary[]>([]);
-  const [docsLoaded, setDocsLoaded] = useState(false);
+  // The documents to filter by; "no documents yet" is said only once the list is known.
+  const documents = useQuery(() => backend.libraryDocuments(), [backend]);
+  const docs = documents.data ?? [];
+  const docsLoaded = documents.data !== undefined;
   const [copied, setCopied] = useState<number | null>(null);
   const [copyError, setCopyError] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLOListElement>(null);
-
-  useEffect(() => {
-    let live = true;
-    backend.libraryDocuments().then(
-      (d) => {
-        if (!live) return;
-        setDocs(d);
-        setDocsLoaded(true);
-      },
-      () => live && setDocs([]),
-    );
-    return () => {
-      live = false;
-    };
-  }, [backend, nav.libraryVersion]);
 
   useEffect(() => {
     if (focusToken > 0) {

@@ -15,6 +15,7 @@ import type { BackendError, KeyStatus, Settings, SettingsChange } from '../backe
 import { ErrorNote } from '../components/ErrorNote';
 import { useIngest } from '../state/ingest';
 import { useNav } from '../state/nav';
+import { useQuery } from '../state/query';
 
 const PROVIDERS: { id: string; name: string; env: string }[] = [
   { id: 'anthropic', name: 'Anthropic', env: 'ANTHROPIC_API_KEY' },
@@ -31,7 +32,11 @@ export function SettingsView() {
   const backend = useBackend();
   const nav = useNav();
   const ingest = useIngest();
-  const [settings, setSettings] = useState<Settings | null>(null);
+  // The form edits the loaded settings in place (`set`); saving replaces them with what was saved.
+  const loaded = useQuery(() => backend.getSettings(), [backend], { library: false });
+  const settings = loaded.data ?? null;
+  const setSettings = loaded.set;
+  /** Why saving or re-indexing failed (dismissable); a failed load is `loaded.error`. */
   const [error, setError] = useState<BackendError | null>(null);
   const [saving, setSaving] = useState(false);
   const [change, setChange] = useState<SettingsChange | null>(null);
@@ -42,23 +47,14 @@ export function SettingsView() {
     if (change?.needs_reindex) noticeRef.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
   }, [change]);
 
-  useEffect(() => {
-    let live = true;
-    backend.getSettings().then(
-      (s) => live && setSettings(s),
-      (e: unknown) => live && setError(toBackendError(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [backend]);
-
+  // Edits change loaded settings only: the form is not shown before they are.
+  const edit = (change: (s: Settings) => Settings) => setSettings((s) => change(s!));
   const update = <K extends keyof Settings>(key: K, value: Settings[K]) => {
-    setSettings((s) => (s ? { ...s, [key]: value } : s));
+    edit((s) => ({ ...s, [key]: value }));
     setChange(null);
   };
   const weight = (key: keyof Settings['weights'], value: number) => {
-    setSettings((s) => (s ? { ...s, weights: { ...s.weights, [key]: value } } : s));
+    edit((s) => ({ ...s, weights: { ...s.weights, [key]: value } }));
     setChange(null);
   };
 
@@ -94,6 +90,7 @@ export function SettingsView() {
       <header className="view-head">
         <h1>Settings</h1>
       </header>
+      <ErrorNote error={loaded.error} />
       <ErrorNote error={error} onDismiss={() => setError(null)} />
       {settings && (
         <form className="settings-form" onSubmit={(e) => void save(e)} data-testid="settings-form">
@@ -121,7 +118,7 @@ export function SettingsView() {
                 onChange={(e) => {
                   const v = e.target.value;
                   // Each fusion has its own scale of weights: switching takes its defaults.
-                  if (isFusionMethod(v)) setSettings((s) => (s ? { ...s, fusion: v, weights: { ...FUSION_DEFAULT_WEIGHTS[v] } } : s));
+                  if (isFusionMethod(v)) edit((s) => ({ ...s, fusion: v, weights: { ...FUSION_DEFAULT_WEIGHTS[v] } }));
                   setChange(null);
                 }}
               >
@@ -234,27 +231,18 @@ export function SettingsView() {
 
 function KeyField({ provider, name, env }: { provider: string; name: string; env: string }) {
   const backend = useBackend();
-  const [status, setStatus] = useState<KeyStatus | null>(null);
+  const key = useQuery(() => backend.keyStatus(provider), [backend, provider], { library: false });
+  const status = key.data ?? null;
   const [value, setValue] = useState('');
+  /** Why saving or removing the key failed; a failed status read is `key.error`. */
   const [error, setError] = useState<BackendError | null>(null);
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    let live = true;
-    backend.keyStatus(provider).then(
-      (s) => live && setStatus(s),
-      (e: unknown) => live && setError(toBackendError(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [backend, provider]);
 
   const act = async (fn: () => Promise<KeyStatus>) => {
     setBusy(true);
     setError(null);
     try {
-      setStatus(await fn());
+      key.set(await fn());
       setValue('');
     } catch (e) {
       setError(toBackendError(e));
@@ -302,7 +290,7 @@ function KeyField({ provider, name, env }: { provider: string; name: string; env
           Keychain: {status.keychain || 'unknown'}
         </p>
       )}
-      <ErrorNote error={error} />
+      <ErrorNote error={error ?? key.error} />
     </div>
   );
 }

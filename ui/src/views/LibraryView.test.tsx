@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { BackendError, IngestReport, Progress, Stage } from '../backend/types';
 import { FINAL_STAGES, ingestReducer, initialIngest } from '../state/ingest';
 import { FakeBackend } from '../backend/fake';
-import { timeLeft } from './LibraryView';
+import { timeLeft } from './library/IngestPanel';
 import { deferred, renderApp, stubBackend } from '../test/helpers';
 
 const FILES = ['/in/One.pdf', '/in/Two.pdf', '/in/Three.docx'];

@@ -1,11 +1,11 @@
-import { useEffect, useState } from 'react';
-import { useBackend } from '../backend';
-import { errorAdvice, toBackendError } from '../backend/errors';
-import type { BackendError, FileFailure, WatchedFolder } from '../backend/types';
-import { ErrorNote } from '../components/ErrorNote';
-import { FolderIcon } from '../components/Icons';
-import { useNav } from '../state/nav';
-import { baseName } from '../text/format';
+import { useState } from 'react';
+import { useBackend } from '../../backend';
+import { errorAdvice, toBackendError } from '../../backend/errors';
+import type { BackendError, WatchedFolder } from '../../backend/types';
+import { ErrorNote } from '../../components/ErrorNote';
+import { FolderIcon } from '../../components/Icons';
+import { useQuery } from '../../state/query';
+import { baseName } from '../../text/format';
 
 /**
  * The folders the library keeps in step with, and the files it could not add. Reloads whenever
@@ -13,32 +13,17 @@ import { baseName } from '../text/format';
  */
 export function WatchedFolders({ disabledReason }: { disabledReason?: string }) {
   const backend = useBackend();
-  const nav = useNav();
-  const [folders, setFolders] = useState<WatchedFolder[]>([]);
-  const [failures, setFailures] = useState<FileFailure[]>([]);
+  const watched = useQuery(() => backend.watchedFolders(), [backend]);
+  const failed = useQuery(() => backend.failures(), [backend]);
+  const folders = watched.data ?? [];
+  const failures = failed.data ?? [];
+  /** Why watching or unwatching a folder failed (dismissable; reading the lists fails on its own). */
   const [error, setError] = useState<BackendError | null>(null);
   const [showFailures, setShowFailures] = useState(false);
 
-  useEffect(() => {
-    let live = true;
-    Promise.all([backend.watchedFolders(), backend.failures()]).then(
-      ([f, x]) => {
-        if (!live) return;
-        setFolders(f);
-        setFailures(x);
-      },
-      (e: unknown) => {
-        if (live) setError(toBackendError(e));
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [backend, nav.libraryVersion]);
-
   const act = async (run: () => Promise<WatchedFolder[]>) => {
     try {
-      setFolders(await run());
+      watched.set(await run());
     } catch (e) {
       setError(toBackendError(e));
     }
@@ -68,6 +53,7 @@ export function WatchedFolders({ disabledReason }: { disabledReason?: string }) 
           <FolderIcon size={14} /> Watch a folder…
         </button>
       </div>
+      <ErrorNote error={watched.error ?? failed.error} />
       <ErrorNote error={error} onDismiss={() => setError(null)} />
       {folders.length === 0 ? (
         <p className="muted" data-testid="watched-empty">

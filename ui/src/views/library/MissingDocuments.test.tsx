@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { FakeBackend } from '../backend/fake';
-import { renderApp } from '../test/helpers';
+import { FakeBackend } from '../../backend/fake';
+import { renderApp } from '../../test/helpers';
 
 describe('documents cited but not in the library', () => {
   it('lists what the library cites but lacks, with how often', async () => {

@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { FakeBackend } from '../backend/fake';
-import type { SyncReport } from '../backend/types';
-import { renderApp } from '../test/helpers';
+import { FakeBackend } from '../../backend/fake';
+import type { SyncReport } from '../../backend/types';
+import { renderApp } from '../../test/helpers';
 
 const FOLDER = '/Users/analyst/Downloads/Rulebooks 2026';
 

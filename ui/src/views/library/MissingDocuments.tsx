@@ -1,26 +1,13 @@
-import { useEffect, useState } from 'react';
-import { useBackend } from '../backend';
-import type { MissingDocument } from '../backend/types';
-import { useNav } from '../state/nav';
+import { useBackend } from '../../backend';
+import { useQuery } from '../../state/query';
 
 /** The documents the library cites most but does not hold, so the analyst knows what to add. */
 export function MissingDocuments() {
   const backend = useBackend();
-  const nav = useNav();
-  const [missing, setMissing] = useState<MissingDocument[]>([]);
+  // A hint, not the library: when it cannot be read the panel is left out.
+  const { data: missing = [], error } = useQuery(() => backend.missingDocuments(), [backend]);
 
-  useEffect(() => {
-    let live = true;
-    backend.missingDocuments().then(
-      (m) => live && setMissing(m),
-      () => live && setMissing([]),
-    );
-    return () => {
-      live = false;
-    };
-  }, [backend, nav.libraryVersion]);
-
-  if (missing.length === 0) return null;
+  if (error || missing.length === 0) return null;
   return (
     <section className="missing-documents" aria-label="Cited but not in your library" data-testid="missing-documents">
       <h2>Cited but not in your library</h2>

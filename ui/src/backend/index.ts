@@ -105,14 +105,24 @@ export function inTauri(): boolean {
   return typeof window !== 'undefined' && window.__TAURI_INTERNALS__ !== undefined;
 }
 
+/** What a production build says when opened outside the desktop app (it holds no sample library). */
+export const OUTSIDE_DESKTOP =
+  "Folio's window must run inside the desktop app: start Folio (folio-desktop) rather than opening this page in a browser.";
+
 /**
- * The Tauri backend inside the desktop shell, otherwise the in-memory sample library (imported
- * only then: the desktop app never loads it).
+ * The Tauri backend inside the desktop shell. Outside it, in development (`npm run dev`) and in
+ * tests, the in-memory sample library. A production build, what the desktop app embeds, holds no
+ * sample: `vite build` replaces `import.meta.env.DEV` and `MODE` with constants, the import below
+ * becomes dead code and no chunk is emitted for it (`src/bundle.test.ts` checks); opened in a
+ * browser, that build rejects with `OUTSIDE_DESKTOP`.
  */
 export async function createBackend(): Promise<Backend> {
   if (inTauri()) return createTauriBackend();
-  const { FakeBackend } = await import('./fake');
-  return new FakeBackend();
+  if (import.meta.env.DEV || import.meta.env.MODE === 'test') {
+    const { FakeBackend } = await import('./fake');
+    return new FakeBackend();
+  }
+  throw new Error(OUTSIDE_DESKTOP);
 }
 
 export const BackendContext = createContext<Backend | null>(null);

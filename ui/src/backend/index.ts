@@ -5,6 +5,7 @@ import type {
   About,
   Backlinks,
   DefinitionHit,
+  Diagnostics,
   DocumentSummary,
   FileFailure,
   Hit,
@@ -83,6 +84,13 @@ export interface Backend {
   failures(): Promise<FileFailure[]>;
   /** Folio's version and the third-party parts it ships, with their licences. */
   about(): Promise<About>;
+  /**
+   * What a bug report needs: versions, OS, the embedder's CPU kernel, the library's size, where the
+   * log is and its last errors (messages only, no document text), and all of it as plain `text`.
+   */
+  diagnostics(): Promise<Diagnostics>;
+  /** Opens the folder holding Folio's log in the system's file manager. */
+  openLogFolder(): Promise<void>;
   /** The documents the library cites most but does not hold, most cited first. */
   missingDocuments(): Promise<MissingDocument[]>;
   /** Calls `cb` after each background pass over watched folders; returns the function that stops listening. */

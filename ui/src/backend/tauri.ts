@@ -9,6 +9,7 @@ import type {
   About,
   Backlinks,
   DefinitionHit,
+  Diagnostics,
   DocumentSummary,
   FileFailure,
   Hit,
@@ -153,6 +154,8 @@ export function createTauriBackend(): Backend {
     failures: () => call<FileFailure[]>('failures'),
     missingDocuments: () => call<MissingDocument[]>('missing_documents'),
     about: () => call<About>('about'),
+    diagnostics: () => call<Diagnostics>('diagnostics'),
+    openLogFolder: () => call<void>('open_log_folder'),
     repairLibrary: (onProgress) => call<RepairReport>('repair_library', { onProgress: progressChannel(onProgress) }),
     onLibraryChanged: (cb) => subscription(listen<SyncReport>('library-changed', (event) => cb(event.payload))),
   };

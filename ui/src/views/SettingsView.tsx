@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { AboutPanel } from './AboutPanel';
+import { DiagnosticsPanel } from './DiagnosticsPanel';
 import { useBackend } from '../backend';
 import { toBackendError } from '../backend/errors';
 import {
@@ -225,6 +226,7 @@ export function SettingsView() {
       </section>
 
       <AboutPanel />
+      <DiagnosticsPanel />
     </div>
   );
 }

@@ -7,12 +7,14 @@
 //   library.ts  finding sections, resolving references across documents, marking defined terms
 //   search.ts   the answers         ingest.ts   adding files, with progress and failures
 //   pages.ts    page images         text.ts     query terms and snippets
+//   diagnostics.ts  the report for bug reports
 import type { Backend, ProgressHandler } from '../index';
 import type {
   About,
   BackendError,
   Backlinks,
   DefinitionHit,
+  Diagnostics,
   DocumentSummary,
   FileFailure,
   Hit,
@@ -32,6 +34,7 @@ import type {
 } from '../types';
 import { writeClipboard } from '../clipboard';
 import { backendError } from '../errors';
+import { SAMPLE_LOG_DIR, diagnosticsReport } from './diagnostics';
 import { SampleIngest, sleep } from './ingest';
 import { SampleLibrary } from './library';
 import { pageImage } from './pages';
@@ -78,6 +81,8 @@ export class FakeBackend implements Backend {
   private repaired: string[];
   private damaged: boolean;
   private watched: string[] = [];
+  /** Why the OS does not follow a watched folder, by path (none: all are followed). */
+  private watchErrors = new Map<string, string>();
   private changeListeners = new Set<(r: SyncReport) => void>();
   private openListeners = new Set<(paths: string[]) => void>();
 
@@ -96,6 +101,12 @@ export class FakeBackend implements Backend {
   /** Test hook: as if another process took (false) or released (true) the write lock. */
   setWritable(writable: boolean): void {
     this.writable = writable;
+  }
+
+  /** Test hook: as if the OS stopped following a watched folder, and why (null: follows it again). */
+  setWatchError(path: string, error: string | null): void {
+    if (error === null) this.watchErrors.delete(path);
+    else this.watchErrors.set(path, error);
   }
 
   /** Test hook: the files reported as rolled back when the library opened. */
@@ -242,6 +253,7 @@ export class FakeBackend implements Backend {
       path,
       exists: true,
       documents: this.lib.docs.filter((d) => d.row.path.startsWith(`${path}/`)).length,
+      error: this.watchErrors.get(path) ?? null,
     }));
   }
 
@@ -319,6 +331,26 @@ export class FakeBackend implements Backend {
         { name: 'PDFium', role: 'reads PDF files', licence: 'BSD-3-Clause', text: null },
       ],
     };
+  }
+
+  async diagnostics(): Promise<Diagnostics> {
+    const docs = this.lib.docs;
+    return diagnosticsReport({
+      version: (await this.about()).version,
+      os: 'a web browser (the in-memory sample library)',
+      kernel: 'none: the sample library embeds nothing',
+      library: this.settings.library_dir,
+      documents: docs.length,
+      chunks: docs.reduce((n, d) => n + d.chunks.length, 0),
+      library_bytes: docs.reduce((n, d) => n + d.row.size, 0),
+      log_dir: SAMPLE_LOG_DIR,
+      // As the engine's log has them: the file and why, never its text.
+      recent_errors: [...this.ingester.failed.values()].sort((a, b) => a.at - b.at).map((f) => `${f.path}: ${f.message}`),
+    });
+  }
+
+  async openLogFolder(): Promise<void> {
+    // A browser has no file manager to show the folder in; the desktop app opens it.
   }
 
   async repairLibrary(onProgress?: ProgressHandler): Promise<RepairReport> {

@@ -57,3 +57,22 @@ describe('watched folders', () => {
     expect(button.getAttribute('title')).toMatch(/^Read-only: /);
   });
 });
+
+describe('a watched folder the OS does not follow', () => {
+  it('says why on its row, and the warning goes once it is followed again', async () => {
+    const backend = new FakeBackend({ delayMs: 1 });
+    await backend.watchFolder(FOLDER);
+    await waitFor(async () => expect((await backend.libraryDocuments()).length).toBe(3));
+    const limit = 'the inotify watch limit is reached (fs.inotify.max_user_watches = 8192)';
+    backend.setWatchError(FOLDER, limit);
+    const { user } = renderApp(backend, { view: 'library' });
+    const row = await screen.findByTestId('watched-folder');
+    expect(within(row).getByTestId('watched-folder-error')).toHaveTextContent(`Changes in this folder are not followed: ${limit}`);
+    expect(within(row).getByTestId('watched-count')).toHaveTextContent('1 document');
+
+    // Watching it again reads the rows afresh: followed now, no warning.
+    backend.setWatchError(FOLDER, null);
+    await user.click(screen.getByTestId('watch-folder'));
+    await waitFor(() => expect(within(screen.getByTestId('watched-folder')).queryByTestId('watched-folder-error')).toBeNull());
+  });
+});

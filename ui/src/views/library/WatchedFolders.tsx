@@ -80,6 +80,11 @@ export function WatchedFolders({ disabledReason }: { disabledReason?: string }) 
               >
                 Stop watching
               </button>
+              {f.error !== null && (
+                <p className="watched-error" role="status" data-testid="watched-folder-error">
+                  <span aria-hidden="true">⚠ </span>Changes in this folder are not followed: {f.error}
+                </p>
+              )}
             </li>
           ))}
         </ul>

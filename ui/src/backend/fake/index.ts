@@ -1,7 +1,7 @@
-// An in-memory sample library implementing `Backend`, so the UI runs in a plain browser and in
-// component tests. Its answers are computed from its sample documents (search is a simple
-// case-insensitive term match), not canned. The desktop app never loads it (`createBackend`
-// imports it only outside Tauri).
+// An in-memory sample library implementing `Backend`, so the UI runs in a plain browser (`npm run
+// dev`) and in component tests. Its answers are computed from its sample documents (search is a
+// simple case-insensitive term match), not canned. It is not in the production bundle the desktop
+// app embeds: `createBackend` imports it only in development and tests.
 //
 //   samples.ts  the documents: `folio parse --json --text` of tests/fixtures/samples (samples.json)
 //   library.ts  finding sections, resolving references across documents, marking defined terms

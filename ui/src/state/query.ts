@@ -70,7 +70,7 @@ export function useQuery<T>(fetch: () => Promise<T>, deps: DependencyList, optio
   // Turning a query on counts as new dependencies: nothing from before is shown.
   const key = useDepsKey([...deps, enabled]);
   const [settled, setSettled] = useState<Settled<T>>({ key: -1, data: undefined, error: null });
-  const [inFlight, setInFlight] = useState<number | null>(null);
+  const [pending, setPending] = useState(false);
   const [nonce, setNonce] = useState(0);
   // The number of the latest request: an answer to any other is stale and dropped.
   const latest = useRef(0);
@@ -80,21 +80,21 @@ export function useQuery<T>(fetch: () => Promise<T>, deps: DependencyList, optio
   useEffect(() => {
     if (!enabled) return;
     const mine = ++latest.current;
-    setInFlight(mine);
+    setPending(true);
     fetchRef.current().then(
       (data) => {
         if (latest.current !== mine) return;
         setSettled({ key, data, error: null });
-        setInFlight(null);
+        setPending(false);
       },
       (e: unknown) => {
         if (latest.current !== mine) return;
         setSettled((s) => ({ key, data: s.key === key || keepPrevious ? s.data : undefined, error: toBackendError(e) }));
-        setInFlight(null);
+        setPending(false);
       },
     );
     return () => {
-      // Unmounted, or the dependencies changed: this request's answer is no longer wanted.
+      // A newer request replaces this one, or the component is gone: its answer is not wanted.
       if (latest.current === mine) latest.current++;
     };
     // `key` stands for `deps` and `enabled`; `keepPrevious` is only read when an answer arrives.
@@ -104,7 +104,7 @@ export function useQuery<T>(fetch: () => Promise<T>, deps: DependencyList, optio
   const set = useCallback(
     (next: T | ((previous: T | undefined) => T)) => {
       latest.current++;
-      setInFlight(null);
+      setPending(false);
       setSettled((s) => {
         const previous = s.key === key ? s.data : undefined;
         const data = typeof next === 'function' ? (next as (p: T | undefined) => T)(previous) : next;
@@ -120,7 +120,7 @@ export function useQuery<T>(fetch: () => Promise<T>, deps: DependencyList, optio
     data: current || keepPrevious ? settled.data : undefined,
     error: current ? settled.error : null,
     // Until the effect for new dependencies has run, their request counts as in flight.
-    loading: enabled && (!current || inFlight !== null),
+    loading: enabled && (!current || pending),
     refetch,
     set,
   };

@@ -11,8 +11,11 @@
    one line for each edge.
 2. No source file over 800 lines unless it is on the allow-list below, each with its reason. An
    allowed file that has shrunk under the limit is reported, so the list does not go stale.
+3. No Rust function over 150 lines in the crates' own code (tests, benchmarks and examples aside);
+   the ten longest are listed, so that a function growing towards the limit is seen.
 
 Usage: scripts/check-structure.py [ROOT]       (ROOT: the repository, default this script's parent)
+       scripts/check-structure.py --functions N [ROOT]  (the N longest functions, and nothing else)
        scripts/check-structure.py --self-test  (checks the checker on made-up crates)
 """
 
@@ -27,6 +30,8 @@ from collections import defaultdict
 from pathlib import Path
 
 LIMIT = 800
+# The longest a function of the crates' own code may be, in lines from `fn` to its closing brace.
+FUNCTION_LIMIT = 150
 
 # Files allowed over LIMIT lines, each with the reason it stays one file.
 ALLOWED: dict[str, str] = {}
@@ -294,10 +299,67 @@ def check_sizes(root: Path) -> tuple[list[str], list[str]]:
     return problems, notes
 
 
+def functions(text: str) -> list[tuple[str, int, int]]:
+    """(name, first line, lines) of every `fn` with a body in stripped Rust source, nested ones too."""
+    out = []
+    for m in re.finditer(r"\bfn\s+(\w+)", text):
+        j = m.end()
+        # The body's brace: the first `{` or `;` after the signature, at bracket depth 0.
+        depth = 0
+        while j < len(text):
+            c = text[j]
+            if c in "(<[":
+                depth += 1
+            elif c in ")>]" and depth:
+                depth -= 1
+            elif depth == 0 and c in "{;":
+                break
+            j += 1
+        if j >= len(text) or text[j] == ";":
+            continue
+        start, depth = j, 1
+        j += 1
+        while j < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            j += 1
+        first = text.count("\n", 0, m.start()) + 1
+        out.append((m.group(1), first, text.count("\n", m.start(), j) + 1))
+    return out
+
+
+def own_code(rel: str) -> bool:
+    """A crate's own code: `src/` of a crate or the desktop shell, not tests, benches or examples."""
+    parts = rel.split("/")
+    return rel.endswith(".rs") and "src" in parts and not {"tests", "benches", "examples", "fuzz"} & set(parts)
+
+
+def longest_functions(root: Path, n: int) -> list[tuple[int, str]]:
+    found = []
+    for f in tracked_files(root):
+        rel = f.relative_to(root).as_posix()
+        if not own_code(rel):
+            continue
+        text = drop_test_modules(strip_rust(f.read_text(encoding="utf-8", errors="replace")))
+        for name, line, lines in functions(text):
+            found.append((lines, f"{rel}:{line} {name}"))
+    return sorted(found, reverse=True)[:n]
+
+
+def check_functions(root: Path) -> tuple[list[str], list[str]]:
+    longest = longest_functions(root, 1_000_000)
+    problems = [f"{where}: {lines} lines, over {FUNCTION_LIMIT}: split it along its phases"
+                for lines, where in longest if lines > FUNCTION_LIMIT]
+    notes = ["longest functions: " + ", ".join(f"{w.split(' ')[1]} {n}" for n, w in longest[:10])]
+    return problems, notes
+
+
 def main(root: Path) -> int:
     problems = check_cycles(root)
     size_problems, notes = check_sizes(root)
     problems += size_problems
+    function_problems, function_notes = check_functions(root)
+    problems += function_problems
+    notes += function_notes
     for n in notes:
         print(n)
     if problems:
@@ -306,7 +368,7 @@ def main(root: Path) -> int:
             print(p, file=sys.stderr)
         return 1
     print("structure check passed: no import cycles between modules, no file over "
-          f"{LIMIT} lines outside the allow-list")
+          f"{LIMIT} lines outside the allow-list, no function over {FUNCTION_LIMIT} lines")
     return 0
 
 
@@ -362,10 +424,25 @@ def self_test() -> int:
         ok = len(problems) == 1 and problems[0].startswith("big.rs")
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'} a file of {LIMIT + 1} lines is reported, one of {LIMIT} is not")
+    text = strip_rust(
+        "fn short() -> Vec<u8> { vec![] }\n"
+        "fn braces_in_strings() {\n    let s = \"{{{\";\n    let c = '}';\n}\n"
+        "trait T { fn declared(&self); }\n"
+        "impl X {\n    pub fn long<F: Fn(u8) -> [u8; 2]>(f: F) where F: Copy {\n" + "        f(1);\n" * 5 + "    }\n}\n")
+    got = [(name, lines) for name, _, lines in functions(text)]
+    want = [("short", 1), ("braces_in_strings", 4), ("long", 7)]
+    ok = got == want
+    failed += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} function lengths: {got}, expected {want}")
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--self-test"]:
         sys.exit(self_test())
+    if sys.argv[1:2] == ["--functions"]:
+        where = Path(sys.argv[3]) if len(sys.argv) > 3 else Path(__file__).resolve().parent.parent
+        for lines, name in longest_functions(where, int(sys.argv[2])):
+            print(f"{lines:5}  {name}")
+        sys.exit(0)
     sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent))

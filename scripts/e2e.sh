@@ -83,4 +83,6 @@ export FOLIO_E2E_ARTIFACTS=$FOLIO_ROOT/tests/artifacts/e2e
 mkdir -p "$SCRATCH/watched"
 export FOLIO_E2E_WATCH_DIR=$SCRATCH/watched
 export FOLIO_E2E_LIBRARY=$SCRATCH/library
+# The app's log folder under the scratch home's data folder (folio_engine::log::default_log_dir).
+export FOLIO_E2E_LOG_DIR=$XDG_DATA_HOME/folio/logs
 node tests/e2e/app.mjs

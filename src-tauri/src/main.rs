@@ -10,9 +10,10 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use folio_engine::{
-    instance, BackendError, Backlinks, DefinitionHit, DocumentSummary, EngineError, ErrorCode, FileFailure,
-    Hit, IngestReport, LibraryStatus, MissingDocument, Outline, PageImage, Progress, ProgressThrottle,
-    RepairReport, SearchRequest, SectionView, Settings, SettingsChange, WatchedFolder, Workspace,
+    instance, BackendError, Backlinks, DefinitionHit, Diagnostics, DocumentSummary, EngineError, ErrorCode,
+    FileFailure, Hit, IngestReport, LibraryStatus, MissingDocument, Outline, PageImage, Progress,
+    ProgressThrottle, RepairReport, SearchRequest, SectionView, Settings, SettingsChange, WatchedFolder,
+    Workspace,
 };
 use tauri::ipc::Channel;
 use tauri::{Emitter, Manager, State};
@@ -31,9 +32,22 @@ struct App {
     /// Files opened with Folio (at start, or handed over by a later `folio-desktop FILE…`) that
     /// the UI has not taken yet.
     opened_files: Mutex<Vec<PathBuf>>,
+    /// The folder of the app's log files.
+    log_dir: PathBuf,
+    /// Whether to report the start-up time (scripts/bench/startup.sh).
+    startup_report: Option<StartupReport>,
+    /// What the environment sets for the engine, read at start (with a bundle's own assets
+    /// where the environment names none); set once, in the app's setup.
+    env: OnceLock<folio_engine::Environment>,
 }
 
 impl App {
+    /// What the environment sets for the engine.
+    fn env(&self) -> &folio_engine::Environment {
+        static UNSET: OnceLock<folio_engine::Environment> = OnceLock::new();
+        self.env.get().unwrap_or_else(|| UNSET.get_or_init(folio_engine::Environment::default))
+    }
+
     /// The open workspace (waiting for the first open), or why there is none.
     fn workspace(&self) -> Result<Arc<Workspace>, BackendError> {
         if let Some(ws) = self.repaired.read().unwrap_or_else(|e| e.into_inner()).clone() {
@@ -55,9 +69,11 @@ impl App {
     fn watch(&self, ws: &Workspace) {
         let Some(handle) = self.handle.get().cloned() else { return };
         if let Err(e) = ws.start_watching(move |r| {
-            let _ = handle.emit("library-changed", r);
+            if let Err(e) = handle.emit("library-changed", r) {
+                tracing::warn!("the window was not told of a watched folder's changes: {e}");
+            }
         }) {
-            eprintln!("folio: watched folders are not followed: {e}");
+            tracing::error!("watched folders are not followed: {e}");
         }
     }
 
@@ -67,8 +83,8 @@ impl App {
             return Err(BackendError::new(ErrorCode::Invalid, "the library is open and needs no repair"));
         }
         let settings = self.settings.get().cloned().unwrap_or_else(folio_engine::default_settings_path);
-        let report = Workspace::repair(&settings, &mut progress)?;
-        let ws = Arc::new(Workspace::open(&settings)?);
+        let report = Workspace::repair(&settings, self.env(), &mut progress)?;
+        let ws = Arc::new(Workspace::open(&settings, self.env())?);
         self.watch(&ws);
         *self.repaired.write().unwrap_or_else(|e| e.into_inner()) = Some(ws);
         Ok(report)
@@ -101,14 +117,18 @@ async fn run<T: Send + 'static>(
 /// Progress to a channel, at most ten events a second per file and stage.
 fn progress(channel: Channel<Progress>) -> impl FnMut(Progress) {
     let mut throttle = ProgressThrottle::new(Duration::from_millis(100), move |p| {
-        let _ = channel.send(p);
+        // Fails only once the window that asked has gone; the work goes on and reports at its end.
+        if let Err(e) = channel.send(p) {
+            tracing::debug!("a progress event found no window: {e}");
+        }
     });
     move |p| throttle.push(p)
 }
 
 #[tauri::command]
 async fn library_documents(app: State<'_, Arc<App>>) -> Res<Vec<DocumentSummary>> {
-    run(&app, |w| w.documents()).await.inspect(|_| startup_probe())
+    let report = app.startup_report;
+    run(&app, |w| w.documents()).await.inspect(|_| startup_probe(report))
 }
 
 /// Repairs a library that could not be opened because a store is damaged, with progress, and
@@ -121,19 +141,62 @@ async fn repair_library(app: State<'_, Arc<App>>, on_progress: Channel<Progress>
 /// When the UI first has the library (the window is up and interactive): with
 /// `FOLIO_STARTUP_REPORT` set, prints `{"startup_ms": …}` since the process started, and with
 /// `FOLIO_STARTUP_REPORT=exit` quits (scripts/bench/startup.sh).
-fn startup_probe() {
+fn startup_probe(report: Option<StartupReport>) {
     static DONE: OnceLock<()> = OnceLock::new();
-    let Some(mode) = std::env::var_os("FOLIO_STARTUP_REPORT") else { return };
+    let Some(report) = report else { return };
     if DONE.set(()).is_ok() {
         let ms = STARTED.get().map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
         println!("{{\"startup_ms\": {ms:.1}}}");
-        if mode == "exit" {
+        if report == StartupReport::Exit {
             std::process::exit(0);
         }
     }
 }
 
+/// `FOLIO_STARTUP_REPORT`: print the start-up time (any value), and quit after it (`exit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StartupReport {
+    Print,
+    Exit,
+}
+
 static STARTED: OnceLock<std::time::Instant> = OnceLock::new();
+
+/// What the environment says, read once at start (as ripgrep turns its flags into options).
+struct DesktopOptions {
+    /// The settings file (`FOLIO_SETTINGS`, or the platform's config folder).
+    settings: PathBuf,
+    /// The log (`FOLIO_LOG_DIR`, or the platform's data folder + `folio/logs`).
+    log: folio_engine::log::LogOptions,
+    /// `FOLIO_STARTUP_REPORT`.
+    startup_report: Option<StartupReport>,
+    /// What the environment sets for the engine (`FOLIO_ASSETS_DIR`, `FOLIO_PDFIUM`, …), or why
+    /// a value it sets is not understood.
+    env: Result<folio_engine::Environment, String>,
+}
+
+impl DesktopOptions {
+    fn from_env() -> DesktopOptions {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let mut log = folio_engine::log::LogOptions::in_folder(
+            var("FOLIO_LOG_DIR").unwrap_or_else(folio_engine::log::default_log_dir),
+        );
+        // Started from a terminal: the log shows there too.
+        log.stderr = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        DesktopOptions {
+            settings: var("FOLIO_SETTINGS").unwrap_or_else(folio_engine::default_settings_path),
+            log,
+            env: folio_engine::Environment::from_process().map_err(|e| e.to_string()),
+            startup_report: std::env::var_os("FOLIO_STARTUP_REPORT").map(|v| {
+                if v == "exit" {
+                    StartupReport::Exit
+                } else {
+                    StartupReport::Print
+                }
+            }),
+        }
+    }
+}
 
 #[tauri::command]
 async fn library_status(app: State<'_, Arc<App>>) -> Res<LibraryStatus> {
@@ -249,8 +312,8 @@ async fn unwatch_folder(app: State<'_, Arc<App>>, path: PathBuf) -> Res<Vec<Watc
 }
 
 #[tauri::command]
-fn about() -> folio_engine::about::About {
-    folio_engine::about::about()
+fn about(app: State<'_, Arc<App>>) -> folio_engine::about::About {
+    folio_engine::about::about(app.env())
 }
 
 #[tauri::command]
@@ -265,6 +328,27 @@ fn opened_files(app: State<'_, Arc<App>>) -> Vec<PathBuf> {
     std::mem::take(&mut *app.opened_files.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
+/// What a bug report needs: version, system, embedder kernel, library size, recent problems.
+#[tauri::command]
+async fn diagnostics(app: State<'_, Arc<App>>) -> Res<Diagnostics> {
+    off_thread(&app, |a| {
+        let ws = a.workspace();
+        Ok(folio_engine::diagnostics(&a.log_dir, ws.as_deref().map_err(|e| e.message.as_str())))
+    })
+    .await
+}
+
+/// Opens the log folder in the system's file manager.
+#[tauri::command]
+fn open_log_folder(app: State<'_, Arc<App>>) -> Res<()> {
+    folio_engine::log::reveal(&app.log_dir).map_err(|e| {
+        BackendError::new(
+            ErrorCode::Io,
+            format!("the log folder {} could not be opened: {e}", app.log_dir.display()),
+        )
+    })
+}
+
 #[tauri::command]
 async fn failures(app: State<'_, Arc<App>>) -> Res<Vec<FileFailure>> {
     run(&app, |w| w.failures()).await
@@ -273,24 +357,37 @@ async fn failures(app: State<'_, Arc<App>>) -> Res<Vec<FileFailure>> {
 fn main() {
     folio_engine::tune_allocator();
     folio_engine::serve_converter_if_asked();
-    let _ = STARTED.set(std::time::Instant::now());
-    let settings = std::env::var_os("FOLIO_SETTINGS")
-        .map(PathBuf::from)
-        .unwrap_or_else(folio_engine::default_settings_path);
+    STARTED.get_or_init(std::time::Instant::now);
+    let options = DesktopOptions::from_env();
+    if let Err(e) = folio_engine::log::start(&options.log) {
+        // Nowhere else to say it: the app runs on without a log file.
+        eprintln!("folio: no log file in {}: {e}", options.log.dir.display());
+    }
+    let settings = options.settings.clone();
     // One window per library: files opened while Folio runs go to that window.
     let opened = instance::opened_paths(std::env::args_os().skip(1));
     let listener = match instance::claim(&settings, &opened) {
         instance::Claim::Forwarded => {
-            eprintln!("folio: this library is open in another Folio window; the files go there");
+            tracing::info!("this library is open in another Folio window; the files went there");
             return;
         }
         instance::Claim::First(l) => Some(l),
         instance::Claim::Alone(why) => {
-            eprintln!("folio: files opened later start another window: {why}");
+            tracing::warn!("files opened later start another window: {why}");
             None
         }
     };
-    let app_state = Arc::new(App { opened_files: Mutex::new(opened), ..App::default() });
+    let mut env = options.env.unwrap_or_else(|why| {
+        // Said in the log; the app runs as if the variable were unset.
+        tracing::error!("{why}; going on without the environment's settings");
+        folio_engine::Environment::default()
+    });
+    let app_state = Arc::new(App {
+        opened_files: Mutex::new(opened),
+        log_dir: options.log.dir.clone(),
+        startup_report: options.startup_report,
+        ..App::default()
+    });
     let opening = app_state.clone();
     let closing = app_state.clone();
     tauri::Builder::default()
@@ -298,37 +395,44 @@ fn main() {
         .manage(app_state)
         .setup(move |app| {
             // Bundles carry the models and pdfium as resources.
-            if std::env::var_os("FOLIO_ASSETS_DIR").is_none() {
+            if env.assets_dir.is_none() {
                 if let Ok(dir) = app.path().resource_dir().map(|d| d.join("assets")) {
                     if dir.is_dir() {
-                        std::env::set_var("FOLIO_ASSETS_DIR", dir);
+                        env.assets_dir = Some(dir);
                     }
                 }
             }
+            opening.env.get_or_init(|| std::mem::take(&mut env));
             // The window title carries the version, as `folio --version` does.
             if let Some(w) = app.get_webview_window("main") {
-                let _ = w.set_title(&format!("Folio {}", env!("CARGO_PKG_VERSION")));
+                if let Err(e) = w.set_title(&format!("Folio {}", env!("CARGO_PKG_VERSION"))) {
+                    tracing::warn!("the window title was not set: {e}");
+                }
             }
             if let Some(listener) = listener {
                 let (handle, state) = (app.handle().clone(), opening.clone());
                 listener.serve(move |paths| {
                     state.opened_files.lock().unwrap_or_else(|e| e.into_inner()).extend(paths);
                     if let Some(w) = handle.get_webview_window("main") {
-                        let _ = w.unminimize();
-                        let _ = w.show();
-                        let _ = w.set_focus();
+                        // Bringing the window forward is a courtesy; the files arrive either way.
+                        if let Err(e) = w.unminimize().and_then(|()| w.show()).and_then(|()| w.set_focus()) {
+                            tracing::debug!("the window was not brought forward: {e}");
+                        }
                     }
-                    let _ = handle.emit("open-files", ());
+                    if let Err(e) = handle.emit("open-files", ()) {
+                        tracing::warn!("the window was not told of files opened with Folio: {e}");
+                    }
                 });
             }
-            let _ = opening.handle.set(app.handle().clone());
-            let _ = opening.settings.set(settings.clone());
+            // Set once, here: the app's setup runs once.
+            opening.handle.get_or_init(|| app.handle().clone());
+            opening.settings.get_or_init(|| settings.clone());
             std::thread::spawn(move || {
-                let ws = Workspace::open(&settings).map(Arc::new).map_err(BackendError::from);
+                let ws = Workspace::open(&settings, opening.env()).map(Arc::new).map_err(BackendError::from);
                 if let Err(e) = &ws {
-                    eprintln!("folio: the library could not be opened: {}", e.message);
+                    tracing::error!(code = %e.code, "the library could not be opened: {}", e.message);
                 }
-                let _ = opening.opened.set(ws.clone());
+                opening.opened.get_or_init(|| ws.clone());
                 // Watched folders: brought in step with changes made while the app was closed,
                 // then followed; each pass that changed the library is announced to the UI.
                 if let Ok(ws) = ws {
@@ -360,6 +464,8 @@ fn main() {
             watch_folder,
             unwatch_folder,
             failures,
+            diagnostics,
+            open_log_folder,
             opened_files,
             missing_documents,
             about,

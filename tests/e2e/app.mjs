@@ -10,9 +10,11 @@
 // FOLIO_E2E_DOCS (two documents or more, ':'-separated; GEN and AML for the cross-document check), FOLIO_E2E_BIG_PDF, FOLIO_E2E_ARTIFACTS,
 // FOLIO_E2E_WATCH_DIR (an empty folder: watched, then files are added, renamed and deleted in it),
 // FOLIO_E2E_LIBRARY (the library folder: after the first session its catalog is damaged, and a
-// second start of the app must offer the repair, run it and show the library again).
+// second start of the app must offer the repair, run it and show the library again),
+// FOLIO_E2E_LOG_DIR (the app's log folder: the damaged library's error must be in it, and no
+// document text, query or key).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Keys, Session, sleep } from './webdriver.mjs';
 
@@ -22,6 +24,10 @@ const docs = (process.env.FOLIO_E2E_DOCS || '').split(':').filter(Boolean);
 const bigPdf = process.env.FOLIO_E2E_BIG_PDF;
 const artifacts = process.env.FOLIO_E2E_ARTIFACTS || 'tests/artifacts/e2e';
 const watchDir = process.env.FOLIO_E2E_WATCH_DIR;
+const logDir = process.env.FOLIO_E2E_LOG_DIR;
+/** A query and a key the app is given; neither may reach its log. */
+const LOGGED_QUERY = 'Authorised Person must notify the Regulator';
+const LOGGED_KEY = 'sk-ant-e2e-never-logged-5f3a9c';
 mkdirSync(artifacts, { recursive: true });
 
 const results = [];
@@ -106,7 +112,7 @@ async function main() {
     // Search: results as you type, with breadcrumbs.
     await nav(s, 'search');
     const box = await s.find('[data-testid="search-input"]');
-    await box.type('Authorised Person must notify the Regulator');
+    await box.type(LOGGED_QUERY);
     const hits = await s.waitFor('[data-testid="hit"]', { what: 'search results' });
     check('search shows hits', hits.length > 0, `${hits.length} hits`);
     const crumbs = await s.findAll('[data-testid="hit"] [data-testid="hit-crumb"]');
@@ -244,6 +250,17 @@ async function main() {
     await nav(s, 'settings');
     await sleep(500);
     await shot(s, 'settings');
+    // A key handed to the app (stored in the keychain, or refused where there is none): it must
+    // never reach the log (checked once the app has logged an error, below).
+    await s.execAsync(
+      `const done = arguments[arguments.length - 1];
+       window.__TAURI_INTERNALS__.invoke('set_key', { provider: 'anthropic', key: arguments[0] }).then(() => done(true), () => done(false));`,
+      [LOGGED_KEY],
+    );
+    await s.execAsync(
+      `const done = arguments[arguments.length - 1];
+       window.__TAURI_INTERNALS__.invoke('remove_key', { provider: 'anthropic' }).then(() => done(true), () => done(false));`,
+    );
 
     // A watched folder: the library view follows files added, renamed and deleted in it, with no
     // action in the window. (The folder is chosen through the app's IPC: WebDriver cannot drive the
@@ -363,6 +380,7 @@ async function repairPhase() {
     const [note] = await s.waitFor('[data-testid="error"][data-code="damaged"]', { timeoutMs: 30000, what: 'the damaged-library note' });
     check('a damaged catalog is reported in the app', /damaged/.test(await note.text()), (await note.text()).slice(0, 100));
     await shot(s, 'library-damaged');
+    await checkLog(s);
     const t = Date.now();
     await (await s.find('[data-testid="repair-library"]')).click();
     const [done] = await s.waitFor('[data-testid="repair-done"]', { timeoutMs: 180000, what: 'the repair' });
@@ -375,6 +393,49 @@ async function repairPhase() {
     const rows = await s.waitFor('[data-testid="doc-row"]', { count: docs.length, timeoutMs: 30000, what: 'the documents after the repair' });
     check('the app repairs a damaged catalog', rows.length >= docs.length, `${said.replace(/\s*Open the library$/, '')} (${ms} ms); ${rows.length} documents listed`);
   });
+}
+
+/** The text of every log file in the log folder. */
+function logText() {
+  if (!logDir || !existsSync(logDir)) return '';
+  return readdirSync(logDir)
+    .filter((f) => f.startsWith('folio.log'))
+    .map((f) => readFileSync(join(logDir, f), 'utf8'))
+    .join('\n');
+}
+
+/**
+ * The app opened on a damaged library wrote why to its log file, and the diagnostics report
+ * carries it; the log holds no query, key or document text from the sessions before.
+ */
+async function checkLog(s) {
+  if (!logDir) return;
+  const log = await s.until(async () => {
+    const text = logText();
+    return /the library could not be opened: .*damaged/.test(text) && text;
+  }, { timeoutMs: 10000, what: 'the error in the log file' });
+  const line = log.split('\n').find((l) => /could not be opened/.test(l));
+  check('the app logs why the library did not open', true, line.slice(0, 140));
+  const diagnostics = await s.execAsync(
+    `const done = arguments[arguments.length - 1];
+     window.__TAURI_INTERNALS__.invoke('diagnostics').then(done, (e) => done({ error: String(e && e.message || e) }));`,
+  );
+  check(
+    'diagnostics carry the version and the last problem',
+    !diagnostics.error && diagnostics.version && diagnostics.recent_errors.some((e) => /could not be opened/.test(e)),
+    diagnostics.error || `${diagnostics.version}, ${diagnostics.recent_errors.length} problems, log ${diagnostics.log_dir}`,
+  );
+  // Sentences of the documents that were indexed: none may be in the log.
+  const sentences = docs
+    .flatMap((d) => readFileSync(d, 'utf8').split(/(?<=[.;:])\s+/))
+    .map((x) => x.trim())
+    .filter((x) => x.length >= 40);
+  const leaked = sentences.filter((x) => log.includes(x));
+  check(
+    'the log holds no document text, query or key',
+    leaked.length === 0 && !log.includes(LOGGED_QUERY) && !log.includes(LOGGED_KEY) && sentences.length > 100,
+    leaked.length ? `leaked: ${leaked[0].slice(0, 80)}` : `${log.length} bytes checked against ${sentences.length} sentences`,
+  );
 }
 
 main()

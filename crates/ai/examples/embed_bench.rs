@@ -37,8 +37,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/minilm"));
 
+    // FOLIO_INT8_KERNEL=amx|vnni|avx2|scalar measures a lesser kernel than the CPU's best.
+    let kernel = match std::env::var("FOLIO_INT8_KERNEL").ok().filter(|k| !k.is_empty()) {
+        Some(k) => Some(
+            folio_ai::Int8Kernel::parse(&k)
+                .ok_or(format!("FOLIO_INT8_KERNEL={k}: amx, vnni, avx2 or scalar"))?,
+        ),
+        None => None,
+    };
     let t = Instant::now();
-    let mut model = MiniLm::load_with(&assets, precision)?;
+    let mut model = MiniLm::load_run(&assets, folio_ai::RunOptions { precision, kernel })?;
     if let Some(t) = threads {
         model = model.with_threads(t);
     }

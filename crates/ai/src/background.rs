@@ -87,6 +87,14 @@ impl Embedder for BackgroundEmbedder {
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError> {
         self.wait()?.embed_query(text)
     }
+
+    /// The loaded model's own description (waiting for it), or why it did not load.
+    fn describe(&self) -> String {
+        match self.wait() {
+            Ok(m) => m.describe(),
+            Err(e) => format!("{} (not loaded: {e})", self.id),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -18,16 +18,22 @@ pub const SERVICE: &str = "folio";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum KeySource {
+    /// The key is in the OS keychain.
     Keychain,
+    /// The key comes from the provider's environment variable ([`env_var`]).
     Environment,
+    /// No key is set.
     None,
 }
 
 /// What is known about a provider's key, without the key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct KeyStatus {
+    /// The provider: `anthropic` or `openai`.
     pub provider: String,
+    /// Whether a key is set, in the keychain or the environment.
     pub set: bool,
+    /// Where the key comes from ([`KeySource::None`] when none is set).
     pub source: KeySource,
     /// Whether a keychain can store keys on this machine.
     pub keychain_available: bool,

@@ -42,9 +42,11 @@ mod openai;
 mod static_model;
 
 pub use background::BackgroundEmbedder;
-pub use encoder::{kernel as int8_kernel, BertConfig, Kernel as Int8Kernel};
+pub use encoder::{kernel as int8_kernel, kernels as int8_kernels, BertConfig, Kernel as Int8Kernel};
 pub use folio_core::tokens::{Encoding, WordPieceTokenizer};
-pub use minilm::{mean_of_windows, MiniLm, Precision, WindowVector, DEFAULT_BATCH, MINILM_MAX_TOKENS};
+pub use minilm::{
+    mean_of_windows, MiniLm, Precision, RunOptions, WindowVector, DEFAULT_BATCH, MINILM_MAX_TOKENS,
+};
 pub use openai::{OpenAiConfig, OpenAiEmbedder};
 pub use static_model::{StaticEmbedder, STATIC_MAX_TOKENS};
 
@@ -61,6 +63,11 @@ pub trait Embedder: Send + Sync {
     fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError>;
     /// The vector of a search query.
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError>;
+    /// How the model runs here, for diagnostics and benchmarks: its id, and for a local model the
+    /// precision and CPU kernel ("all-minilm-l6-v2 · int8 (AMX)").
+    fn describe(&self) -> String {
+        self.id().to_string()
+    }
 }
 
 /// Errors of the embedding models.
@@ -69,7 +76,9 @@ pub enum AiError {
     /// A model file could not be read.
     #[error("{path}: {source}")]
     Io {
+        /// The file: weights, configuration or vocabulary.
         path: PathBuf,
+        /// Why it could not be read.
         #[source]
         source: std::io::Error,
     },
@@ -84,7 +93,12 @@ pub enum AiError {
     Transport(String),
     /// The server answered with an error status (after the retries, where it was retryable).
     #[error("embedding server answered {status}: {message}")]
-    Http { status: u16, message: String },
+    Http {
+        /// The HTTP status (429, 5xx, 401, …).
+        status: u16,
+        /// The start of the answer's body (up to 300 characters), the key removed.
+        message: String,
+    },
     /// The server's answer is not a well-formed embeddings response.
     #[error("malformed embedding response: {0}")]
     Response(String),
@@ -102,10 +116,18 @@ pub enum AiError {
 impl From<folio_core::tokens::VocabularyError> for AiError {
     fn from(e: folio_core::tokens::VocabularyError) -> AiError {
         match e {
-            folio_core::tokens::VocabularyError::Io { path, source } => AiError::Io { path, source },
             folio_core::tokens::VocabularyError::Invalid(m) => AiError::Assets(m),
         }
     }
+}
+
+/// Reads a WordPiece vocabulary (`vocab.txt`): the tokenizer of MiniLM, and the counter that sizes
+/// chunks in its pieces. A file that cannot be read, or is not a vocabulary, is an error, never a
+/// silent fallback to another counter (chunk sizes would change with it).
+pub fn load_vocabulary(path: &Path) -> Result<folio_core::tokens::WordPieceTokenizer, AiError> {
+    let text = std::fs::read_to_string(path).map_err(|e| AiError::io(path, e))?;
+    folio_core::tokens::WordPieceTokenizer::from_vocab_txt(&text)
+        .map_err(|e| AiError::Assets(format!("{} is not a usable vocabulary: {e}", path.display())))
 }
 
 impl AiError {

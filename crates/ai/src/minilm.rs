@@ -1,5 +1,8 @@
-//! all-MiniLM-L6-v2 on the CPU with candle: a 6-layer, 384-wide BERT encoder, mean-pooled over
-//! the attention mask and L2-normalised, as sentence-transformers runs it.
+//! all-MiniLM-L6-v2 on the CPU: a 6-layer, 384-wide BERT encoder, mean-pooled over the attention
+//! mask and L2-normalised, as sentence-transformers runs it. Folio's own encoder runs it
+//! ([`crate::encoder`]: unpadded batches on every core, 8-bit linear layers where the CPU has a
+//! fast integer kernel, f32 products elsewhere); the candle model below is kept as the checked
+//! reference ([`Precision::Reference`]) the encoder is tested against.
 
 use std::path::Path;
 
@@ -137,13 +140,21 @@ impl Bert {
     }
 }
 
+/// How the model runs: its precision, and the CPU kernel (`None`: the fastest this CPU has).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// The precision of the linear layers.
+    pub precision: Precision,
+    /// The kernel, to measure a lesser one than the CPU's best.
+    pub kernel: Option<crate::encoder::Kernel>,
+}
+
 /// How the encoder computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Precision {
-    /// [`Precision::Int8`] where the CPU has AMX or AVX-512 VNNI (integer products at many times
-    /// the f32 rate), else [`Precision::F32`]; the environment variable `FOLIO_PRECISION` (`int8` or
-    /// `f32`) overrides. On ObliQA dev the 8-bit library scores as the f32 one (Recall@10 0.781 and
-    /// MAP@10 0.639 both; cookbook Pass@5/10/20 88.8/92.9/95.1 against 88.8/92.9/95.5).
+    /// [`Precision::Int8`] where the kernel the encoder runs on is AMX or AVX-512 VNNI (integer
+    /// products at many times the f32 rate), else [`Precision::F32`]. On ObliQA dev the 8-bit
+    /// library scores as the f32 one (Recall@10 0.781 and MAP@10 0.639 both; cookbook Pass@5/10/20 88.8/92.9/95.1 against 88.8/92.9/95.5).
     #[default]
     Auto,
     /// 8-bit linear layers (vectors within about 0.005 in cosine of f32): with AVX-512 VNNI
@@ -222,11 +233,11 @@ impl MiniLm {
     /// [`Embedder::id`], `dim` and `max_tokens` at once, and its first text waits for the weights.
     /// A missing or malformed `config.json` is an error here; other load errors come with the first
     /// text to embed.
-    pub fn load_in_background(dir: &Path) -> Result<crate::BackgroundEmbedder, AiError> {
+    pub fn load_in_background(dir: &Path, how: RunOptions) -> Result<crate::BackgroundEmbedder, AiError> {
         let (id, dim, max_tokens) = Self::identity(dir)?;
         let dir = dir.to_path_buf();
         Ok(crate::BackgroundEmbedder::spawn(id, dim, max_tokens, move || {
-            MiniLm::load(&dir).map(|m| Box::new(m) as Box<dyn Embedder>)
+            MiniLm::load_run(&dir, how).map(|m| Box::new(m) as Box<dyn Embedder>)
         }))
     }
 
@@ -248,12 +259,19 @@ impl MiniLm {
 
     /// [`MiniLm::load`] in a chosen precision.
     pub fn load_with(dir: &Path, precision: Precision) -> Result<MiniLm, AiError> {
+        Self::load_run(dir, RunOptions { precision, kernel: None })
+    }
+
+    /// [`MiniLm::load`] in a chosen precision on a chosen kernel (`None`: the fastest this CPU
+    /// has), as a shell's options say (`FOLIO_PRECISION`, `FOLIO_INT8_KERNEL`, read at its start).
+    pub fn load_run(dir: &Path, how: RunOptions) -> Result<MiniLm, AiError> {
+        let precision = how.precision;
         let read = |name: &str| {
             let path = dir.join(name);
             std::fs::read(&path).map_err(|e| AiError::io(&path, e))
         };
         let cfg = Self::config(dir)?;
-        let tokenizer = WordPieceTokenizer::from_file(&dir.join("vocab.txt"))?;
+        let tokenizer = crate::load_vocabulary(&dir.join("vocab.txt"))?;
         if tokenizer.vocab_size() != cfg.vocab_size {
             return Err(AiError::Assets(format!(
                 "vocab.txt has {} pieces, config.json says {}",
@@ -264,12 +282,9 @@ impl MiniLm {
         let device = Device::Cpu;
         let weights = read("model.safetensors")?;
         use crate::encoder::{kernel, Kernel};
+        let kernel = how.kernel.unwrap_or_else(kernel);
         let int8 = match precision {
-            Precision::Auto => Some(match std::env::var("FOLIO_PRECISION").as_deref() {
-                Ok("int8") => kernel() != Kernel::Scalar,
-                Ok("f32") => false,
-                _ => matches!(kernel(), Kernel::Vnni | Kernel::Amx),
-            }),
+            Precision::Auto => Some(matches!(kernel, Kernel::Vnni | Kernel::Amx)),
             Precision::Int8 => Some(true),
             Precision::F32 => Some(false),
             Precision::Reference => None,
@@ -278,7 +293,7 @@ impl MiniLm {
             Some(int8) => {
                 let tensors = crate::encoder::read_safetensors(&weights)?;
                 drop(weights);
-                Encoder::Fast(crate::encoder::FastBert::new(&cfg, tensors, int8)?)
+                Encoder::Fast(crate::encoder::FastBert::new(&cfg, tensors, int8, kernel)?)
             }
             None => {
                 let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)?;
@@ -315,7 +330,7 @@ impl MiniLm {
     pub fn precision_name(&self) -> &'static str {
         match &self.encoder {
             Encoder::Reference(_) => "f32 (reference)",
-            Encoder::Fast(b) if b.is_int8() => match crate::encoder::kernel() {
+            Encoder::Fast(b) if b.is_int8() => match b.kernel() {
                 crate::encoder::Kernel::Amx => "int8 (AMX)",
                 crate::encoder::Kernel::Vnni => "int8 (AVX-512 VNNI)",
                 crate::encoder::Kernel::Avx2 => "int8 (AVX2)",
@@ -435,6 +450,10 @@ impl MiniLm {
 impl Embedder for MiniLm {
     fn id(&self) -> &str {
         &self.id
+    }
+
+    fn describe(&self) -> String {
+        format!("{} · {}", self.id, self.precision_name())
     }
 
     fn dim(&self) -> usize {

@@ -249,6 +249,10 @@ impl Embedder for OpenAiEmbedder {
         &self.config.model
     }
 
+    fn describe(&self) -> String {
+        format!("{} · remote (OpenAI-compatible server)", self.config.model)
+    }
+
     fn dim(&self) -> usize {
         self.dim.load(Ordering::Acquire)
     }

@@ -123,6 +123,10 @@ impl Embedder for StaticEmbedder {
         &self.id
     }
 
+    fn describe(&self) -> String {
+        format!("{} · static word vectors", self.id)
+    }
+
     fn dim(&self) -> usize {
         self.dim
     }

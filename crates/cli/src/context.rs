@@ -47,8 +47,9 @@ pub struct ContextArgs {
 }
 
 impl ContextArgs {
-    /// The context mode these arguments ask for.
-    pub fn mode(&self) -> Result<ContextMode, String> {
+    /// The context mode these arguments ask for, the environment's base URLs filling in a
+    /// `--context-url` not given.
+    pub fn mode(&self, env: &folio_engine::Environment) -> Result<ContextMode, String> {
         let provider = match self.context {
             Provider::None => "none",
             Provider::Structural => "structural",
@@ -56,10 +57,15 @@ impl ContextArgs {
             Provider::Openai => "openai",
         };
         let keys = ApiKeys::default();
+        let env_url = match self.context {
+            Provider::Anthropic => env.anthropic_base_url.as_deref(),
+            Provider::Openai => env.openai_base_url.as_deref(),
+            Provider::None | Provider::Structural => None,
+        };
         let mode = ContextMode::from_provider(
             provider,
             self.context_model.as_deref(),
-            self.context_url.as_deref(),
+            self.context_url.as_deref().or(env_url),
             self.document_budget,
             &keys,
         )

@@ -1,11 +1,14 @@
-//! The library commands: ingest, search, define, outline, show, refs, docs, remove, eval.
+//! The library commands: ingest, search, define, outline, show, refs, docs, remove, eval; their
+//! arguments, and the library each opens. What they print is [`crate::print`]'s.
 
-use clap::{Args, Subcommand};
+use crate::failure::{exit_code, Failure};
+use crate::print;
+use crate::search_args::SearchArgs;
+use clap::Subcommand;
 use folio_core::cancel::Cancel;
-use folio_core::fusion::{Channel, FusionConfig};
 use folio_engine::assets::{self, EmbeddingModel};
-use folio_engine::{Library, SearchOptions, Stage};
-use std::io::{BufRead, Write};
+use folio_engine::{Environment, Library, Stage};
+use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -63,7 +66,8 @@ pub enum LibraryCommand {
         #[command(flatten)]
         context: crate::context::ContextArgs,
     },
-    /// Hybrid search: dense, keyword and exact channels fused by weighted RRF.
+    /// Hybrid search: the dense, keyword and exact channels fused by their scores (or, with
+    /// `--fusion rrf`, by weighted Reciprocal Rank Fusion).
     Search {
         query: String,
         #[command(flatten)]
@@ -112,122 +116,6 @@ pub enum LibraryCommand {
     },
 }
 
-/// `--fusion`: how search combines its channels.
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fusion {
-    /// Each channel's scores scaled to [0, 1] and weighted (the default).
-    Scores,
-    /// Weighted Reciprocal Rank Fusion.
-    Rrf,
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct SearchArgs {
-    #[arg(long, default_value_t = 10)]
-    pub limit: usize,
-    /// Candidates per channel before fusion.
-    #[arg(long, default_value_t = folio_engine::DEFAULT_DEPTH)]
-    pub depth: usize,
-    /// Channel weights as dense,keyword,exact (e.g. 1,1,2).
-    #[arg(long)]
-    pub weights: Option<String>,
-    /// How the channels are fused: scores (their scores scaled to [0, 1] and weighted, the
-    /// default) or rrf (weighted Reciprocal Rank Fusion); each has its own default weights.
-    #[arg(long, value_enum, default_value_t = Fusion::Scores)]
-    pub fusion: Fusion,
-    /// RRF k (with --fusion rrf).
-    #[arg(long, default_value_t = 60.0)]
-    pub k: f32,
-    /// Channels to run, comma-separated (dense,keyword,exact).
-    #[arg(long)]
-    pub channels: Option<String>,
-    /// Only these documents (comma-separated ids, labels or file names).
-    #[arg(long)]
-    pub doc: Option<String>,
-    /// Only these chunk types (comma-separated: definition,requirement,guidance,note,table,content).
-    #[arg(long = "type")]
-    pub chunk_type: Option<String>,
-    /// Only the subtree of a section: DOC:SECTION_ID.
-    #[arg(long)]
-    pub section: Option<String>,
-    /// Weight of the match between the query and a hit's headings and defined terms (0 = off).
-    #[arg(long)]
-    pub heading_boost: Option<f32>,
-    /// Share of a top hit's score given to the sections it refers to (0 = off).
-    #[arg(long)]
-    pub follow_refs: Option<f32>,
-    /// Pseudo-relevance feedback for BM25: terms taken from the first keyword hits (0 = off).
-    #[arg(long)]
-    pub feedback_terms: Option<usize>,
-    /// The feedback terms' weight against a query word.
-    #[arg(long)]
-    pub feedback_weight: Option<f32>,
-}
-
-impl SearchArgs {
-    fn options(&self) -> Result<SearchOptions, String> {
-        let base = match self.fusion {
-            Fusion::Scores => FusionConfig::default(),
-            Fusion::Rrf => FusionConfig::rrf(),
-        };
-        let mut fusion = FusionConfig { k: self.k, ..base };
-        if let Some(w) = &self.weights {
-            let v: Vec<f32> = w
-                .split(',')
-                .map(|x| x.trim().parse::<f32>())
-                .collect::<Result<_, _>>()
-                .map_err(|e| format!("--weights: {e}"))?;
-            if v.len() != 3 {
-                return Err("--weights takes three numbers: dense,keyword,exact".into());
-            }
-            (fusion.dense, fusion.keyword, fusion.exact) = (v[0], v[1], v[2]);
-        }
-        let channels = match &self.channels {
-            Some(c) => c
-                .split(',')
-                .map(|x| match x.trim() {
-                    "dense" => Ok(Channel::Dense),
-                    "keyword" | "bm25" => Ok(Channel::Keyword),
-                    "exact" => Ok(Channel::Exact),
-                    o => Err(format!("unknown channel '{o}'")),
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-            None => Channel::ALL.to_vec(),
-        };
-        let list = |s: &Option<String>| {
-            s.as_deref().map(|x| x.split(',').map(|y| y.trim().to_string()).collect()).unwrap_or_default()
-        };
-        let section = match &self.section {
-            Some(s) => {
-                let (d, id) = s.split_once(':').ok_or("--section takes DOC:SECTION_ID")?;
-                Some((d.to_string(), id.to_string()))
-            }
-            None => None,
-        };
-        Ok(SearchOptions {
-            limit: self.limit,
-            depth: self.depth,
-            fusion,
-            channels,
-            documents: list(&self.doc),
-            chunk_types: list(&self.chunk_type)
-                .iter()
-                .map(|t| {
-                    folio_core::chunker::ChunkType::parse(t).ok_or_else(|| {
-                        format!("unknown chunk type '{t}' (definition, requirement, guidance, note, table, content)")
-                    })
-                })
-                .collect::<Result<_, _>>()?,
-            section,
-            exact_always: false,
-            heading_boost: self.heading_boost.unwrap_or(SearchOptions::default().heading_boost),
-            follow_refs: self.follow_refs.unwrap_or(SearchOptions::default().follow_refs),
-            feedback_terms: self.feedback_terms.unwrap_or(SearchOptions::default().feedback_terms),
-            feedback_weight: self.feedback_weight.unwrap_or(SearchOptions::default().feedback_weight),
-        })
-    }
-}
-
 /// The default library folder.
 fn default_library() -> PathBuf {
     folio_engine::default_library_dir()
@@ -254,10 +142,11 @@ impl From<Model> for EmbeddingModel {
 fn open(
     library: Option<&Path>,
     model: Model,
+    env: &Environment,
     (max_tokens, no_merge, merge_limit): (Option<usize>, bool, Option<usize>),
     limits: &FileLimits,
 ) -> Result<Library, String> {
-    let (embedder, mut options) = assets::library_setup(model.into()).map_err(|e| e.to_string())?;
+    let (embedder, mut options) = assets::library_setup(model.into(), env).map_err(|e| e.to_string())?;
     if let Some(m) = max_tokens {
         options.chunker.max_tokens = m.max(8);
     }
@@ -276,8 +165,8 @@ fn open(
     Library::open(&dir, embedder, options).map_err(|e| format!("{}: {e}", dir.display()))
 }
 
-fn repair(library: Option<&Path>, model: Model) -> Result<(), String> {
-    let (embedder, options) = assets::library_setup(model.into()).map_err(|e| e.to_string())?;
+fn repair(library: Option<&Path>, model: Model, env: &Environment) -> Result<(), String> {
+    let (embedder, options) = assets::library_setup(model.into(), env).map_err(|e| e.to_string())?;
     let dir = library.map(Path::to_path_buf).unwrap_or_else(default_library);
     let report = Library::repair(&dir, embedder, options, &mut |p| {
         eprint!(
@@ -326,12 +215,16 @@ fn repair(library: Option<&Path>, model: Model) -> Result<(), String> {
     Ok(())
 }
 
-fn fail(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::FAILURE
+pub fn run(library: Option<&Path>, model: Model, env: &Environment, command: &LibraryCommand) -> ExitCode {
+    exit_code(run_command(library, model, env, command))
 }
 
-pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> ExitCode {
+fn run_command(
+    library: Option<&Path>,
+    model: Model,
+    env: &Environment,
+    command: &LibraryCommand,
+) -> Result<(), Failure> {
     let no_limits = FileLimits::default();
     let (chunking, limits) = match command {
         LibraryCommand::Ingest { max_tokens, no_merge, merge_limit, limits, .. } => {
@@ -340,16 +233,10 @@ pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> Ex
         _ => ((None, false, None), &no_limits),
     };
     if let LibraryCommand::Repair = command {
-        return match repair(library, model) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(e),
-        };
+        return Ok(repair(library, model, env)?);
     }
     let opening = Instant::now();
-    let mut lib = match open(library, model, chunking, limits) {
-        Ok(l) => l,
-        Err(e) => return fail(e),
-    };
+    let mut lib = open(library, model, env, chunking, limits)?;
     let open_ms = opening.elapsed().as_secs_f64() * 1e3;
     if !lib.repaired().is_empty() {
         eprintln!(
@@ -358,144 +245,66 @@ pub fn run(library: Option<&Path>, model: Model, command: &LibraryCommand) -> Ex
         );
     }
     if let LibraryCommand::Watch { action: WatchAction::Run } = command {
-        return match watch_run(lib) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(e),
-        };
+        return Ok(watch_run(lib)?);
     }
     let out = std::io::stdout();
     let mut out = out.lock();
-    let result: Result<(), String> = match command {
-        LibraryCommand::Ingest { paths, context, .. } => ingest(&mut lib, paths, context),
-        LibraryCommand::Repair => Ok(()),
-        LibraryCommand::Usage => lib.context_runs().map_err(|e| e.to_string()).map(|runs| {
+    match command {
+        LibraryCommand::Ingest { paths, context, .. } => ingest(&mut lib, paths, context, env)?,
+        LibraryCommand::Repair | LibraryCommand::Watch { action: WatchAction::Run } => {
+            unreachable!("handled before the library's output")
+        }
+        LibraryCommand::Usage => {
+            let runs = lib.context_runs()?;
             if runs.is_empty() {
-                println!("no LLM contextualizing recorded in this library");
+                writeln!(out, "no LLM contextualizing recorded in this library")?;
             }
             crate::context::print_runs(&runs);
-        }),
-        LibraryCommand::Search { query, search, json } => search_cmd(&lib, query, search, *json, &mut out),
-        LibraryCommand::Define { term } => lib.define(term).map_err(|e| e.to_string()).map(|defs| {
-            if defs.is_empty() {
-                let _ = writeln!(out, "no definition of '{term}' in the library");
-            }
-            for d in defs {
-                let scope = d
-                    .definition
-                    .scope_section
-                    .clone()
-                    .map_or("the whole document".to_string(), |s| format!("section {s}"));
-                let _ = writeln!(
-                    out,
-                    "{} — {} {} (applies to {scope})\n  {}\n",
-                    d.definition.term, d.document, d.definition.section_id, d.definition.text
-                );
-            }
-        }),
+        }
+        LibraryCommand::Search { query, search, json } => {
+            let hits = lib.search(query, &search.options()?)?;
+            print::hits(&mut out, &hits, *json)?;
+        }
+        LibraryCommand::Define { term } => print::definitions(&mut out, term, &lib.define(term)?)?,
         LibraryCommand::Outline { doc } => {
-            lib.outline(doc).map_err(|e| e.to_string()).map(|(d, sections)| {
-                let _ = writeln!(out, "# {} [{}]", d.title, d.label);
-                for s in sections.iter().skip(1) {
-                    let pages = s.pages.map(|p| format!(" p. {}", p.start)).unwrap_or_default();
-                    let _ = writeln!(
-                        out,
-                        "{}{} [{}]{pages}",
-                        "  ".repeat((s.level.max(1) - 1) as usize),
-                        s.heading,
-                        s.section_id
-                    );
-                }
-            })
+            let (d, sections) = lib.outline(doc)?;
+            print::outline(&mut out, &d, &sections)?;
         }
         LibraryCommand::Show { section, doc } => {
-            lib.show(doc.as_deref(), section).map_err(|e| e.to_string()).map(|s| {
-                let _ = writeln!(out, "{} › {}\n\n{}", s.document, s.parent_chain.join(" › "), s.text);
-            })
+            print::section(&mut out, &lib.show(doc.as_deref(), section)?)?
         }
         LibraryCommand::Refs { section, doc } => {
-            lib.references(doc.as_deref(), section).map_err(|e| e.to_string()).map(|r| {
-                let _ = writeln!(out, "References from {section} ({}):", r.outgoing.len());
-                for x in &r.outgoing {
-                    let target = x
-                        .target_section
-                        .clone()
-                        .or_else(|| x.target_doc_section.clone())
-                        .unwrap_or_else(|| "unresolved".into());
-                    let _ = writeln!(
-                        out,
-                        "  {} → {}{target}",
-                        x.text,
-                        x.document.as_deref().map(|d| format!("{d} ")).unwrap_or_default()
-                    );
-                }
-                let _ = writeln!(out, "Referenced by ({}):", r.incoming.len());
-                for x in &r.incoming {
-                    let _ = writeln!(out, "  {} in doc {} {}", x.text, x.doc_id, x.from_section);
-                }
-            })
+            print::references(&mut out, section, &lib.references(doc.as_deref(), section)?)?
         }
-        LibraryCommand::Docs => lib.documents().map_err(|e| e.to_string()).map(|docs| {
-            for d in docs {
-                let _ =
-                    writeln!(out, "{:>4}  {:<10} {:<8} {}  ({})", d.id, d.label, d.format, d.title, d.path);
-            }
-        }),
-        LibraryCommand::Remove { doc } => lib.remove(doc).map_err(|e| e.to_string()).map(|d| {
-            let _ = writeln!(out, "removed {} ({})", d.title, d.path);
-        }),
+        LibraryCommand::Docs => print::documents(&mut out, &lib.documents()?)?,
+        LibraryCommand::Remove { doc } => print::removed(&mut out, &lib.remove(doc)?)?,
         LibraryCommand::Eval { queries, out: dest, search } => {
-            eval(&lib, queries, dest.as_ref(), search, (opening, open_ms))
+            crate::eval::run(&lib, queries, dest.as_ref(), search, (opening, open_ms))?
         }
-        LibraryCommand::Failures => lib.failures().map_err(|e| e.to_string()).map(|failures| {
-            if failures.is_empty() {
-                let _ = writeln!(out, "no failed files");
-            }
-            for f in failures {
-                let _ = writeln!(out, "{}: {} ({})", f.path, f.message, f.code);
-            }
-        }),
-        LibraryCommand::Watch { action } => watch(lib, action, &mut out),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(e),
+        LibraryCommand::Failures => print::failures(&mut out, &lib.failures()?)?,
+        LibraryCommand::Watch { action } => watch(lib, action, &mut out)?,
     }
+    Ok(())
 }
 
-fn watch(mut lib: Library, action: &WatchAction, out: &mut impl Write) -> Result<(), String> {
+fn watch(mut lib: Library, action: &WatchAction, out: &mut impl Write) -> Result<(), Failure> {
     match action {
         WatchAction::Add { folders } => {
             for f in folders {
-                let (abs, added) = lib.add_watched_folder(f).map_err(|e| e.to_string())?;
-                let _ = writeln!(
-                    out,
-                    "{} {}",
-                    if added { "watching" } else { "already watching" },
-                    abs.display()
-                );
+                let (abs, added) = lib.add_watched_folder(f)?;
+                print::watch_change(out, &abs, "watching", "already watching", added)?;
             }
-            Ok(())
         }
         WatchAction::Remove { folders } => {
             for f in folders {
-                let was = lib.remove_watched_folder(f).map_err(|e| e.to_string())?;
-                let _ = writeln!(
-                    out,
-                    "{} {}",
-                    if was { "stopped watching" } else { "was not watching" },
-                    f.display()
-                );
+                let was = lib.remove_watched_folder(f)?;
+                print::watch_change(out, f, "stopped watching", "was not watching", was)?;
             }
-            Ok(())
         }
-        WatchAction::List => {
-            for f in lib.watched_folders().map_err(|e| e.to_string())? {
-                let _ = writeln!(out, "{}{}", f.display(), if f.is_dir() { "" } else { "  (missing)" });
-            }
-            Ok(())
-        }
+        WatchAction::List => print::watched(out, &lib.watched_folders()?)?,
         WatchAction::Run => unreachable!("`watch run` is handled before stdout is locked"),
     }
+    Ok(())
 }
 
 /// Brings the watched folders in step, then follows them until the process is interrupted.
@@ -532,8 +341,13 @@ fn watch_run(lib: Library) -> Result<(), String> {
     }
 }
 
-fn ingest(lib: &mut Library, paths: &[PathBuf], context: &crate::context::ContextArgs) -> Result<(), String> {
-    lib.set_context(context.mode()?);
+fn ingest(
+    lib: &mut Library,
+    paths: &[PathBuf],
+    context: &crate::context::ContextArgs,
+    env: &Environment,
+) -> Result<(), String> {
+    lib.set_context(context.mode(env)?);
     if let Some((estimate, cached)) = lib.estimate_context(paths).map_err(|e| e.to_string())? {
         crate::context::print_estimate(&estimate, cached);
         if context.estimate {
@@ -585,101 +399,5 @@ fn ingest(lib: &mut Library, paths: &[PathBuf], context: &crate::context::Contex
         println!("  failed: {} — {} ({})", f.path, f.message, f.code);
     }
     crate::context::print_runs(&report.contexts);
-    Ok(())
-}
-
-fn search_cmd(
-    lib: &Library,
-    query: &str,
-    args: &SearchArgs,
-    json: bool,
-    out: &mut impl Write,
-) -> Result<(), String> {
-    let opts = args.options()?;
-    let hits = lib.search(query, &opts).map_err(|e| e.to_string())?;
-    if json {
-        serde_json::to_writer(&mut *out, &hits).map_err(|e| e.to_string())?;
-        let _ = writeln!(out);
-        return Ok(());
-    }
-    for (i, h) in hits.iter().enumerate() {
-        let ch =
-            |c: Option<folio_core::fusion::ChannelRank>| c.map_or("-".to_string(), |r| r.rank.to_string());
-        let pages = h.pages.map(|p| format!(", p. {}", p.start)).unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{}. {}  [{} · {}{}]  dense {} · keyword {} · exact {}\n   {}\n",
-            i + 1,
-            h.parent_chain.join(" › "),
-            h.section_id,
-            h.chunk_type.as_str(),
-            pages,
-            ch(h.dense),
-            ch(h.keyword),
-            ch(h.exact),
-            h.snippet
-        );
-    }
-    if let Some(h) = hits.first() {
-        let t = h.timings_ms;
-        let _ = writeln!(
-            out,
-            "({:.1} ms: embed {:.1}, dense {:.1}, keyword {:.1}, exact {:.2})",
-            t.total, t.embed, t.dense, t.keyword, t.exact
-        );
-    }
-    Ok(())
-}
-
-/// `opened`: when opening began, and how long it took (model load included). Reported on stderr
-/// with the time to the first answer, as `open_ms` and `first_answer_ms`.
-fn eval(
-    lib: &Library,
-    queries: &PathBuf,
-    dest: Option<&PathBuf>,
-    args: &SearchArgs,
-    opened: (Instant, f64),
-) -> Result<(), String> {
-    let mut first = true;
-    let opts = args.options()?;
-    let file = std::fs::File::open(queries).map_err(|e| format!("{}: {e}", queries.display()))?;
-    let mut sink: Box<dyn Write> = match dest {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?,
-        )),
-        None => Box::new(std::io::stdout()),
-    };
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| e.to_string())?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let q: serde_json::Value = serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", n + 1))?;
-        let text = q["query"].as_str().ok_or(format!("line {}: no \"query\"", n + 1))?;
-        let t = Instant::now();
-        let hits = lib.search(text, &opts).map_err(|e| e.to_string())?;
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        if first {
-            first = false;
-            eprintln!(
-                "{}",
-                serde_json::json!({"open_ms": opened.1, "first_answer_ms": opened.0.elapsed().as_secs_f64() * 1e3})
-            );
-        }
-        let ranked: Vec<serde_json::Value> = hits
-            .iter()
-            .map(|h| {
-                serde_json::json!({
-                    "chunk_id": h.chunk_id, "path": h.path, "section_id": h.section_id, "span": h.span, "text": h.content,
-                    "chunk_type": h.chunk_type, "score": h.score,
-                    "dense_score": h.dense.map(|r| r.score), "keyword_score": h.keyword.map(|r| r.score), "exact_score": h.exact.map(|r| r.score),
-                    "dense": h.dense.map(|r| r.rank), "keyword": h.keyword.map(|r| r.rank), "exact": h.exact.map(|r| r.rank),
-                })
-            })
-            .collect();
-        let timings = hits.first().map(|h| h.timings_ms);
-        let row = serde_json::json!({"id": q.get("id").cloned().unwrap_or(serde_json::Value::Null), "query": text, "ms": ms, "timings_ms": timings, "hits": ranked});
-        writeln!(sink, "{row}").map_err(|e| e.to_string())?;
-    }
     Ok(())
 }

@@ -1,8 +1,12 @@
 //! `folio`: Folio's command-line interface.
 
 mod context;
+mod eval;
+mod failure;
 mod library;
 mod parse;
+mod print;
+mod search_args;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -42,8 +46,16 @@ fn main() -> ExitCode {
     folio_engine::tune_allocator();
     folio_engine::serve_converter_if_asked();
     let cli = Cli::parse();
+    // The environment, read once here and passed down.
+    let env = match folio_engine::Environment::from_process() {
+        Ok(env) => env,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     match cli.command {
-        Command::Parse(args) => parse::run(&args),
+        Command::Parse(args) => parse::run(&args, &env),
         Command::Auth { action } => match context::auth(&action) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -51,6 +63,6 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Command::Library(cmd) => library::run(cli.library.as_deref(), cli.model, &cmd),
+        Command::Library(cmd) => library::run(cli.library.as_deref(), cli.model, &env, &cmd),
     }
 }

@@ -6,7 +6,7 @@ use folio_core::analysis::{analyze, Analysis};
 use folio_core::chunker::ChunkerConfig;
 use folio_core::definitions::DefinitionScope;
 use folio_core::model::PageRange;
-use folio_core::tokens::{TokenCounter, WordCounter, WordPieceTokenizer};
+use folio_core::tokens::{TokenCounter, WordCounter};
 use folio_engine::assets;
 use serde::Serialize;
 use std::io::Write;
@@ -44,19 +44,26 @@ pub struct ParseArgs {
     pub text: bool,
 }
 
-/// The token counter of the default embedding model, or a word estimate when its vocabulary is absent.
-pub fn token_counter() -> Box<dyn TokenCounter> {
-    match assets::find("minilm/vocab.txt").and_then(|p| WordPieceTokenizer::from_file(&p).ok()) {
-        Some(tokenizer) => Box::new(tokenizer),
+/// The token counter of the default embedding model, or a word estimate (said on stderr) when its
+/// vocabulary is not installed. A vocabulary that is there but cannot be read is an error.
+pub fn token_counter(env: &folio_engine::Environment) -> Result<Box<dyn TokenCounter>, folio_ai::AiError> {
+    match assets::find("minilm/vocab.txt", env) {
+        Some(path) => Ok(Box::new(folio_ai::load_vocabulary(&path)?)),
         None => {
             eprintln!("note: .assets/minilm/vocab.txt not found (run scripts/setup-assets.sh); counting tokens by a word estimate");
-            Box::new(WordCounter)
+            Ok(Box::new(WordCounter))
         }
     }
 }
 
-pub fn run(args: &ParseArgs) -> ExitCode {
-    let counter = token_counter();
+pub fn run(args: &ParseArgs, env: &folio_engine::Environment) -> ExitCode {
+    let counter = match token_counter(env) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: the vocabulary that counts chunk tokens could not be read: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut config = ChunkerConfig::default();
     if let Some(m) = args.max_tokens {
         config.max_tokens = m.max(8);
@@ -65,7 +72,9 @@ pub fn run(args: &ParseArgs) -> ExitCode {
     let options = ConvertOptions {
         use_bookmarks: !args.no_bookmarks,
         ocr: !args.no_ocr,
-        pdfium_library: assets::find("pdfium/libpdfium.so"),
+        pdfium_library: env.pdfium.clone().or_else(|| assets::find("pdfium/libpdfium.so", env)),
+        tesseract_library: env.tesseract.clone(),
+        tessdata: env.tessdata.clone(),
         ..ConvertOptions::default()
     };
     let mut failed = 0;

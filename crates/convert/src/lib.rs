@@ -47,9 +47,15 @@ pub struct ConvertOptions {
     pub detect_tables: bool,
     /// Whether PDF pages without a text layer (scans) are read with Tesseract.
     pub ocr: bool,
-    /// Where `libpdfium.so` lies; `None` looks in `$FOLIO_PDFIUM`, then `.assets/pdfium/`
-    /// beside the executable and in the working directory's ancestors.
+    /// Where `libpdfium.so` lies; `None` looks in `.assets/pdfium/` beside the executable and in
+    /// the working directory's ancestors.
     pub pdfium_library: Option<PathBuf>,
+    /// Where `libtesseract.so.5` lies (or a folder holding it), for OCR; `None` asks the system
+    /// loader.
+    pub tesseract_library: Option<PathBuf>,
+    /// The folder of Tesseract's `<language>.traineddata` files (or a folder whose `tessdata`
+    /// holds them: `TESSDATA_PREFIX`'s convention); `None` looks in Debian's folders.
+    pub tessdata: Option<PathBuf>,
     /// How long one file may take to convert ([`convert_file_guarded`]).
     pub time_limit: std::time::Duration,
     /// The address space a worker process may use ([`convert_file_guarded`], Unix).
@@ -69,10 +75,23 @@ impl Default for ConvertOptions {
             detect_tables: true,
             ocr: true,
             pdfium_library: None,
+            tesseract_library: None,
+            tessdata: None,
             // A 20,000-page PDF converts in about two minutes (~5 ms a page).
             time_limit: std::time::Duration::from_secs(300),
             memory_limit: 4 * 1024 * 1024 * 1024,
             worker: worker::this_executable(),
+        }
+    }
+}
+
+impl ConvertOptions {
+    /// The OCR engine's options these name (English, one thread a page).
+    pub fn ocr_options(&self) -> ocr::OcrOptions {
+        ocr::OcrOptions {
+            library: self.tesseract_library.clone(),
+            tessdata: self.tessdata.clone(),
+            ..ocr::OcrOptions::default()
         }
     }
 }

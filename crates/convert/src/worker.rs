@@ -122,7 +122,10 @@ fn limit_memory(bytes: u64) {
         }
     }
     #[cfg(not(unix))]
-    let _ = bytes;
+    {
+        // No address-space limit on this system: the time limit still applies.
+        let _ = bytes;
+    }
 }
 
 /// Converts a file under the options' limits, in a worker process when [`ConvertOptions::worker`]
@@ -206,6 +209,7 @@ fn on_thread(
     let spawned = std::thread::Builder::new().name("folio-convert".into()).spawn(move || {
         let progress = tx.clone();
         let mut report = move |s: Step| {
+            // Unsent only when the caller stopped waiting (cancelled, timed out): nobody to tell.
             let _ = progress.send(Event::Step(s));
         };
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -214,6 +218,7 @@ fn on_thread(
         .unwrap_or_else(|_| {
             Err(ConvertError { path: p.clone(), kind: ErrorKind::Crashed("the converter panicked".into()) })
         });
+        // Unsent only when the caller stopped waiting: the answer is no longer wanted.
         let _ = tx.send(Event::Done(r));
     });
     let fail = |kind| ConvertError { path: path.to_path_buf(), kind };
@@ -246,6 +251,7 @@ fn drain_answer(
                 Ok(0) | Err(_) => break,
                 Ok(_) => match parse_pages(&line) {
                     Some(s) => {
+                        // Unsent only when the caller stopped waiting: nobody to tell.
                         let _ = tx.send(Event::Step(s));
                     }
                     None => out.extend_from_slice(&line),
@@ -296,6 +302,8 @@ fn in_process(
         // A worker that died at once closed its end; its exit status tells why.
         let _ = stdin.write_all(&request);
     }
+    // The worker's events are its page counts (its answer comes on stdout): each is passed on as
+    // it arrives, and an empty or closed channel is the worker's exit, which `try_wait` sees.
     let status = wait(options, cancel, || {
         let _ = take_events(&rx, steps);
         child.try_wait().ok().flatten()
@@ -303,6 +311,8 @@ fn in_process(
     let status = match status {
         Ok(s) => s,
         Err(e) => {
+            // Stopped for the time limit or a cancel: killed, and reaped so it leaves no zombie.
+            // Either fails only for a worker that has exited on its own meanwhile.
             let _ = child.kill();
             let _ = child.wait();
             return Err(e);

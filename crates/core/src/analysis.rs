@@ -11,10 +11,15 @@ use serde::Serialize;
 /// A document with its structure recovered.
 #[derive(Debug, Clone, Serialize)]
 pub struct Analysis {
+    /// The converted document.
     pub document: Document,
+    /// Its section tree.
     pub outline: Outline,
+    /// The terms it defines, in document order.
     pub definitions: Vec<Definition>,
+    /// The cross-references written in it, same-document targets resolved to section ids.
     pub references: Vec<CrossReference>,
+    /// Its chunks, in document order.
     pub chunks: Vec<Chunk>,
 }
 

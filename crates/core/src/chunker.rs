@@ -58,11 +58,17 @@ impl Default for ChunkerConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ChunkType {
+    /// Text that defines a term (a definition starts inside the chunk).
     Definition,
+    /// A rule: text that says "shall", "must", "may not", "is required to" or "is prohibited".
     Requirement,
+    /// Text under a heading that names guidance (the chunk's section or one of its two nearest parents).
     Guidance,
+    /// A note: text that opens with "Note" or lies under a heading that names notes.
     Note,
+    /// Tables only: every block but the headings is a table.
     Table,
+    /// Any other text.
     Content,
 }
 
@@ -98,6 +104,7 @@ impl ChunkType {
 /// One chunk.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
+    /// The chunk's position in its document, from 0.
     pub chunk_index: usize,
     /// The chunk's text: a slice of the document text.
     pub text: String,
@@ -109,8 +116,11 @@ pub struct Chunk {
     pub parent_chain: Vec<String>,
     /// The level of `section_id` (0 for text before the first heading).
     pub heading_level: u8,
+    /// What the chunk mostly is.
     pub chunk_type: ChunkType,
+    /// The pages the chunk lies on; `None` for formats without pages.
     pub pages: Option<PageRange>,
+    /// Where `text` lies in [`Document::text`].
     pub span: Span,
     /// SHA-256 of `text`.
     pub content_hash: String,

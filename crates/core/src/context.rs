@@ -25,8 +25,11 @@ pub struct TermFinder {
 /// One use of a defined term.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TermUse {
+    /// Where the use lies in the searched text, in bytes (a plural ending included).
     pub span: Span,
+    /// The defined term as the finder was given it ("Authorised Person"), whatever plural the text uses.
     pub term: String,
+    /// The term's normalised key (`authorised_person`).
     pub key: String,
 }
 

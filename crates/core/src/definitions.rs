@@ -21,9 +21,11 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DefinitionScope {
+    /// The whole document.
     Document,
     /// The section (and its subsections) with this id.
     Section {
+        /// The id of the section its text limits it to ("for the purposes of this Part …").
         section_id: String,
     },
 }
@@ -39,6 +41,7 @@ pub struct Definition {
     pub text: String,
     /// The section the definition is written in.
     pub section_id: String,
+    /// Where the definition applies: the whole document, or the section its text names.
     pub scope: DefinitionScope,
     /// Where the defining text lies in the document.
     pub span: Span,

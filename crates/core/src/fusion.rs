@@ -28,8 +28,10 @@ pub enum Channel {
 }
 
 impl Channel {
+    /// Every channel, in the order [`Fused::channels`] keeps them.
     pub const ALL: [Channel; 3] = [Channel::Dense, Channel::Keyword, Channel::Exact];
 
+    /// The channel's name as serialised: `dense`, `keyword` or `exact`.
     pub fn as_str(self) -> &'static str {
         match self {
             Channel::Dense => "dense",
@@ -61,12 +63,16 @@ pub enum FusionMethod {
 /// Fusion settings.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct FusionConfig {
+    /// How the channels' lists are combined (default [`FusionMethod::Scores`]).
     #[serde(default)]
     pub method: FusionMethod,
     /// RRF's k (used by [`FusionMethod::Rrf`] only).
     pub k: f32,
+    /// The weight of the dense (embedding) channel.
     pub dense: f32,
+    /// The weight of the keyword (BM25) channel.
     pub keyword: f32,
+    /// The weight of the exact channel (section numbers, defined terms, document labels).
     pub exact: f32,
 }
 
@@ -106,6 +112,7 @@ impl FusionConfig {
         }
     }
 
+    /// The weight of channel `c`.
     pub fn weight(&self, c: Channel) -> f32 {
         match c {
             Channel::Dense => self.dense,
@@ -118,20 +125,25 @@ impl FusionConfig {
 /// One channel's verdict on a hit: its 1-based rank and its own score.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChannelRank {
+    /// The hit's place in the channel's list, from 1.
     pub rank: usize,
+    /// The channel's own score: cosine similarity (dense), BM25 (keyword), the exact index's score.
     pub score: f32,
 }
 
 /// A fused hit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Fused<Id> {
+    /// The hit's id (in the library, a chunk id).
     pub id: Id,
+    /// The fused score, higher is better: each channel's weighted share added (see [`FusionMethod`]).
     pub score: f32,
     /// Per channel, in [`Channel::ALL`] order: the rank and score, where the channel found the hit.
     pub channels: [Option<ChannelRank>; 3],
 }
 
 impl<Id> Fused<Id> {
+    /// What channel `c` said of the hit; `None` when it did not find it.
     pub fn channel(&self, c: Channel) -> Option<ChannelRank> {
         self.channels[c.index()]
     }

@@ -11,11 +11,17 @@ use sha2::{Digest, Sha256};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
+    /// PDF, read with pdfium (scanned pages with Tesseract).
     Pdf,
+    /// A Word document (Office Open XML, `.docx`).
     Docx,
+    /// An HTML page.
     Html,
+    /// An EPUB book.
     Epub,
+    /// Markdown (CommonMark with tables).
     Markdown,
+    /// Plain text, its headings recovered from numbering and layout.
     Text,
     /// Legislative XML (USLM: United States Legislative Markup).
     Xml,
@@ -39,18 +45,23 @@ impl Format {
 /// A half-open byte range `[start, end)` into [`Document::text`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Span {
+    /// The byte offset where the span starts.
     pub start: usize,
+    /// The byte offset just past its end.
     pub end: usize,
 }
 
 impl Span {
+    /// The span `[start, end)`; `start` must not be past `end`.
     pub fn new(start: usize, end: usize) -> Self {
         debug_assert!(start <= end);
         Span { start, end }
     }
+    /// The span's length, in bytes.
     pub fn len(&self) -> usize {
         self.end - self.start
     }
+    /// Whether the span covers no text.
     pub fn is_empty(&self) -> bool {
         self.start == self.end
     }
@@ -63,11 +74,14 @@ impl Span {
 /// An inclusive, 1-based page range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PageRange {
+    /// The first page, from 1.
     pub start: u32,
+    /// The last page (included).
     pub end: u32,
 }
 
 impl PageRange {
+    /// The range of one page.
     pub fn single(page: u32) -> Self {
         PageRange { start: page, end: page }
     }
@@ -96,29 +110,39 @@ pub enum BlockKind {
     /// A heading. `level` starts at 1 (the top level below the document title); `number` is the printed
     /// numbering label when the heading has one ("2.1.3", "Section 203(a)", "ARTICLE IV").
     Heading {
+        /// The heading's depth, from 1.
         level: u8,
+        /// The printed numbering label; `None` for an unnumbered heading.
         number: Option<String>,
     },
+    /// A paragraph of running text.
     Paragraph,
     /// A list item; `marker` is its printed bullet or number ("(a)", "1.", "•"), `depth` starts at 0.
     ListItem {
+        /// The printed bullet or number; `None` when the source shows none.
         marker: Option<String>,
+        /// The nesting depth, from 0 for a top-level item.
         depth: u8,
     },
     /// A table, its rows one per line and cells separated by tabs; its first `header_rows` rows
     /// head its columns (0 when the source does not say).
     Table {
+        /// Rows at the top that head the columns (0 when the source does not say).
         #[serde(default, skip_serializing_if = "is_zero")]
         header_rows: u8,
     },
+    /// Preformatted text (a code block), its lines kept.
     Code,
+    /// A block quotation.
     Quote,
 }
 
 impl BlockKind {
+    /// Whether the block is a heading.
     pub fn is_heading(&self) -> bool {
         matches!(self, BlockKind::Heading { .. })
     }
+    /// The heading's level; `None` for a block that is not a heading.
     pub fn heading_level(&self) -> Option<u8> {
         match self {
             BlockKind::Heading { level, .. } => Some(*level),
@@ -141,6 +165,7 @@ impl BlockKind {
 /// One block of a document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Block {
+    /// What the block is.
     pub kind: BlockKind,
     /// Where the block's text lies in [`Document::text`].
     pub span: Span,
@@ -151,8 +176,11 @@ pub struct Block {
 /// Document-level facts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Metadata {
+    /// The document's title: as the file declares it, else its first top heading, else the file name.
     pub title: String,
+    /// The format it was converted from.
     pub format: Format,
+    /// Pages in the source, for paged formats (PDF); `None` for the others.
     pub page_count: Option<u32>,
     /// SHA-256 (hex) of the source file's bytes.
     pub content_hash: String,
@@ -167,9 +195,11 @@ pub struct Metadata {
 /// A converted document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Document {
+    /// Document-level facts: title, format, pages, hash, source.
     pub meta: Metadata,
     /// All block texts, each followed by a blank line.
     pub text: String,
+    /// The blocks in reading order, their spans in ascending order.
     pub blocks: Vec<Block>,
 }
 
@@ -235,21 +265,27 @@ impl DocumentBuilder {
         }
     }
 
+    /// Replaces the document's title.
     pub fn set_title(&mut self, title: impl Into<String>) {
         self.meta.title = title.into();
     }
+    /// The title so far (empty when none was given).
     pub fn title(&self) -> &str {
         &self.meta.title
     }
+    /// Records the source's page count (paged formats).
     pub fn set_page_count(&mut self, pages: u32) {
         self.meta.page_count = Some(pages);
     }
+    /// Records what the conversion worked around ([`Metadata::warnings`]).
     pub fn set_warnings(&mut self, warnings: Vec<String>) {
         self.meta.warnings = warnings;
     }
+    /// Records the file the document came from.
     pub fn set_source_path(&mut self, path: impl Into<String>) {
         self.meta.source_path = Some(path.into());
     }
+    /// The blocks pushed so far.
     pub fn blocks(&self) -> &[Block] {
         &self.blocks
     }

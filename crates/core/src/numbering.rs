@@ -12,14 +12,23 @@ use std::sync::OnceLock;
 pub enum Container {
     /// Section, Sec., §, Rule, Regulation, or a bare number.
     Section,
+    /// Part, Pt.
     Part,
+    /// Subpart, a division below a Part.
     Subpart,
+    /// Chapter, Chap., Ch. ("CHAPTER ONE" too).
     Chapter,
+    /// Article, Art. ("ARTICLE IV").
     Article,
+    /// Title, as in "Title 49" of a code.
     Title,
+    /// Division, Div.
     Division,
+    /// Schedule, Sch. ("SCH2").
     Schedule,
+    /// Appendix, App. ("APP4").
     Appendix,
+    /// Annex, Annexes.
     Annex,
     /// A "Guidance" note (ADGM rulebooks).
     Guidance,
@@ -67,6 +76,7 @@ impl Container {
 /// One segment of a label: an optional container keyword and its value tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Segment {
+    /// The kind of container the segment numbers ([`Container::Section`] when the label implies none).
     pub container: Container,
     /// Normalised value tokens, lower-case: `["2", "1", "3", "1"]` for `2.1.3.(1)`.
     pub tokens: Vec<String>,
@@ -77,6 +87,7 @@ pub struct Segment {
 /// A parsed numbering label.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Label {
+    /// The segments, outermost first ("Part 6.Chapter 3.61.(4)": Part 6, Chapter 3, 61.(4)).
     pub segments: Vec<Segment>,
 }
 
@@ -421,6 +432,7 @@ fn to_roman(mut n: u32) -> String {
 pub struct HeadingNumber<'a> {
     /// The label as printed, trimmed ("2.1.3", "SEC. 101.", "ARTICLE IV").
     pub label: &'a str,
+    /// The label, parsed ([`Label::parse`]).
     pub parsed: Label,
     /// The rest of the line after the label, trimmed of separators.
     pub title: &'a str,

@@ -24,7 +24,9 @@ pub struct Section {
     pub heading: String,
     /// 0 for the root, then the heading's level.
     pub level: u8,
+    /// The index of the enclosing section in [`Outline::sections`]; `None` for the root.
     pub parent: Option<usize>,
+    /// The indexes of its direct subsections, in document order.
     pub children: Vec<usize>,
     /// The heading block, `None` for the root.
     pub heading_block: Option<usize>,
@@ -34,6 +36,7 @@ pub struct Section {
     pub own_blocks: Range<usize>,
     /// The text the whole section covers.
     pub span: Span,
+    /// The pages the section covers; `None` for formats without pages.
     pub pages: Option<PageRange>,
 }
 
@@ -59,12 +62,14 @@ pub struct RecoveredHeading {
     pub id: Option<String>,
     /// The text the section covers.
     pub span: Span,
+    /// The pages the section covers; `None` for formats without pages.
     pub pages: Option<PageRange>,
 }
 
 /// A document's section tree, in document order (preorder).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outline {
+    /// The sections in document order (preorder), the root first.
     pub sections: Vec<Section>,
     /// For each block, the innermost section holding it.
     pub block_section: Vec<usize>,

@@ -26,6 +26,7 @@ pub struct SectionRef {
 pub struct Query {
     /// The query as typed.
     pub text: String,
+    /// The sections the query names, in the order found.
     pub sections: Vec<SectionRef>,
     /// The normalised key of a term the query asks the meaning of.
     pub term: Option<String>,
@@ -55,16 +56,6 @@ fn bare_number_re() -> &'static Regex {
     })
 }
 
-/// Parses a query.
-///
-/// ```
-/// use folio_core::query::parse_query;
-/// let q = parse_query("GEN 2.1.3");
-/// assert_eq!(q.sections[0].document.as_deref(), Some("GEN"));
-/// assert_eq!(q.sections[0].tokens, vec!["2", "1", "3"]);
-/// let q = parse_query("What does 'Authorised Person' mean?");
-/// assert_eq!(q.term.as_deref(), Some("authorised_person"));
-/// ```
 /// An upper-case document label ("GEN", "FSMR", "COBS") ending `before`, as in "GEN Rule 2.1.3".
 fn label_before(before: &str) -> Option<String> {
     let word = before.trim_end().rsplit(|c: char| c.is_whitespace()).next()?;
@@ -74,6 +65,16 @@ fn label_before(before: &str) -> Option<String> {
     ok.then(|| word.to_string())
 }
 
+/// Parses a query: the sections it names (with their document) and the term it asks the meaning of.
+///
+/// ```
+/// use folio_core::query::parse_query;
+/// let q = parse_query("GEN 2.1.3");
+/// assert_eq!(q.sections[0].document.as_deref(), Some("GEN"));
+/// assert_eq!(q.sections[0].tokens, vec!["2", "1", "3"]);
+/// let q = parse_query("What does 'Authorised Person' mean?");
+/// assert_eq!(q.term.as_deref(), Some("authorised_person"));
+/// ```
 pub fn parse_query(text: &str) -> Query {
     let mut sections: Vec<SectionRef> = scan(text)
         .into_iter()

@@ -26,12 +26,10 @@ pub struct About {
     pub components: Vec<Component>,
 }
 
-fn read(relative: &str) -> Option<String> {
-    std::fs::read_to_string(crate::assets::find(relative)?).ok()
-}
-
-/// Folio's version and its shipped parts with their licences.
-pub fn about() -> About {
+/// Folio's version and its shipped parts with their licences (read from the assets the
+/// environment points at, or the installed ones).
+pub fn about(env: &crate::Environment) -> About {
+    let read = |relative: &str| std::fs::read_to_string(crate::assets::find(relative, env)?).ok();
     let join = |a: Option<String>, b: Option<String>| match (a, b) {
         (Some(a), Some(b)) => Some(format!("{b}\n\n{a}")),
         (a, b) => a.or(b),
@@ -67,11 +65,12 @@ pub fn about() -> About {
 mod tests {
     #[test]
     fn names_the_version_and_each_shipped_part() {
-        let a = super::about();
+        let env = crate::Environment::default();
+        let a = super::about(&env);
         assert_eq!(a.version, env!("CARGO_PKG_VERSION"));
         let names: Vec<&str> = a.components.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["all-MiniLM-L6-v2", "potion-base-2M", "PDFium"]);
-        if crate::assets::find("minilm/LICENSE").is_some() {
+        if crate::assets::find("minilm/LICENSE", &env).is_some() {
             assert!(a.components[0].text.as_deref().is_some_and(|t| t.contains("Apache License")));
         }
     }

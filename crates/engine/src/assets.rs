@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 /// `/usr/bin/folio` reads `/usr/lib/folio/assets/` (the Debian package's layout, `scripts/package.sh`).
 pub const INSTALLED_ASSETS: &str = "../lib/folio/assets";
 
-/// Looks for `relative` under `$FOLIO_ASSETS_DIR`, then under `.assets/` in the working directory and
-/// its ancestors, then beside the executable and its ancestors, then in the installed layout
-/// ([`INSTALLED_ASSETS`] from the executable's directory).
-pub fn find(relative: &str) -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("FOLIO_ASSETS_DIR").filter(|v| !v.is_empty()) {
-        let p = Path::new(&dir).join(relative);
+/// Looks for `relative` under the environment's assets folder (`FOLIO_ASSETS_DIR`), then under
+/// `.assets/` in the working directory and its ancestors, then beside the executable and its
+/// ancestors, then in the installed layout ([`INSTALLED_ASSETS`] from the executable's directory).
+pub fn find(relative: &str, env: &crate::Environment) -> Option<PathBuf> {
+    if let Some(dir) = &env.assets_dir {
+        let p = dir.join(relative);
         if p.is_file() {
             return Some(p);
         }
@@ -66,29 +66,35 @@ pub enum EmbeddingModel {
     Fast,
 }
 
-fn asset_dir(file: &str) -> Result<PathBuf, crate::EngineError> {
-    find(file).and_then(|p| p.parent().map(Path::to_path_buf)).ok_or_else(|| {
+fn asset_dir(file: &str, env: &crate::Environment) -> Result<PathBuf, crate::EngineError> {
+    find(file, env).and_then(|p| p.parent().map(Path::to_path_buf)).ok_or_else(|| {
         crate::EngineError::Invalid(format!(
             "the embedding model is missing ({file}): run scripts/setup-assets.sh, which fetches it"
         ))
     })
 }
 
-/// Library options and the embedder for a model, from the pinned assets. Chunks are always sized
-/// in MiniLM's word pieces, so both models index the same chunks.
+/// Library options and the embedder for a model, from the pinned assets and what the environment
+/// says. Chunks are always sized in MiniLM's word pieces, so both models index the same chunks.
 pub fn library_setup(
     model: EmbeddingModel,
+    env: &crate::Environment,
 ) -> Result<(std::sync::Arc<dyn folio_ai::Embedder>, crate::LibraryOptions), crate::EngineError> {
-    let minilm = asset_dir("minilm/vocab.txt")?;
+    let minilm = asset_dir("minilm/vocab.txt", env)?;
     let embedder: std::sync::Arc<dyn folio_ai::Embedder> = match model {
         // The weights load while the caller opens the library's stores.
-        EmbeddingModel::Minilm => std::sync::Arc::new(folio_ai::MiniLm::load_in_background(&minilm)?),
+        EmbeddingModel::Minilm => {
+            std::sync::Arc::new(folio_ai::MiniLm::load_in_background(&minilm, env.model_run)?)
+        }
         EmbeddingModel::Fast => std::sync::Arc::new(folio_ai::StaticEmbedder::load(&asset_dir(
             "potion-base-2M/model.safetensors",
+            env,
         )?)?),
     };
     let mut options =
         crate::LibraryOptions { vocab: Some(minilm.join("vocab.txt")), ..crate::LibraryOptions::default() };
-    options.convert.pdfium_library = find("pdfium/libpdfium.so");
+    options.convert.pdfium_library = env.pdfium.clone().or_else(|| find("pdfium/libpdfium.so", env));
+    options.convert.tesseract_library = env.tesseract.clone();
+    options.convert.tessdata = env.tessdata.clone();
     Ok((embedder, options))
 }

@@ -38,6 +38,7 @@ pub fn typescript() -> String {
         crate::about::About,
         crate::SyncReport,
         crate::RepairReport,
+        crate::Diagnostics,
     );
     let mut out = String::from(
         "// Generated from the Rust types by folio-engine's `bindings` (cargo test -p folio-engine --test it bindings,\n\

@@ -56,11 +56,14 @@ pub enum ErrorCode {
     OutOfMemory,
     /// The converter crashed on the file.
     Crashed,
+    /// The operating system refused to read or write the library's files (permission denied, disk
+    /// full, a read-only file system); nothing is damaged.
+    Refused,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order.
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 22] = [
         ErrorCode::NotFound,
         ErrorCode::Invalid,
         ErrorCode::ReadOnly,
@@ -82,6 +85,7 @@ impl ErrorCode {
         ErrorCode::TimedOut,
         ErrorCode::OutOfMemory,
         ErrorCode::Crashed,
+        ErrorCode::Refused,
     ];
 
     /// The code's name as serialised (`"not_found"`).
@@ -108,6 +112,7 @@ impl ErrorCode {
             ErrorCode::TimedOut => "timed_out",
             ErrorCode::OutOfMemory => "out_of_memory",
             ErrorCode::Crashed => "crashed",
+            ErrorCode::Refused => "refused",
         }
     }
 
@@ -156,7 +161,8 @@ impl ErrorCode {
             | ErrorCode::ZipBomb
             | ErrorCode::TimedOut
             | ErrorCode::OutOfMemory
-            | ErrorCode::Crashed => true,
+            | ErrorCode::Crashed
+            | ErrorCode::Refused => true,
             ErrorCode::Damaged
             | ErrorCode::Storage
             | ErrorCode::Embedding
@@ -189,6 +195,10 @@ pub enum EngineError {
     /// Another process holds the library's write lock.
     #[error("{0}")]
     ReadOnly(String),
+    /// The operating system refused to read or write the library's files (the message names the
+    /// store and what was refused).
+    #[error("{0}")]
+    Refused(String),
     /// A file could not be converted (never [`folio_convert::ErrorKind::Cancelled`]: that is
     /// [`EngineError::Cancelled`]).
     #[error(transparent)]
@@ -218,6 +228,8 @@ impl EngineError {
             EngineError::Convert(e) => ErrorCode::of_conversion(&e.kind),
             EngineError::Cancelled => ErrorCode::Cancelled,
             EngineError::Internal(_) => ErrorCode::Internal,
+            EngineError::Refused(_) => ErrorCode::Refused,
+            EngineError::Storage(e) if e.refusal().is_some() => ErrorCode::Refused,
             EngineError::Storage(_) => ErrorCode::Storage,
             EngineError::Embedding(_) => ErrorCode::Embedding,
         }

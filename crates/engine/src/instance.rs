@@ -58,6 +58,7 @@ impl Listener {
             .spawn(move || {
                 for stream in self.socket.incoming() {
                     let Ok(stream) = stream else { continue };
+                    // Fails only for a zero duration: these are not.
                     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
                     let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
                     let mut paths = Vec::new();
@@ -72,7 +73,8 @@ impl Listener {
                     }
                     // A message cut short (the sender died mid-way) is dropped, not half-opened.
                     if ended {
-                        // Acknowledged first: the sender may exit now, its files are taken.
+                        // Acknowledged first: the sender may exit now, its files are taken. A
+                        // sender gone meanwhile misses only the acknowledgement.
                         let _ = (&stream).write_all(ACK).and_then(|()| (&stream).flush());
                         on_open(paths);
                     }
@@ -85,7 +87,10 @@ impl Listener {
 
 impl Drop for Listener {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        // A socket left behind is replaced by the next app that finds nobody answering on it.
+        if let Err(e) = std::fs::remove_file(&self.path) {
+            tracing::debug!("the instance socket {} was not removed: {e}", self.path.display());
+        }
     }
 }
 
@@ -97,9 +102,10 @@ pub fn socket_path(settings: &Path) -> PathBuf {
     let settings = std::path::absolute(settings).unwrap_or_else(|_| settings.to_path_buf());
     let mut h = std::collections::hash_map::DefaultHasher::new();
     settings.hash(&mut h);
-    // The runtime folder is the user's own; in the shared temporary folder the user's name keeps
+    // The runtime folder is the user's own; in the shared temporary folder the user's id keeps
     // users apart.
-    let user = std::env::var("USER").unwrap_or_default();
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let user = unsafe { libc::getuid() };
     dir.join(format!("folio-{user}-{:016x}.sock", h.finish()))
 }
 
@@ -118,7 +124,8 @@ pub fn claim_at(socket: &Path, paths: &[PathBuf]) -> Claim {
                 if forward(socket, paths).is_ok() {
                     return Claim::Forwarded;
                 }
-                // Nobody answers: the socket of a process that died. Replace it.
+                // Nobody answers: the socket of a process that died. Replace it (should another
+                // process have removed it first, the bind below succeeds all the same).
                 let _ = std::fs::remove_file(socket);
             }
             Err(e) => return Claim::Alone(format!("{}: {e}", socket.display())),

@@ -24,10 +24,14 @@ pub mod assets;
 /// The TypeScript types of what the UI sends and receives, generated from the Rust types.
 pub mod bindings;
 mod context;
+mod diagnostics;
+mod environment;
 mod error;
 /// One window per library: a later `folio-desktop FILE` hands its files to the running one.
 pub mod instance;
 mod library;
+/// The app's log file (rotated by size) and the problems it recorded.
+pub mod log;
 mod outcome;
 mod recovery;
 mod settings;
@@ -38,6 +42,8 @@ mod workspace;
 
 pub use allocator::tune_allocator;
 pub use context::{ContextMode, ContextProvider};
+pub use diagnostics::{diagnostics, Diagnostics};
+pub use environment::Environment;
 pub use error::{EngineError, ErrorCode};
 pub use folio_ai::keys::KeyStatus;
 pub use folio_core::cancel::Cancel;
@@ -67,7 +73,7 @@ pub fn default_settings_path() -> std::path::PathBuf {
     dirs::config_dir().unwrap_or_else(|| std::path::PathBuf::from(".")).join("folio/settings.json")
 }
 pub use folio_index::catalog::ContextRun;
-pub use folio_index::catalog::DocumentStatus;
+pub use folio_index::catalog::{DocumentRow, DocumentStatus, SectionRow};
 pub use library::{
     ingest_shared, is_library_file, Backlinks, CatalogRebuild, Crumb, DefinitionHit, Hit, IngestFailure,
     IngestReport, Library, LibraryOptions, MissingDocument, Progress, RepairReport, SearchOptions,
@@ -75,4 +81,4 @@ pub use library::{
 };
 pub use outcome::FileFailure;
 pub use throttle::ProgressThrottle;
-pub use watcher::{FolderWatcher, SyncReport};
+pub use watcher::{FolderWatcher, SyncReport, RETRY as WATCH_RETRY};

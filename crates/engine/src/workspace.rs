@@ -17,6 +17,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::assets::{library_setup, EmbeddingModel};
+use crate::environment::Environment;
 use crate::library::{ingest_shared, read, write};
 use crate::settings::{read_settings, saved_settings, Settings, SettingsChange};
 use crate::watcher::{FolderWatcher, SyncReport};
@@ -37,6 +38,9 @@ pub struct WatchedFolder {
     pub exists: bool,
     /// Documents from files under it.
     pub documents: usize,
+    /// Why the OS does not follow the folder now (it is gone, the system's limit on watches is
+    /// reached, permission is denied); `None` while it is followed.
+    pub error: Option<String>,
 }
 
 /// A document with its figures.
@@ -209,17 +213,23 @@ pub struct Workspace {
     sync_sink: Mutex<Option<SyncSink>>,
     cancel: Cancel,
     keys: ApiKeys,
+    /// What the shell read from its environment at start.
+    env: Environment,
 }
 
 impl Workspace {
     /// Opens the library the settings at `settings_path` name (defaults when the file is absent).
-    pub fn open(settings_path: &Path) -> Result<Workspace, EngineError> {
-        Self::with_settings(settings_path, saved_settings(settings_path))
+    pub fn open(settings_path: &Path, env: &Environment) -> Result<Workspace, EngineError> {
+        Self::with_settings(settings_path, saved_settings(settings_path), env)
     }
 
     /// Opens with given settings (tests), saving them at `settings_path`.
-    pub fn with_settings(settings_path: &Path, settings: Settings) -> Result<Workspace, EngineError> {
-        let library = open_library(&settings)?;
+    pub fn with_settings(
+        settings_path: &Path,
+        settings: Settings,
+        env: &Environment,
+    ) -> Result<Workspace, EngineError> {
+        let library = open_library(&settings, env)?;
         let ws = Workspace {
             settings_path: settings_path.to_path_buf(),
             settings: RwLock::new(settings),
@@ -229,6 +239,7 @@ impl Workspace {
             sync_sink: Mutex::new(None),
             cancel: Cancel::new(),
             keys: ApiKeys::default(),
+            env: env.clone(),
         };
         Ok(ws)
     }
@@ -242,13 +253,17 @@ impl Workspace {
                 let was_writer = lib.is_writable();
                 // A failed catch-up leaves the last good view; the next call tries again.
                 if lib.is_stale() {
-                    let _ = lib.refresh();
+                    if let Err(e) = lib.refresh() {
+                        tracing::warn!("catching up with the writing process failed: {e}");
+                    }
                 }
                 !was_writer && lib.is_writable()
             };
             // The other process let go: this one keeps the watched folders in step from now on.
             if became_writer {
-                let _ = self.restart_watcher();
+                if let Err(e) = self.restart_watcher() {
+                    tracing::error!("watched folders are not followed: {e}");
+                }
             }
         }
         read(&self.library)
@@ -258,10 +273,11 @@ impl Workspace {
     /// because a store is damaged (see [`Library::repair`]); open it again afterwards.
     pub fn repair(
         settings_path: &Path,
+        env: &Environment,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<crate::RepairReport, EngineError> {
         let s = saved_settings(settings_path);
-        let (embedder, options) = library_setup(s.model)?;
+        let (embedder, options) = library_setup(s.model, env)?;
         Library::repair(Path::new(&s.library_dir), embedder, options, progress)
     }
 
@@ -274,6 +290,18 @@ impl Workspace {
             writable: lib.is_writable(),
             repaired: lib.repaired().to_vec(),
         }
+    }
+
+    /// For diagnostics: the library folder, how its embedder runs, and its documents and chunks
+    /// (each `None` when the library could not say).
+    pub(crate) fn library_figures(&self) -> (String, String, Option<usize>, Option<usize>) {
+        let lib = self.lib();
+        (
+            lib.dir().display().to_string(),
+            lib.embedder_description(),
+            lib.documents().ok().map(|d| d.len()),
+            lib.chunk_count().ok(),
+        )
     }
 
     /// The documents with their figures.
@@ -507,7 +535,7 @@ impl Workspace {
             drop(watcher);
             {
                 let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
-                *write(&self.library) = open_library(&new)?;
+                *write(&self.library) = open_library(&new, &self.env)?;
             }
             self.restart_watcher()?;
         }
@@ -548,12 +576,14 @@ impl Workspace {
     pub fn watched_folders(&self) -> Result<Vec<WatchedFolder>, EngineError> {
         let lib = self.lib();
         let docs = lib.documents()?;
+        let watcher = self.watcher.lock().unwrap_or_else(|e| e.into_inner());
         Ok(lib
             .watched_folders()?
             .into_iter()
             .map(|f| WatchedFolder {
                 exists: f.is_dir(),
                 documents: docs.iter().filter(|d| Path::new(&d.path).starts_with(&f)).count(),
+                error: watcher.as_ref().and_then(|w| w.error(&f)),
                 path: f.display().to_string(),
             })
             .collect())
@@ -607,7 +637,9 @@ impl Workspace {
     fn context_mode(&self) -> Result<ContextMode, EngineError> {
         let s = self.settings();
         let (model, url) = match s.context_provider {
-            ContextProvider::Anthropic => (Some(s.anthropic_model.as_str()), None),
+            ContextProvider::Anthropic => {
+                (Some(s.anthropic_model.as_str()), self.env.anthropic_base_url.as_deref())
+            }
             ContextProvider::Openai => (Some(s.openai_model.as_str()), Some(s.openai_base_url.as_str())),
             ContextProvider::None | ContextProvider::Structural => (None, None),
         };
@@ -615,8 +647,8 @@ impl Workspace {
     }
 }
 
-fn open_library(s: &Settings) -> Result<Library, EngineError> {
-    let (embedder, mut options) = library_setup(s.model)?;
+fn open_library(s: &Settings, env: &Environment) -> Result<Library, EngineError> {
+    let (embedder, mut options) = library_setup(s.model, env)?;
     options.convert.ocr = s.ocr;
     Library::open(Path::new(&s.library_dir), embedder, options)
 }

@@ -47,8 +47,11 @@ pub struct KeywordIndex {
 
 /// A chunk to index.
 pub struct KeywordDoc<'a> {
+    /// The chunk's id in the catalog.
     pub chunk_id: u64,
+    /// Its document's id.
     pub doc_id: u64,
+    /// What the chunk mostly is (`definition`, `requirement`, …), for filtering.
     pub chunk_type: &'a str,
     /// The contextualized text.
     pub text: &'a str,
@@ -66,6 +69,7 @@ impl Feedback {
         self.0.len()
     }
 
+    /// Whether there are no terms.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -74,7 +78,9 @@ impl Feedback {
 /// Filters on a keyword search.
 #[derive(Debug, Default, Clone)]
 pub struct KeywordFilter {
+    /// Only these documents' chunks; empty for all documents.
     pub docs: Vec<u64>,
+    /// Only chunks of these types (`requirement`, …); empty for all types.
     pub chunk_types: Vec<String>,
 }
 
@@ -116,12 +122,13 @@ fn ids_analyzer() -> Result<TextAnalyzer, IndexError> {
 impl KeywordIndex {
     /// Opens or creates the index in a folder.
     pub fn open(dir: &Path) -> Result<KeywordIndex, IndexError> {
-        std::fs::create_dir_all(dir)?;
-        let index = if dir.join("meta.json").exists() {
-            Index::open_in_dir(dir)?
-        } else {
-            Index::create_in_dir(dir, schema())?
-        };
+        let index = crate::creation::one_at_a_time(dir, || {
+            Ok(if dir.join("meta.json").exists() {
+                Index::open_in_dir(dir)?
+            } else {
+                Index::create_in_dir(dir, schema())?
+            })
+        })?;
         Self::setup(index)
     }
 
@@ -348,6 +355,7 @@ impl KeywordIndex {
         self.reader.searcher().num_docs()
     }
 
+    /// Whether no chunk is indexed.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

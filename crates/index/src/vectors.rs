@@ -16,31 +16,51 @@ use std::sync::Arc;
 /// One chunk's record in the vector store.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VectorRecord {
+    /// The chunk's id in the catalog.
     pub chunk_id: i64,
+    /// Its document's id.
     pub doc_id: i64,
+    /// The file's absolute path.
     pub source_path: String,
+    /// The chunk's position in its document, from 0.
     pub chunk_index: i64,
+    /// The chunk's text.
     pub content: String,
+    /// The chunk's context, then the chunk: the text the keyword index holds.
     pub contextualized_content: String,
+    /// The chunk's vector: of the chunk alone, or of its LLM-written context and the chunk.
     pub embedding: Vec<f32>,
+    /// The file's modification time (Unix seconds).
     pub mtime: i64,
+    /// The document's format (`pdf`, `docx`, …).
     pub file_type: String,
+    /// The file's size in bytes.
     pub file_size_bytes: i64,
     /// JSON list of heading texts.
     pub parent_chain: String,
+    /// The innermost section holding the whole chunk.
     pub section_id: String,
+    /// The level of `section_id` (0 for text before the first heading).
     pub heading_level: i64,
+    /// What the chunk mostly is (`definition`, `requirement`, …).
     pub chunk_type: String,
     /// JSON list of the references written in the chunk.
     pub cross_references: String,
+    /// The document's title.
     pub doc_summary: String,
     /// The first term defined in the chunk, if any.
     pub defined_term: Option<String>,
+    /// The normalised key of `defined_term`.
     pub defined_term_normalized: Option<String>,
+    /// The first page the chunk lies on; `None` for formats without pages.
     pub page_start: Option<i64>,
+    /// The last page it lies on (included); `None` for formats without pages.
     pub page_end: Option<i64>,
+    /// Where the chunk starts in the document text, in bytes.
     pub char_start: i64,
+    /// Where it ends in the document text, in bytes (exclusive).
     pub char_end: i64,
+    /// SHA-256 (hex) of `content`.
     pub content_hash: String,
 }
 
@@ -48,15 +68,18 @@ pub struct VectorRecord {
 pub trait VectorStore: Send {
     /// Replaces all records of a document.
     fn put_document(&mut self, doc_id: i64, records: &[VectorRecord]) -> Result<(), IndexError>;
+    /// Removes every record of a document.
     fn remove_document(&mut self, doc_id: i64) -> Result<(), IndexError>;
     /// Chunk ids with cosine similarity, best first; `docs` restricts to documents when not empty.
     fn search(&self, query: &[f32], limit: usize, docs: &[i64]) -> Result<Vec<(i64, f32)>, IndexError>;
+    /// How many records the store holds.
     fn len(&self) -> Result<usize, IndexError>;
     /// A document's vectors by chunk id (to keep those of unchanged chunks on re-ingest).
     fn document_vectors(&self, doc_id: i64) -> Result<HashMap<i64, Vec<f32>>, IndexError>;
     /// Every record, with its vector, in no particular order: what a damaged catalog is rebuilt
     /// from.
     fn records(&self) -> Result<Vec<VectorRecord>, IndexError>;
+    /// Whether the store holds no record.
     fn is_empty(&self) -> Result<bool, IndexError> {
         Ok(self.len()? == 0)
     }
@@ -306,18 +329,19 @@ fn batch(dim: usize, rows: &[VectorRecord]) -> Result<RecordBatch, IndexError> {
 impl LanceVectors {
     /// Opens (or creates) the table for a model in a LanceDB folder.
     pub fn open(dir: &Path, model: &str, dim: usize) -> Result<LanceVectors, IndexError> {
-        std::fs::create_dir_all(dir)?;
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
         let uri = dir.to_string_lossy().into_owned();
         let name = table_name(model, dim);
-        let table = runtime.block_on(async {
-            let db = lancedb::connect(&uri).execute().await?;
-            let names = db.table_names().execute().await?;
-            if names.contains(&name) {
-                db.open_table(&name).execute().await
-            } else {
-                db.create_empty_table(&name, schema(dim)).execute().await
-            }
+        let table = crate::creation::one_at_a_time(dir, || {
+            Ok(runtime.block_on(async {
+                let db = lancedb::connect(&uri).execute().await?;
+                let names = db.table_names().execute().await?;
+                if names.contains(&name) {
+                    db.open_table(&name).execute().await
+                } else {
+                    db.create_empty_table(&name, schema(dim)).execute().await
+                }
+            })?)
         })?;
         let rows = runtime.block_on(table.count_rows(None))?;
         let mut store = LanceVectors { runtime, table, dim, mirror: None, rows };

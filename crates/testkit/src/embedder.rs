@@ -68,7 +68,9 @@ impl Embedder for HashingEmbedder {
 /// Another embedder, watched: `before` sees the texts of every document batch before they are
 /// embedded (to count them, or to cancel an ingest in the middle of one). Queries pass unwatched.
 pub struct Watched<E, F> {
+    /// The embedder that does the work.
     pub inner: E,
+    /// Called with the texts of each document batch before they are embedded.
     pub before: F,
 }
 

@@ -11,7 +11,17 @@ use std::time::{Duration, Instant};
 /// What the server does with one request.
 pub enum Reply {
     /// A status, extra headers and a body, after a delay.
-    Json { status: u16, headers: Vec<(String, String)>, body: String, delay: Duration },
+    Json {
+        /// The HTTP status code (200, 429, 529, …).
+        status: u16,
+        /// Headers sent besides `content-type: application/json`, `content-length` and
+        /// `connection: close`.
+        headers: Vec<(String, String)>,
+        /// The body, as sent.
+        body: String,
+        /// How long the server waits before it answers.
+        delay: Duration,
+    },
     /// Never answers; closes after the time given (the client must time out first).
     Hang(Duration),
     /// Closes the connection without an answer.
@@ -19,9 +29,11 @@ pub enum Reply {
 }
 
 impl Reply {
+    /// A 200 answer with a JSON body, at once.
     pub fn ok(body: serde_json::Value) -> Reply {
         Reply::Json { status: 200, headers: Vec::new(), body: body.to_string(), delay: Duration::ZERO }
     }
+    /// An answer with a status, headers and a body, at once.
     pub fn status(status: u16, headers: &[(&str, &str)], body: &str) -> Reply {
         Reply::Json {
             status,
@@ -30,20 +42,27 @@ impl Reply {
             delay: Duration::ZERO,
         }
     }
+    /// A 200 answer with a JSON body, after `delay`.
     pub fn slow(body: serde_json::Value, delay: Duration) -> Reply {
         Reply::Json { status: 200, headers: Vec::new(), body: body.to_string(), delay }
     }
 }
 
+/// A request the server received.
 #[derive(Debug, Clone)]
 pub struct Request {
+    /// The request target from the request line (`/v1/messages`).
     pub path: String,
+    /// The headers as sent, names and values trimmed.
     pub headers: Vec<(String, String)>,
+    /// The JSON body; `Null` when there is none or it is not JSON.
     pub body: serde_json::Value,
+    /// When the request had been read whole.
     pub at: Instant,
 }
 
 impl Request {
+    /// The value of a header, its name in any case; `None` when it was not sent.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
@@ -51,7 +70,9 @@ impl Request {
 
 type Handler = dyn Fn(&Request, usize) -> Reply + Send + Sync;
 
+/// A server on a free port of 127.0.0.1, serving on its own threads until the process ends.
 pub struct Server {
+    /// Its root URL, `http://127.0.0.1:PORT`, without a trailing slash.
     pub url: String,
     log: Arc<Mutex<Vec<Request>>>,
     max_in_flight: Arc<AtomicUsize>,
@@ -78,10 +99,12 @@ impl Server {
         Server { url, log, max_in_flight }
     }
 
+    /// The requests received so far, in the order they were read.
     pub fn requests(&self) -> Vec<Request> {
         self.log.lock().unwrap().clone()
     }
 
+    /// The most requests handled at once (read, and not yet answered).
     pub fn max_in_flight(&self) -> usize {
         self.max_in_flight.load(Ordering::SeqCst)
     }

@@ -10,7 +10,7 @@ const ADVICE: Record<ErrorCode, string | null> = {
   invalid: null,
   read_only: 'Another Folio window has this library open; close it to make changes here.',
   damaged: null,
-  storage: 'Check that the disk has free space and that the library folder can be written.',
+  storage: 'Copy the diagnostics (Settings › About Folio) into a bug report: they hold the log.',
   embedding: 'Check the model files, and for LLM contexts the provider, its address and key in Settings.',
   cancelled: null,
   internal: 'This is a fault in Folio; restarting it may help.',
@@ -27,6 +27,7 @@ const ADVICE: Record<ErrorCode, string | null> = {
   timed_out: 'Add the file again on its own; if it keeps timing out, split it.',
   out_of_memory: 'Split the document into smaller parts.',
   crashed: 'Open the file in its own application and save a fresh copy, then add that.',
+  refused: 'Check that you may read and write the library folder, and that its disk has free space.',
 };
 
 /** Whether `value` is one of the engine's error codes. */

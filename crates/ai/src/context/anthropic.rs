@@ -19,26 +19,27 @@ pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-haiku-4-5";
 /// Settings of an [`AnthropicWriter`].
 #[derive(Clone)]
 pub struct AnthropicConfig {
-    /// The API root without `/v1` (default `ANTHROPIC_BASE_URL`, else `https://api.anthropic.com`).
+    /// The API root without `/v1` (default `https://api.anthropic.com`).
     pub base_url: String,
+    /// The Claude model asked, as the API names it (default [`DEFAULT_ANTHROPIC_MODEL`]).
     pub model: String,
+    /// The Anthropic API key, sent as `x-api-key` (`Debug` prints it redacted).
     pub api_key: String,
     /// The longest answer, in tokens.
     pub max_tokens: u32,
+    /// How long one attempt may take, connecting included (default 60 s).
     pub timeout: Duration,
+    /// How failed attempts are retried (rate limits, overload, 5xx answers, connection failures, timeouts).
     pub retry: RetryPolicy,
     /// The most document tokens sent whole (Claude Haiku reads 200k; leave room for the rest).
     pub document_budget: usize,
 }
 
 impl AnthropicConfig {
-    /// Defaults, with the base URL from `ANTHROPIC_BASE_URL` when set.
+    /// Defaults: the public API, Claude Haiku.
     pub fn new(api_key: impl Into<String>) -> AnthropicConfig {
         AnthropicConfig {
-            base_url: std::env::var("ANTHROPIC_BASE_URL")
-                .ok()
-                .filter(|u| !u.trim().is_empty())
-                .unwrap_or_else(|| "https://api.anthropic.com".into()),
+            base_url: "https://api.anthropic.com".into(),
             model: DEFAULT_ANTHROPIC_MODEL.into(),
             api_key: api_key.into(),
             max_tokens: 256,

@@ -7,9 +7,13 @@ use super::Usage;
 /// US dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Prices {
+    /// The price of input tokens billed at the normal rate.
     pub input: f64,
+    /// The price of output tokens (the contexts written).
     pub output: f64,
+    /// The price of input tokens written to the prompt cache.
     pub cache_write: f64,
+    /// The price of input tokens read from the prompt cache.
     pub cache_read: f64,
 }
 
@@ -50,7 +54,10 @@ impl Prices {
 /// One document's requests to come: its (sent) document tokens and each new chunk's tokens.
 #[derive(Debug, Clone)]
 pub struct PlannedDocument {
+    /// Tokens of the document text sent with each request: the whole document, or its excerpt when
+    /// `excerpted`.
     pub document_tokens: usize,
+    /// Tokens of each chunk that has no cached context yet, one request each.
     pub chunk_tokens: Vec<usize>,
     /// Whether each chunk gets its own excerpt (the document is too long to send whole), so there
     /// is no shared prefix to cache.
@@ -60,12 +67,15 @@ pub struct PlannedDocument {
 /// What a run will cost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Estimate {
+    /// Requests to send: one per chunk without a cached context.
     pub requests: u64,
     /// Tokens with the document sent as a cached prefix.
     pub cached: Usage,
     /// Tokens were every request to send the document afresh.
     pub uncached: Usage,
+    /// The price of `cached`, in US dollars.
     pub cost_cached: f64,
+    /// The price of `uncached`, in US dollars.
     pub cost_uncached: f64,
 }
 

@@ -62,6 +62,7 @@ pub fn render_parts(document: &str, chunk: &str) -> (String, String) {
 pub struct Usage {
     /// Input tokens billed at the normal rate (not read from or written to the cache).
     pub input_tokens: u64,
+    /// Tokens of the answer (the context written).
     pub output_tokens: u64,
     /// Input tokens written to the prompt cache.
     pub cache_write_tokens: u64,
@@ -84,7 +85,9 @@ impl std::ops::AddAssign for Usage {
 /// A context and what it cost.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextAnswer {
+    /// The context, trimmed; never empty.
     pub text: String,
+    /// The tokens the request used, as the provider reports them.
     pub usage: Usage,
 }
 
@@ -167,13 +170,17 @@ pub struct ContextJob {
     pub index: usize,
     /// The document text to send (see [`document_for_chunk`]).
     pub document: std::sync::Arc<str>,
+    /// The chunk's text.
     pub chunk: String,
 }
 
 /// The answer for one job.
 #[derive(Debug)]
 pub struct ContextOutcome {
+    /// The index of the job this answers ([`ContextJob::index`]).
     pub index: usize,
+    /// The context, or why there is none (the caller then uses the structural context);
+    /// [`AiError::Cancelled`] for a job not started before the cancel.
     pub result: Result<ContextAnswer, AiError>,
 }
 

@@ -16,23 +16,25 @@ use crate::AiError;
 pub struct OpenAiChatConfig {
     /// The API root, `/v1` included (default `OPENAI_BASE_URL`, else `https://api.openai.com/v1`).
     pub base_url: String,
+    /// The model asked, as the server names it (`gpt-4o-mini`, or `llama3.2` on Ollama).
     pub model: String,
+    /// The key, sent as a bearer token; `None` sends no `authorization` header (local servers need none).
     pub api_key: Option<String>,
+    /// The longest answer, in tokens.
     pub max_tokens: u32,
+    /// How long one attempt may take, connecting included (default 120 s).
     pub timeout: Duration,
+    /// How failed attempts are retried (rate limits, 5xx answers, connection failures, timeouts).
     pub retry: RetryPolicy,
     /// The most document tokens sent whole (set it to the local model's context window).
     pub document_budget: usize,
 }
 
 impl OpenAiChatConfig {
-    /// Defaults for a model, with the base URL from `OPENAI_BASE_URL` when set.
+    /// Defaults for a model, on OpenAI's public API.
     pub fn new(model: impl Into<String>) -> OpenAiChatConfig {
         OpenAiChatConfig {
-            base_url: std::env::var("OPENAI_BASE_URL")
-                .ok()
-                .filter(|u| !u.trim().is_empty())
-                .unwrap_or_else(|| "https://api.openai.com/v1".into()),
+            base_url: "https://api.openai.com/v1".into(),
             model: model.into(),
             api_key: None,
             max_tokens: 256,

@@ -69,11 +69,18 @@ impl QuantLinear {
         Some(QuantLinear { k, n, packed, scale, offset, bias: bias.to_vec() })
     }
 
-    /// `out[m][..n] = x[m] Wᵀ + b` for the `rows` rows of `x` (each `k` wide). `scratch` holds the
-    /// quantized rows between calls.
+    /// `out[m][..n] = x[m] Wᵀ + b` for the `rows` rows of `x` (each `k` wide), on `kernel`, which
+    /// the CPU must have (one of [`kernels`]). `scratch` holds the quantized rows between calls.
     #[inline(always)]
-    pub fn forward(&self, x: &[f32], rows: usize, out: &mut Vec<f32>, scratch: &mut Quantized) {
-        self.forward_with(kernel(), x, rows, out, scratch)
+    pub fn forward(
+        &self,
+        kernel: Kernel,
+        x: &[f32],
+        rows: usize,
+        out: &mut Vec<f32>,
+        scratch: &mut Quantized,
+    ) {
+        self.forward_with(kernel, x, rows, out, scratch)
     }
 
     /// [`Self::forward`] with a given kernel, which the CPU must have (one of [`kernels`]).
@@ -416,7 +423,7 @@ impl QuantLinear {
 }
 
 /// The integer kernel this CPU runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Kernel {
     /// AMX tiles (with AVX-512 for the rest).
     Amx,
@@ -424,30 +431,29 @@ pub enum Kernel {
     Vnni,
     /// AVX2 with FMA.
     Avx2,
-    /// Neither: plain loops (tests; `Precision::Auto` runs f32 on such CPUs).
+    /// Neither: plain loops (tests; `Precision::Auto` runs f32 on such CPUs). The default: every
+    /// CPU has it.
+    #[default]
     Scalar,
 }
 
 /// The fastest kernel this CPU has.
 pub fn kernel() -> Kernel {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static KERNEL: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
-        *KERNEL.get_or_init(|| {
-            let all = kernels();
-            // FOLIO_INT8_KERNEL=vnni|avx2|scalar picks a lesser kernel, for measuring it.
-            let wanted = std::env::var("FOLIO_INT8_KERNEL").ok().and_then(|v| match v.as_str() {
-                "vnni" => Some(Kernel::Vnni),
-                "avx2" => Some(Kernel::Avx2),
-                "scalar" => Some(Kernel::Scalar),
-                _ => None,
-            });
-            wanted.filter(|k| all.contains(k)).unwrap_or(all[0])
-        })
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        Kernel::Scalar
+    static KERNEL: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
+    *KERNEL.get_or_init(|| kernels()[0])
+}
+
+impl Kernel {
+    /// The kernel a name stands for (`amx`, `vnni`, `avx2`, `scalar`), as `FOLIO_INT8_KERNEL`
+    /// names one to measure it.
+    pub fn parse(name: &str) -> Option<Kernel> {
+        match name {
+            "amx" => Some(Kernel::Amx),
+            "vnni" => Some(Kernel::Vnni),
+            "avx2" => Some(Kernel::Avx2),
+            "scalar" => Some(Kernel::Scalar),
+            _ => None,
+        }
     }
 }
 
@@ -532,51 +538,71 @@ impl Quantized {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
-    fn lcg(seed: &mut u64) -> f32 {
-        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((*seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    /// A layer's weights and biases, and rows of input, of the given shape: values in the ranges
+    /// MiniLM's layers see (weights within ±0.2, activations within ±3).
+    fn layer_and_input(
+        n: usize,
+        k: usize,
+        rows: usize,
+    ) -> impl Strategy<Value = (Vec<f32>, Vec<f32>, Vec<f32>)> {
+        (
+            proptest::collection::vec(-0.2f32..0.2, n * k),
+            proptest::collection::vec(-1f32..1.0, n),
+            proptest::collection::vec(-3f32..3.0, rows * k),
+        )
     }
 
-    #[test]
-    fn every_kernel_agrees_with_the_scalar_path_and_with_floats() {
-        // k = 36 takes the VNNI path on AMX CPUs (the tiles need multiples of 64); k = 128, the tiles.
-        for kernel in kernels() {
-            for (n, k) in [(64, 36), (64, 128)] {
-                check_kernel(kernel, n, k);
+    /// Shapes: k = 36 takes the VNNI path on AMX CPUs (the tiles need multiples of 64), k = 128
+    /// the tiles; the row counts cover a single row, partial and whole blocks of rows.
+    fn shape() -> impl Strategy<Value = (usize, usize, usize)> {
+        (
+            proptest::sample::select(vec![(64usize, 36usize), (64, 128)]),
+            proptest::sample::select(vec![1usize, 7, 8, 13, 32, 45]),
+        )
+            .prop_map(|((n, k), rows)| (n, k, rows))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Every kernel this CPU runs gives the scalar kernel's answer (the reference), and the
+        /// float product's within 8-bit error.
+        #[test]
+        fn every_kernel_agrees_with_the_scalar_path_and_with_floats(
+            ((n, k, rows), (w, b, x)) in shape().prop_flat_map(|(n, k, rows)| (Just((n, k, rows)), layer_and_input(n, k, rows)))
+        ) {
+            let lin = QuantLinear::new(&w, &b, n, k).unwrap();
+            for kernel in kernels() {
+                check_kernel(kernel, &lin, (n, k, rows), (&w, &b, &x));
             }
         }
     }
 
-    fn check_kernel(kernel: Kernel, n: usize, k: usize) {
-        let mut seed = 7;
-        let w: Vec<f32> = (0..n * k).map(|_| lcg(&mut seed) * 0.2).collect();
-        let b: Vec<f32> = (0..n).map(|_| lcg(&mut seed)).collect();
-        let lin = QuantLinear::new(&w, &b, n, k).unwrap();
-        for rows in [1, 7, 8, 13, 32, 45] {
-            let x: Vec<f32> = (0..rows * k).map(|_| lcg(&mut seed) * 3.0).collect();
-            let mut q = Quantized::default();
-            let mut fast = Vec::new();
-            lin.forward_with(kernel, &x, rows, &mut fast, &mut q);
-            let mut slow = vec![0f32; rows * n];
-            lin.matmul_scalar(&q, rows, &mut slow);
-            for (a, b) in fast.iter().zip(&slow) {
+    fn check_kernel(
+        kernel: Kernel,
+        lin: &QuantLinear,
+        (n, k, rows): (usize, usize, usize),
+        (w, b, x): (&[f32], &[f32], &[f32]),
+    ) {
+        let mut q = Quantized::default();
+        let mut fast = Vec::new();
+        lin.forward_with(kernel, x, rows, &mut fast, &mut q);
+        let mut slow = vec![0f32; rows * n];
+        lin.matmul_scalar(&q, rows, &mut slow);
+        for (a, b) in fast.iter().zip(&slow) {
+            assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "{kernel:?} {n}×{k}, {rows} rows: {a} vs {b}");
+        }
+        // Against the float product: 8-bit error, a small fraction of the output's range.
+        for m in 0..rows {
+            for c in 0..n {
+                let exact: f32 = (0..k).map(|j| x[m * k + j] * w[c * k + j]).sum::<f32>() + b[c];
+                let tolerance = 0.05 * (k as f32 / 36.0).sqrt();
                 assert!(
-                    (a - b).abs() <= 1e-4 * b.abs().max(1.0),
-                    "{kernel:?} {n}×{k}, {rows} rows: {a} vs {b}"
+                    (fast[m * n + c] - exact).abs() < tolerance,
+                    "{kernel:?}: {} vs {exact}",
+                    fast[m * n + c]
                 );
-            }
-            // Against the float product: 8-bit error, a small fraction of the output's range.
-            for m in 0..rows {
-                for c in 0..n {
-                    let exact: f32 = (0..k).map(|j| x[m * k + j] * w[c * k + j]).sum::<f32>() + b[c];
-                    let tolerance = 0.05 * (k as f32 / 36.0).sqrt();
-                    assert!(
-                        (fast[m * n + c] - exact).abs() < tolerance,
-                        "{kernel:?}: {} vs {exact}",
-                        fast[m * n + c]
-                    );
-                }
             }
         }
     }

@@ -11,7 +11,7 @@ mod gemm;
 mod math;
 
 use dense::DenseLinear;
-pub use gemm::{kernel, Kernel};
+pub use gemm::{kernel, kernels, Kernel};
 use gemm::{QuantLinear, Quantized};
 
 /// A linear layer in the precision the encoder runs in.
@@ -30,9 +30,17 @@ impl Linear {
     }
 
     #[inline(always)]
-    fn forward(&self, x: &[f32], rows: usize, out: &mut Vec<f32>, s: &mut Quantized, threads: usize) {
+    fn forward(
+        &self,
+        x: &[f32],
+        rows: usize,
+        out: &mut Vec<f32>,
+        s: &mut Quantized,
+        threads: usize,
+        kernel: Kernel,
+    ) {
         match self {
-            Linear::Int8(l) => l.forward(x, rows, out, s),
+            Linear::Int8(l) => l.forward(kernel, x, rows, out, s),
             Linear::F32(l) => l.forward(x, rows, out, threads),
         }
     }
@@ -63,15 +71,24 @@ struct Block {
 /// The subset of a BERT `config.json` the encoder needs.
 #[derive(Debug, Clone, Deserialize)]
 pub struct BertConfig {
+    /// Tokens in the WordPiece vocabulary (30522 for MiniLM): the rows of the word embeddings.
     pub vocab_size: usize,
+    /// The width of every token's vector between layers (384 for MiniLM).
     pub hidden_size: usize,
+    /// Transformer layers (6 for MiniLM).
     pub num_hidden_layers: usize,
+    /// Attention heads per layer; `hidden_size` must be a multiple of it (12 for MiniLM).
     pub num_attention_heads: usize,
+    /// The width of each layer's feed-forward part (1536 for MiniLM).
     pub intermediate_size: usize,
+    /// The longest input, in tokens, that has a position embedding (512 for MiniLM).
     pub max_position_embeddings: usize,
+    /// Rows of the token-type embeddings (2 for MiniLM); only type 0 is used.
     pub type_vocab_size: usize,
+    /// The epsilon of the layer norms (default 1e-12).
     #[serde(default = "default_eps")]
     pub layer_norm_eps: f64,
+    /// The feed-forward activation (default `gelu`, the only one supported).
     #[serde(default = "default_act")]
     pub hidden_act: String,
 }
@@ -87,6 +104,8 @@ fn default_act() -> String {
 /// The encoder's weights.
 pub struct FastBert {
     int8: bool,
+    /// The CPU kernel its loops and 8-bit products run on (one of [`kernels`]).
+    kernel: Kernel,
     hidden: usize,
     heads: usize,
     eps: f32,
@@ -113,12 +132,21 @@ struct Scratch {
     /// Threads one product may use: all of them for a lone batch (a query), else 1 (the batches
     /// themselves run in parallel).
     threads: usize,
+    /// The CPU kernel of the 8-bit products.
+    kernel: Kernel,
 }
 
 impl FastBert {
     /// The encoder of a checkpoint (tensor names with or without a `bert.` prefix), its linear
-    /// layers quantized to 8 bits when `int8`.
-    pub fn new(cfg: &BertConfig, tensors: Tensors, int8: bool) -> Result<FastBert, AiError> {
+    /// layers quantized to 8 bits when `int8`, run on `kernel` (which the CPU must have: one of
+    /// [`kernels`]).
+    pub fn new(cfg: &BertConfig, tensors: Tensors, int8: bool, kernel: Kernel) -> Result<FastBert, AiError> {
+        if !kernels().contains(&kernel) {
+            return Err(AiError::Config(format!(
+                "this CPU has no {kernel:?} kernel (it has {:?})",
+                kernels()
+            )));
+        }
         let prefix =
             if tensors.contains_key("bert.embeddings.word_embeddings.weight") { "bert." } else { "" };
         let h = cfg.hidden_size;
@@ -167,6 +195,7 @@ impl FastBert {
         }
         Ok(FastBert {
             int8,
+            kernel,
             hidden: h,
             heads: cfg.num_attention_heads,
             eps: cfg.layer_norm_eps as f32,
@@ -213,8 +242,11 @@ impl FastBert {
         let lone = batches.len() == 1;
         let results: Vec<Vec<(usize, Vec<f32>)>> = std::thread::scope(|scope| {
             let work = || {
-                let mut scratch =
-                    Scratch { threads: if lone { threads_asked } else { 1 }, ..Scratch::default() };
+                let mut scratch = Scratch {
+                    threads: if lone { threads_asked } else { 1 },
+                    kernel: self.kernel,
+                    ..Scratch::default()
+                };
                 let mut done = Vec::new();
                 loop {
                     let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -240,9 +272,15 @@ impl FastBert {
         self.int8
     }
 
+    /// The CPU kernel the encoder runs on.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
     fn forward(&self, seqs: &[&[u32]], s: &mut Scratch) -> Vec<Vec<f32>> {
-        match kernel() {
-            // SAFETY: the CPU has the features `forward_avx512` is compiled for (`kernel` checked).
+        match self.kernel {
+            // SAFETY: the CPU has the features `forward_avx512` is compiled for (`new` checked that
+            // the kernel is one of this CPU's).
             #[cfg(target_arch = "x86_64")]
             Kernel::Vnni | Kernel::Amx => unsafe { self.forward_avx512(seqs, s) },
             // SAFETY: as above, for AVX2 and FMA.
@@ -294,13 +332,13 @@ impl FastBert {
             }
         }
         for block in &self.blocks {
-            block.qkv.forward(&s.x, rows, &mut s.qkv, &mut s.quant, s.threads);
+            block.qkv.forward(&s.x, rows, &mut s.qkv, &mut s.quant, s.threads, s.kernel);
             self.attention(seqs, s);
-            block.attn_out.forward(&s.ctx, rows, &mut s.tmp, &mut s.quant, s.threads);
+            block.attn_out.forward(&s.ctx, rows, &mut s.tmp, &mut s.quant, s.threads, s.kernel);
             add_norm(&mut s.x, &s.tmp, &block.attn_norm, h, self.eps);
-            block.intermediate.forward(&s.x, rows, &mut s.wide, &mut s.quant, s.threads);
+            block.intermediate.forward(&s.x, rows, &mut s.wide, &mut s.quant, s.threads, s.kernel);
             math::gelu(&mut s.wide);
-            block.output.forward(&s.wide, rows, &mut s.tmp, &mut s.quant, s.threads);
+            block.output.forward(&s.wide, rows, &mut s.tmp, &mut s.quant, s.threads, s.kernel);
             add_norm(&mut s.x, &s.tmp, &block.out_norm, h, self.eps);
         }
         // Mean pooling and normalisation.

@@ -4,16 +4,12 @@
 use folio_ai::keys::{ApiKeys, KeySource};
 
 #[test]
+#[ignore = "needs an OS keychain (a Secret Service on a session bus, or the kernel keyring); scripts/test.sh runs it"]
 fn store_read_and_delete_a_key() {
     let keys = ApiKeys::new(&format!("folio-test-{}", std::process::id()));
     let status = keys.status("anthropic");
     println!("keychain: {}", status.keychain);
-    if !status.keychain_available {
-        // Said clearly, and the environment still works (checked below).
-        assert!(status.keychain.contains("no keychain"), "{}", status.keychain);
-        eprintln!("SKIP store/read/delete: {}", status.keychain);
-        return;
-    }
+    assert!(status.keychain_available, "this machine has no usable keychain: {}", status.keychain);
     let secret = "sk-ant-keychain-test-31415926";
     let set = keys.set("anthropic", secret).expect("the keychain stores the key");
     assert!(set.set);

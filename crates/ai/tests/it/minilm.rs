@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use folio_ai::{cosine, int8_kernel, Embedder, MiniLm, Precision, WordPieceTokenizer};
+use folio_ai::{cosine, int8_kernel, Embedder, MiniLm, Precision};
 use serde::Deserialize;
 
 /// The MiniLM assets, or the test fails saying how to get them.
@@ -61,7 +61,7 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn token_ids_match_hf_tokenizers() {
     let dir = assets();
-    let tok = WordPieceTokenizer::from_file(&dir.join("vocab.txt")).unwrap();
+    let tok = folio_ai::load_vocabulary(&dir.join("vocab.txt")).unwrap();
     let fixture: IdCases = serde_json::from_str(include_str!("../reference/tokenizer_ids.json")).unwrap();
     let mut failures = Vec::new();
     for case in &fixture.cases {

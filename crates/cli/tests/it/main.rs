@@ -7,5 +7,7 @@
 mod context_key;
 mod corruption;
 mod limits;
+mod open_race;
+mod refused;
 mod shared;
 mod ui_samples;

@@ -94,6 +94,8 @@ impl Styles {
                         }
                         b"pPrChange" | b"rPrChange" => {
                             let end = e.name().as_ref().to_vec();
+                            // A tracked change's earlier formatting is skipped; a malformed one
+                            // ends the reading below, at the next event.
                             let _ = reader.read_to_end(quick_xml::name::QName(&end));
                         }
                         _ => {}

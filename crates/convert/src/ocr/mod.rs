@@ -81,11 +81,11 @@ pub struct OcrWord {
 /// Where Tesseract and its language files are, and which language to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OcrOptions {
-    /// `libtesseract.so.5` (or a folder holding it); `None` tries `$FOLIO_TESSERACT`, then
-    /// `libtesseract.so.5` and `libtesseract.so` through the system loader.
+    /// `libtesseract.so.5` (or a folder holding it); `None` tries `libtesseract.so.5` and
+    /// `libtesseract.so` through the system loader.
     pub library: Option<PathBuf>,
-    /// The folder of `<language>.traineddata` files; `None` tries `$TESSDATA_PREFIX` (or its
-    /// `tessdata` subfolder), then Debian's folders for Tesseract 5 and 4.
+    /// The folder of `<language>.traineddata` files, or a folder whose `tessdata` subfolder holds
+    /// them (`TESSDATA_PREFIX`'s convention); `None` tries Debian's folders for Tesseract 5 and 4.
     pub tessdata: Option<PathBuf>,
     /// Tesseract language code(s): "eng", or several joined with '+' ("eng+deu").
     pub language: String,
@@ -197,41 +197,31 @@ fn language_code(language: &str) -> Result<CString, OcrError> {
 }
 
 /// The folder holding every `<language>.traineddata` of `options.language`: `options.tessdata`
-/// (only it, when given), else `$TESSDATA_PREFIX` or its `tessdata` subfolder, else Debian's folders.
+/// or its `tessdata` subfolder (only these, when given), else Debian's folders.
 pub fn find_tessdata(options: &OcrOptions) -> Result<PathBuf, OcrError> {
     let has_all =
         |dir: &Path| options.language.split('+').all(|l| dir.join(format!("{l}.traineddata")).is_file());
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(dir) = &options.tessdata {
-        candidates.push(dir.clone());
-    } else {
-        if let Some(prefix) = std::env::var_os("TESSDATA_PREFIX").filter(|v| !v.is_empty()) {
-            let prefix = PathBuf::from(prefix);
-            candidates.push(prefix.join("tessdata"));
-            candidates.push(prefix);
-        }
-        candidates.extend(DEBIAN_TESSDATA.iter().map(PathBuf::from));
-    }
+    let candidates: Vec<PathBuf> = match &options.tessdata {
+        Some(dir) => vec![dir.join("tessdata"), dir.clone()],
+        None => DEBIAN_TESSDATA.iter().map(PathBuf::from).collect(),
+    };
     if let Some(found) = candidates.iter().find(|d| has_all(d)) {
         return Ok(found.clone());
     }
     let files: Vec<String> = options.language.split('+').map(|l| format!("{l}.traineddata")).collect();
     let tried: Vec<String> = candidates.iter().map(|d| d.display().to_string()).collect();
     Err(OcrError::NotInstalled(format!(
-        "the language data {} is not in {} (install tesseract-ocr-{} or set TESSDATA_PREFIX)",
+        "the language data {} is not in {} (install tesseract-ocr-{}, or set TESSDATA_PREFIX to where it is)",
         files.join(" and "),
         tried.join(", "),
         options.language.split('+').next().unwrap_or("eng"),
     )))
 }
 
-/// libtesseract: the option's path, else `$FOLIO_TESSERACT`, else the system loader's
-/// `libtesseract.so.5`, then `libtesseract.so`.
+/// libtesseract: the option's path, else the system loader's `libtesseract.so.5`, then
+/// `libtesseract.so`.
 fn load_library(options: &OcrOptions) -> Result<&'static ffi::Api, OcrError> {
-    let named = options.library.clone().map(|p| (p, "the option")).or_else(|| {
-        std::env::var_os("FOLIO_TESSERACT").filter(|v| !v.is_empty()).map(|v| (v.into(), "FOLIO_TESSERACT"))
-    });
-    if let Some((path, from)) = named {
+    if let Some((path, from)) = options.library.clone().map(|p| (p, "FOLIO_TESSERACT")) {
         let path = if path.is_dir() { path.join(LIBRARY_NAME) } else { path };
         // A relative name without a folder would send the system loader searching.
         let path = std::path::absolute(&path).unwrap_or(path);

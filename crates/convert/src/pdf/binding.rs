@@ -463,6 +463,7 @@ impl Page<'_> {
         // bitmap's stride × height buffer (4 bytes a pixel, w pixels a row, stride ≥ 4w), and the
         // bitmap is destroyed once, after the last read.
         unsafe {
+            // Fails only for a null bitmap, which `bitmap` is not (checked above).
             let _ = self.b.FPDFBitmap_FillRect(bitmap, 0, 0, w, h, 0xFFFF_FFFF);
             // FPDF_ANNOT | FPDF_LCD_TEXT
             self.b.FPDF_RenderPageBitmap(bitmap, self.page, 0, 0, w, h, 0, 0x01 | 0x02);

@@ -15,6 +15,7 @@ pub(super) type Bookmark = RawBookmark;
 pub struct OutlineEntry {
     /// 1 for top-level bookmarks.
     pub level: u8,
+    /// The bookmark's title as the PDF gives it, trimmed (empty when it has none).
     pub title: String,
     /// 1-based destination page.
     pub page: Option<u32>,

@@ -2,16 +2,15 @@
 //! blocks into the document model.
 
 use super::binding::Doc;
-use super::blocks::{group_blocks, BlkKind, Ctx};
+use super::blocks::{group_blocks, Blk, BlkKind, Ctx};
 use super::bookmarks::{apply_bookmarks, Bookmark};
 use super::chars::{page_fragments, StyleStats};
 use super::furniture::{body_style, measure_spacing, page_body_sizes, remove_page_furniture};
 use super::headings::{decide_headings, merge_chapter_labels, restrict_to_declared};
 use super::layout::{page_lines, Line, PageInfo};
 use super::scan::{needs_ocr, ocr_threads, render, word_frags, Recognizer};
-use super::tables::find_tables;
+use super::tables::{find_tables, Table};
 use super::toc::{apply_toc, detect_toc};
-use crate::ocr::OcrOptions;
 use crate::{ConvertOptions, ErrorKind};
 use folio_core::model::{BlockKind, Document, DocumentBuilder, Format};
 use folio_core::progress::{Stage, Step};
@@ -42,12 +41,54 @@ pub(super) fn convert_document(
     if page_count == 0 {
         return Err(ErrorKind::Empty);
     }
+    let read = read_pages(&doc, page_count, options, report);
+    let title_meta = doc.meta_text("Title");
+    let bookmarks = if options.use_bookmarks { doc.bookmarks() } else { Vec::new() };
+    // The document (and PDFium with it) is let go before the document-wide work.
+    drop(doc);
+    if read.lines.iter().all(|l| l.text.trim().is_empty()) {
+        return Err(no_text(&read, options));
+    }
+    let warnings = read.warnings.clone();
+    let laid_out = lay_out(read, bookmarks, options, page_count, report);
+    let title = if sensible_title(&title_meta) {
+        title_meta.trim().to_string()
+    } else {
+        largest_text_on_first_page(&laid_out.lines).unwrap_or_else(|| crate::text::file_stem(name))
+    };
+    let mut builder = DocumentBuilder::new(Format::Pdf, title, bytes);
+    builder.set_page_count(page_count);
+    builder.set_warnings(warnings);
+    push_blocks(&mut builder, &laid_out);
+    if builder.blocks().is_empty() {
+        return Err(ErrorKind::Empty);
+    }
+    report(Step::new(Stage::Analysing, ANALYSIS_STEPS, ANALYSIS_STEPS));
+    Ok(builder.finish())
+}
 
-    // Stage one.
+/// What stage one read, page by page.
+struct PagesRead {
+    /// Every page's lines, in page order.
+    lines: Vec<Line>,
+    pages: Vec<PageInfo>,
+    stats: StyleStats,
+    /// Pages that could not be read, said in the document's warnings.
+    warnings: Vec<String>,
+    /// Pages without a text layer, sent to OCR (when it is on).
+    scanned: u32,
+}
+
+/// Stage one: each page's text fragments laid out into lines, a scanned page's from OCR (on
+/// threads of its own, while the text pages are read).
+fn read_pages(
+    doc: &Doc<'_>,
+    page_count: u32,
+    options: &ConvertOptions,
+    report: &mut dyn FnMut(Step),
+) -> PagesRead {
     let mut stats = StyleStats::default();
-    // Pages that could not be read, said in the document's warnings.
     let mut warnings: Vec<String> = Vec::new();
-    let mut lines: Vec<Line> = Vec::new();
     let mut pages: Vec<PageInfo> = Vec::with_capacity(page_count as usize);
     // Structure-tree headings, read only when the first pages show the PDF is tagged with them.
     let mut tagged = false;
@@ -81,7 +122,7 @@ pub(super) fn convert_document(
             scanned += 1;
             match render(&page, p) {
                 Ok(image) => recognizer
-                    .get_or_insert_with(|| Recognizer::start(&OcrOptions::default(), ocr_threads()))
+                    .get_or_insert_with(|| Recognizer::start(&options.ocr_options(), ocr_threads()))
                     .send(image),
                 Err(e) => {
                     warnings.push(format!("page {}: cannot render it for OCR ({e})", p + 1));
@@ -116,30 +157,46 @@ pub(super) fn convert_document(
             }
         }
     }
-    let lines_before = lines.len();
-    lines.extend(page_lines_of.into_iter().flatten());
-    debug_assert_eq!(lines_before, 0);
-    let title_meta = doc.meta_text("Title");
-    let bookmarks = if options.use_bookmarks { doc.bookmarks() } else { Vec::new() };
-    drop(doc);
+    let lines = page_lines_of.into_iter().flatten().collect();
+    PagesRead { lines, pages, stats, warnings, scanned }
+}
 
-    if lines.iter().all(|l| l.text.trim().is_empty()) {
-        let why = if scanned == 0 {
-            "a PDF without text".to_string()
-        } else if !options.ocr {
-            "a scanned PDF without a text layer, and OCR is off".to_string()
-        } else {
-            format!(
-                "a scanned PDF whose pages OCR could not read ({})",
-                warnings.first().cloned().unwrap_or_default()
-            )
-        };
-        return Err(ErrorKind::Unsupported(why));
-    }
+/// Why a PDF with no text on any page cannot be added.
+fn no_text(read: &PagesRead, options: &ConvertOptions) -> ErrorKind {
+    let why = if read.scanned == 0 {
+        "a PDF without text".to_string()
+    } else if !options.ocr {
+        "a scanned PDF without a text layer, and OCR is off".to_string()
+    } else {
+        format!(
+            "a scanned PDF whose pages OCR could not read ({})",
+            read.warnings.first().cloned().unwrap_or_default()
+        )
+    };
+    ErrorKind::Unsupported(why)
+}
 
-    // Stage two, in steps an analyst sees move (a long PDF spends seconds here).
-    const STEPS: usize = 4;
-    let mut analysing = |done: usize| report(Step::new(Stage::Analysing, done, STEPS));
+/// Stage two's steps, which an analyst sees move (a long PDF spends seconds here).
+const ANALYSIS_STEPS: usize = 4;
+
+/// What stage two made of the lines: the blocks, with their headings decided, and the tables.
+struct LaidOut {
+    lines: Vec<Line>,
+    blocks: Vec<Blk>,
+    tables: Vec<Table>,
+}
+
+/// Stage two, document-wide: the body style, page furniture removed, the outline a contents
+/// page or the bookmarks declare, tables, blocks and headings.
+fn lay_out(
+    read: PagesRead,
+    bookmarks: Vec<Bookmark>,
+    options: &ConvertOptions,
+    page_count: u32,
+    report: &mut dyn FnMut(Step),
+) -> LaidOut {
+    let PagesRead { mut lines, pages, mut stats, .. } = read;
+    let mut analysing = |done: usize| report(Step::new(Stage::Analysing, done, ANALYSIS_STEPS));
     analysing(0);
     let mut body = body_style(&stats);
     body.spacing = measure_spacing(&lines, &body);
@@ -179,18 +236,12 @@ pub(super) fn convert_document(
     if declared_mode {
         restrict_to_declared(&mut blocks);
     }
+    LaidOut { lines, blocks, tables }
+}
 
-    // Title.
-    let title = if sensible_title(&title_meta) {
-        title_meta.trim().to_string()
-    } else {
-        largest_text_on_first_page(&lines).unwrap_or_else(|| crate::text::file_stem(name))
-    };
-
-    let mut builder = DocumentBuilder::new(Format::Pdf, title, bytes);
-    builder.set_page_count(page_count);
-    builder.set_warnings(warnings);
-    for blk in &blocks {
+/// The blocks into the document model.
+fn push_blocks(builder: &mut DocumentBuilder, laid_out: &LaidOut) {
+    for blk in &laid_out.blocks {
         let kind = match &blk.kind {
             BlkKind::Heading => {
                 BlockKind::Heading { level: blk.level.unwrap_or(1), number: blk.number.clone() }
@@ -200,7 +251,7 @@ pub(super) fn convert_document(
                 BlockKind::ListItem { marker: Some(marker.clone()), depth: *depth }
             }
             BlkKind::Code => BlockKind::Code,
-            BlkKind::Table(t) => BlockKind::Table { header_rows: tables[*t].has_header() as u8 },
+            BlkKind::Table(t) => BlockKind::Table { header_rows: laid_out.tables[*t].has_header() as u8 },
         };
         let text = match &blk.kind {
             BlkKind::List { marker, .. } => {
@@ -215,11 +266,6 @@ pub(super) fn convert_document(
             builder.push(BlockKind::Paragraph, printed, Some(blk.pages));
         }
     }
-    if builder.blocks().is_empty() {
-        return Err(ErrorKind::Empty);
-    }
-    analysing(STEPS);
-    Ok(builder.finish())
 }
 
 fn largest_text_on_first_page(lines: &[Line]) -> Option<String> {

@@ -11,7 +11,7 @@ static ENGINE_LOCK: Mutex<()> = Mutex::new(());
 
 const LIBRARY_NAME: &str = "libpdfium.so";
 
-/// Where `libpdfium.so` lies: the option, `$FOLIO_PDFIUM`, then `.assets/pdfium/` in the working
+/// Where `libpdfium.so` lies: the option, then `.assets/pdfium/` in the working
 /// directory and its ancestors, then beside the executable and its ancestors.
 pub fn find_pdfium_library(options: &ConvertOptions) -> Option<PathBuf> {
     let as_file = |p: PathBuf| -> Option<PathBuf> {
@@ -24,11 +24,6 @@ pub fn find_pdfium_library(options: &ConvertOptions) -> Option<PathBuf> {
     };
     if let Some(p) = &options.pdfium_library {
         return as_file(p.clone());
-    }
-    if let Some(p) = std::env::var_os("FOLIO_PDFIUM").filter(|v| !v.is_empty()) {
-        if let Some(f) = as_file(PathBuf::from(p)) {
-            return Some(f);
-        }
     }
     let search_up = |start: &Path| -> Option<PathBuf> {
         start.ancestors().map(|d| d.join(".assets/pdfium").join(LIBRARY_NAME)).find(|f| f.is_file())

@@ -11,7 +11,9 @@ use crate::{ConvertOptions, ErrorKind};
 pub struct RenderedPage {
     /// PNG bytes (RGB).
     pub png: Vec<u8>,
+    /// The image's width in pixels (the `width` asked, kept within 100–4000).
     pub width: u32,
+    /// The image's height in pixels, in the page's proportions.
     pub height: u32,
     /// Rectangles around `find`'s text, in image pixels: (x, y, w, h) from the top left.
     pub highlights: Vec<[f32; 4]>,
@@ -56,7 +58,7 @@ pub fn render_page(
         }
         if let (Some(text), true, true) = (find, highlights.is_empty(), options.ocr && needs_ocr(&p)) {
             // A scanned page: where the passage's words are, as OCR reads them.
-            highlights = ocr_rects(&p, text, scale).unwrap_or_default();
+            highlights = ocr_rects(&p, text, scale, &options.ocr_options()).unwrap_or_default();
         }
         Ok(RenderedPage {
             png: encode_png(w as u32, h as u32, &rgb),
@@ -69,7 +71,7 @@ pub fn render_page(
 
 /// On a scanned page: the boxes of the OCR words where the passage's opening words are read in
 /// order (case and punctuation aside), in image pixels at `scale` pixels a point.
-fn ocr_rects(page: &Page<'_>, text: &str, scale: f32) -> Option<Vec<[f32; 4]>> {
+fn ocr_rects(page: &Page<'_>, text: &str, scale: f32, ocr: &OcrOptions) -> Option<Vec<[f32; 4]>> {
     let key =
         |w: &str| w.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
     let want: Vec<String> = text.split_whitespace().map(key).filter(|w| !w.is_empty()).take(8).collect();
@@ -77,7 +79,7 @@ fn ocr_rects(page: &Page<'_>, text: &str, scale: f32) -> Option<Vec<[f32; 4]>> {
         return None;
     }
     let image = render(page, 0).ok()?;
-    let words = OcrEngine::load(&OcrOptions::default())
+    let words = OcrEngine::load(ocr)
         .ok()?
         .recognize(&image.pixels, image.width, image.height, image.width, OCR_DPI)
         .ok()?;

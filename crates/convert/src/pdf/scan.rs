@@ -223,7 +223,11 @@ impl Recognizer {
             }
         }
         for w in self.workers.drain(..) {
-            let _ = w.join();
+            // A worker that panicked answered no page: those pages are read without OCR text,
+            // and the pages answered are kept.
+            if w.join().is_err() {
+                tracing::warn!("an OCR worker stopped; its pages are left without OCR text");
+            }
         }
         out
     }

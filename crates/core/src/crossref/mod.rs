@@ -30,6 +30,7 @@ pub struct RawRef {
     /// Byte range in the scanned text of this one target (for lists, the number alone, the keyword
     /// included for the first).
     pub start: usize,
+    /// The end of that byte range (exclusive).
     pub end: usize,
     /// A normalised label: "Rule 2.2.7", "Section 203(a)", "Appendix B", "33 U.S.C. 2201",
     /// "Schedule 1, Part 4" (the containers it lies in first, as [`Target::from_label`] reads it).
@@ -51,14 +52,23 @@ pub struct RawRef {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RefContainer {
+    /// A section, rule, regulation or subsection ("Section 203(a)", "§ 4.2", "Rule 2.1.3").
     Section,
+    /// A part, subpart or division ("Part 4").
     Part,
+    /// A chapter ("Chapter 5").
     Chapter,
+    /// An article ("Article 12").
     Article,
+    /// A title of a code ("Title 49").
     Title,
+    /// A schedule ("Schedule 1").
     Schedule,
+    /// An appendix ("Appendix B").
     Appendix,
+    /// An annex ("Annex II").
     Annex,
+    /// A paragraph, subparagraph or clause ("paragraph (b)(2)", or "(2)" relative to the current rule).
     Paragraph,
     /// A citation to another corpus: U.S.C., Stat., CFR, Fed. Reg., a public law, a bill.
     Citation,
@@ -87,6 +97,7 @@ impl RefContainer {
 pub struct CrossReference {
     /// The text as written.
     pub text: String,
+    /// A normalised label ("Rule 2.2.7", "Section 203(a)", "33 U.S.C. 2201"), as [`RawRef::label`].
     pub label: String,
     /// Where it lies in the document text.
     pub span: Span,
@@ -96,6 +107,7 @@ pub struct CrossReference {
     pub target_section: Option<String>,
     /// The other document it points into, for library-level resolution.
     pub document: Option<String>,
+    /// The kind of container the reference names.
     pub container: Option<RefContainer>,
 }
 

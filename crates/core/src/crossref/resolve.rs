@@ -12,6 +12,7 @@ use std::collections::HashMap;
 /// What a reference asks for, as [`RawRef`] carries it or as a stored label spells it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
+    /// The kind of container the reference names, where known.
     pub container: Option<RefContainer>,
     /// Value tokens of the number ("4.3.1(13)" → 4, 3, 1, 13).
     pub tokens: Vec<String>,
@@ -24,6 +25,7 @@ pub struct Target {
 }
 
 impl Target {
+    /// What a scanned reference asks for; a label that opens with a bracket ("(2)") is relative.
     pub fn of(r: &RawRef) -> Target {
         let last = r.label.rsplit(", ").next().unwrap_or("");
         Target {
@@ -151,6 +153,7 @@ impl SectionIndex {
         self.labels.len()
     }
 
+    /// Whether the index holds no section.
     pub fn is_empty(&self) -> bool {
         self.labels.is_empty()
     }

@@ -15,7 +15,6 @@
 //! each word are remembered, since most words of a document repeat.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use unicode_categories::UnicodeCategories;
@@ -37,17 +36,10 @@ pub struct Encoding {
     pub truncated: bool,
 }
 
-/// A vocabulary that cannot be read or used.
+/// A vocabulary that cannot be used: malformed, or lacking a special token.
 #[derive(Debug, thiserror::Error)]
 pub enum VocabularyError {
-    /// The file could not be read.
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// The vocabulary is malformed, or lacks a special token.
+    /// What is wrong with it.
     #[error("{0}")]
     Invalid(String),
 }
@@ -77,13 +69,6 @@ impl WordPieceTokenizer {
     pub fn from_vocab_txt(vocab: &str) -> Result<WordPieceTokenizer, VocabularyError> {
         // A trailing newline does not make an empty piece; inner empty lines keep their ids.
         WordPieceTokenizer::from_pieces(vocab.lines().map(|l| l.trim_end_matches('\r').to_string()).collect())
-    }
-
-    /// From a `vocab.txt` file.
-    pub fn from_file(path: &Path) -> Result<WordPieceTokenizer, VocabularyError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| VocabularyError::Io { path: path.to_path_buf(), source })?;
-        WordPieceTokenizer::from_vocab_txt(&text)
     }
 
     /// From the pieces in id order (an empty piece holds its id but matches nothing).

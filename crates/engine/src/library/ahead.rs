@@ -113,6 +113,7 @@ impl Ahead {
     ) -> Ahead {
         let (tx, messages) = mpsc::channel();
         let (go, may_start) = mpsc::sync_channel::<()>(files.len() + 1);
+        // Room for one signal a file: the first is never refused while `may_start` is held here.
         let _ = go.send(());
         scope.spawn(move || {
             for file in files {
@@ -121,6 +122,7 @@ impl Ahead {
                     return;
                 }
                 let read = reader.read(file, cancel, &mut |s| {
+                    // Unsent only once the ingest has stopped listening: the read ends below.
                     let _ = tx.send(Message::Step(s));
                 });
                 if tx.send(Message::Read(Box::new(read))).is_err() {
@@ -138,7 +140,8 @@ impl Ahead {
             match self.messages.recv() {
                 Ok(Message::Step(s)) => steps(s),
                 Ok(Message::Read(read)) => {
-                    // The reader may start the file after this one.
+                    // The reader may start the file after this one. Unsent only when the reader
+                    // has ended (all files read, or cancelled): nothing is waiting for it.
                     let _ = self.go.send(());
                     return Some(*read);
                 }

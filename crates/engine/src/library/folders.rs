@@ -55,7 +55,7 @@ impl Library {
     pub(super) fn note_failure(&self, file: &Path, failure: Option<&EngineError>) {
         let abs = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
         let path = abs.display().to_string();
-        let _ = match failure {
+        let recorded = match failure {
             None => self.catalog.clear_failure(&path),
             Some(e) => {
                 let (mtime, size) = file_stamp(&abs).unwrap_or((0, 0));
@@ -69,6 +69,11 @@ impl Library {
                 })
             }
         };
+        // The ingest's own report carries the failure either way; only its record for the Library
+        // view's list (and for trying the file again when it changes) is lost.
+        if let Err(e) = recorded {
+            tracing::warn!("a file's failure could not be recorded in the catalog: {e}");
+        }
     }
 
     /// Files that could not be indexed, with why; each is tried again once it changes.

@@ -10,7 +10,7 @@ use folio_core::chunker::ChunkerConfig;
 use folio_core::crossref::{CrossIndex, SectionIndex};
 use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
 use folio_core::query::parse_query;
-use folio_core::tokens::{TokenCounter, WordCounter, WordPieceTokenizer};
+use folio_core::tokens::{TokenCounter, WordCounter};
 use folio_index::catalog::{
     Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, DocumentStatus, FailureRow, NewDocument,
     RefRow, SectionRow, TableRow,
@@ -219,6 +219,40 @@ pub struct MissingDocument {
     pub citing_documents: usize,
 }
 
+/// What a store that failed to open or read tells the user, naming the store: damage (which
+/// repair mends, `remedy` saying from what), a refusal of the operating system (permission denied,
+/// disk full), or the failure as it came.
+fn store_failure(store: &str, dir: &Path, e: folio_index::IndexError, remedy: &str) -> EngineError {
+    if e.is_damage() {
+        EngineError::Damaged(format!(
+            "the library's {store} in {} is damaged ({e}); Repair library (or `folio repair`) rebuilds it {remedy}",
+            dir.display()
+        ))
+    } else if let Some(words) = e.refusal_words() {
+        // The whole error, often long, goes to the log; the user reads what was refused, and where.
+        tracing::warn!("the library's {store} in {} could not be used: {e}", dir.display());
+        EngineError::Refused(format!(
+            "the library's {store} in {} could not be used: {words} (the operating system refused to read or write its files; nothing is damaged)",
+            dir.display()
+        ))
+    } else {
+        EngineError::Storage(folio_index::IndexError::In {
+            context: format!("the library's {store} in {} could not be opened", dir.display()),
+            source: Box::new(e),
+        })
+    }
+}
+
+/// The store an error came from, and what repair rebuilds it from.
+fn store_of(e: &folio_index::IndexError) -> (&'static str, &'static str) {
+    use folio_index::IndexError as E;
+    match e {
+        E::Tantivy(_) => ("keyword index", "from the catalog"),
+        E::Lance(_) | E::Arrow(_) => ("vector store", "from the catalog"),
+        _ => ("catalog (catalog.sqlite)", "from the chunk records"),
+    }
+}
+
 /// A library folder.
 pub struct Library {
     dir: PathBuf,
@@ -243,48 +277,36 @@ pub struct Library {
 
 impl Library {
     /// Opens (or creates) the library in `dir`. The lookup tables are rebuilt from storage.
+    ///
+    /// A store that cannot be opened is reported for what happened: [`EngineError::Damaged`] only
+    /// where its files are damaged (repair rebuilds it), otherwise the refusal or failure itself
+    /// (permission denied, disk full, a library from a later Folio) with the store named.
     pub fn open(
         dir: &Path,
         embedder: Arc<dyn Embedder>,
         options: LibraryOptions,
     ) -> Result<Library, EngineError> {
-        Self::open_stores(dir, embedder, options).map_err(|e| match e {
-            EngineError::Storage(e) if e.is_damage() => EngineError::Damaged(format!(
-                "the library's catalog (catalog.sqlite) in {} is damaged ({e}); Repair library (or `folio repair`) rebuilds it from the chunk records",
-                dir.display()
-            )),
-            e => e,
-        })
-    }
-
-    fn open_stores(
-        dir: &Path,
-        embedder: Arc<dyn Embedder>,
-        options: LibraryOptions,
-    ) -> Result<Library, EngineError> {
-        std::fs::create_dir_all(dir).map_err(folio_index::IndexError::from)?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| store_failure("folder", dir, folio_index::IndexError::from(e), ""))?;
         let write_lock = take_write_lock(dir)?;
-        let catalog = Catalog::open(&dir.join("catalog.sqlite"))?;
-        let damaged = |store: &str, e: folio_index::IndexError| {
-            EngineError::Damaged(format!(
-                "the library's {store} in {} is damaged ({e}); Repair library (or `folio repair`) rebuilds it from the catalog",
-                dir.display()
-            ))
-        };
-        let keyword = KeywordIndex::open(&dir.join("keyword")).map_err(|e| damaged("keyword index", e))?;
+        let catalog = Catalog::open(&dir.join("catalog.sqlite"))
+            .map_err(|e| store_failure("catalog (catalog.sqlite)", dir, e, "from the chunk records"))?;
+        let keyword = KeywordIndex::open(&dir.join("keyword"))
+            .map_err(|e| store_failure("keyword index", dir, e, "from the catalog"))?;
         let vectors: Box<dyn VectorStore + Sync> = if options.in_memory_vectors {
             Box::new(MemoryVectors::default())
         } else {
             Box::new(
                 LanceVectors::open(&dir.join("vectors"), embedder.id(), embedder.dim())
-                    .map_err(|e| damaged("vector store", e))?,
+                    .map_err(|e| store_failure("vector store", dir, e, "from the catalog"))?,
             )
         };
-        let counter: Arc<dyn TokenCounter> =
-            match options.vocab.as_ref().and_then(|p| WordPieceTokenizer::from_file(p).ok()) {
-                Some(t) => Arc::new(t),
-                None => Arc::new(WordCounter),
-            };
+        // Chunks are sized in the embedder's own pieces when its vocabulary is given; one that
+        // cannot be read is an error (another counter would cut different chunks).
+        let counter: Arc<dyn TokenCounter> = match &options.vocab {
+            Some(path) => Arc::new(folio_ai::load_vocabulary(path)?),
+            None => Arc::new(WordCounter),
+        };
         let mut lib = Library {
             dir: dir.to_path_buf(),
             catalog,
@@ -300,12 +322,22 @@ impl Library {
             docs: Vec::new(),
             outlines: std::collections::HashMap::new(),
         };
-        lib.seen_version = lib.catalog.data_version()?;
-        if lib.is_writable() {
-            lib.repaired = lib.reconcile()?;
+        // Reading the stores through may find damage that opening them did not.
+        let read_through = |lib: &mut Library| -> Result<(), EngineError> {
+            lib.seen_version = lib.catalog.data_version()?;
+            if lib.is_writable() {
+                lib.repaired = lib.reconcile()?;
+            }
+            lib.rebuild_exact()
+        };
+        match read_through(&mut lib) {
+            Ok(()) => Ok(lib),
+            Err(EngineError::Storage(e)) => {
+                let (store, remedy) = store_of(&e);
+                Err(store_failure(store, dir, e, remedy))
+            }
+            Err(e) => Err(e),
         }
-        lib.rebuild_exact()?;
-        Ok(lib)
     }
 
     /// The library folder.
@@ -632,6 +664,11 @@ impl Library {
     pub fn document_stats(&self, doc_id: i64) -> Result<crate::outcome::DocumentStats, EngineError> {
         let [sections, chunks, definitions, references] = self.catalog.document_counts(doc_id)?;
         Ok(crate::outcome::DocumentStats { sections, chunks, definitions, references })
+    }
+
+    /// How the library's embedding model runs here ("all-minilm-l6-v2 · int8 (AMX)").
+    pub fn embedder_description(&self) -> String {
+        self.embedder.describe()
     }
 
     /// Chunks stored, for reports.

@@ -3,6 +3,7 @@
 
 use super::*;
 use folio_core::chunker::ChunkType;
+use folio_core::fusion::Fused;
 
 /// Candidates each channel returns before fusion, by default. ObliQA dev (MiniLM, default weights,
 /// 2,788 questions), under RRF: depth 50 → Recall@10 0.744, MAP@10 0.589; 100 → 0.748 / 0.592.
@@ -186,42 +187,78 @@ impl Library {
         keys.iter().map(|k| self.find_document(k).map(|d| d.id)).collect()
     }
 
-    /// Hybrid search.
+    /// Hybrid search: the channels run side by side, their lists are fused (and reranked where
+    /// asked), and the fused list is read back as hits until the limit, filters applied.
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>, EngineError> {
         let t0 = Instant::now();
         if query.trim().is_empty() {
             return Err(EngineError::Invalid("the query is empty".into()));
         }
-        let parsed = parse_query(query);
-        let docs = self.doc_ids(&opts.documents)?;
-        let subtree =
-            match &opts.section {
-                Some((doc, sid)) => {
-                    let d = self.find_document(doc)?;
-                    let s =
-                        self.catalog.sections(d.id)?.into_iter().find(|s| s.section_id == *sid).ok_or_else(
-                            || EngineError::NotFound(format!("no section {sid} in {}", d.label)),
-                        )?;
-                    Some((d.id, s.span))
-                }
-                None => None,
-            };
-        let docs = match (&subtree, docs.is_empty()) {
-            (Some((d, _)), _) => vec![*d],
-            (None, _) => docs,
-        };
+        let scope = self.scope(opts)?;
         // Filters need deeper candidate lists.
-        let filtered = !opts.chunk_types.is_empty() || subtree.is_some();
+        let filtered = !opts.chunk_types.is_empty() || scope.subtree.is_some();
         let depth = if filtered { opts.depth * 4 } else { opts.depth };
-        let want = |c| opts.channels.contains(&c);
         let kfilter = KeywordFilter {
-            docs: docs.iter().map(|d| *d as u64).collect(),
+            docs: scope.docs.iter().map(|d| *d as u64).collect(),
             chunk_types: opts.chunk_types.iter().map(|t| t.as_str().to_string()).collect(),
         };
-        let mut timings = Timings::default();
-        // The channels share only what is thread-safe (the catalog's connection is not).
+        let (mut lists, mut timings) = self.run_channels(query, opts, &scope.docs, depth, &kfilter)?;
+        if opts.feedback_terms > 0 && !lists.keyword.is_empty() {
+            let t = Instant::now();
+            lists.keyword = self.keyword_with_feedback(query, &lists.keyword, opts, depth, &kfilter)?;
+            timings.keyword += t.elapsed().as_secs_f64() * 1e3;
+        }
+        let mut fused = fuse(
+            &[
+                (Channel::Dense, &lists.dense[..]),
+                (Channel::Keyword, &lists.keyword[..]),
+                (Channel::Exact, &lists.exact[..]),
+            ],
+            &opts.fusion,
+            depth,
+        );
+        self.rerank(query, &mut fused, opts, opts.fusion.unit())?;
+        let mut hits = self.hits(query, &fused, opts, scope.subtree)?;
+        timings.total = t0.elapsed().as_secs_f64() * 1e3;
+        for h in &mut hits {
+            h.timings_ms = timings;
+        }
+        Ok(hits)
+    }
+
+    /// The documents a search is restricted to (ids), and the section subtree (its document and
+    /// span) when it is restricted to one.
+    fn scope(&self, opts: &SearchOptions) -> Result<SearchScope, EngineError> {
+        // Every document named must exist, also where a section narrows the search further.
+        let docs = self.doc_ids(&opts.documents)?;
+        let Some((doc, sid)) = &opts.section else {
+            return Ok(SearchScope { docs, subtree: None });
+        };
+        let d = self.find_document(doc)?;
+        let s = self
+            .catalog
+            .sections(d.id)?
+            .into_iter()
+            .find(|s| s.section_id == *sid)
+            .ok_or_else(|| EngineError::NotFound(format!("no section {sid} in {}", d.label)))?;
+        Ok(SearchScope { docs: vec![d.id], subtree: Some((d.id, s.span)) })
+    }
+
+    /// The three channels' ranked lists, the dense and keyword channels on threads of their own
+    /// (they share only what is thread-safe: the catalog's connection is not), with their times.
+    fn run_channels(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        docs: &[i64],
+        depth: usize,
+        kfilter: &KeywordFilter,
+    ) -> Result<(ChannelLists, Timings), EngineError> {
+        let want = |c| opts.channels.contains(&c);
+        let parsed = parse_query(query);
         let (embedder, vectors, keyword_index, exact_index) =
             (&self.embedder, &self.vectors, &self.keyword, &self.exact);
+        let mut timings = Timings::default();
         let (dense, keyword, exact) = std::thread::scope(|s| {
             let dense = s.spawn(|| -> Result<(Ranked, f64, f64), EngineError> {
                 if !want(Channel::Dense) {
@@ -231,7 +268,7 @@ impl Library {
                 let v = embedder.embed_query(query)?;
                 let embed = t.elapsed().as_secs_f64() * 1e3;
                 let t = Instant::now();
-                let hits = vectors.search(&v, depth, &docs)?;
+                let hits = vectors.search(&v, depth, docs)?;
                 Ok((hits, embed, t.elapsed().as_secs_f64() * 1e3))
             });
             let keyword = s.spawn(|| -> Result<(Ranked, f64), EngineError> {
@@ -239,7 +276,7 @@ impl Library {
                     return Ok((Vec::new(), 0.0));
                 }
                 let t = Instant::now();
-                let hits = keyword_index.search(query, depth, &kfilter)?;
+                let hits = keyword_index.search(query, depth, kfilter)?;
                 Ok((
                     hits.into_iter().map(|(id, s)| (id as i64, s)).collect(),
                     t.elapsed().as_secs_f64() * 1e3,
@@ -248,58 +285,66 @@ impl Library {
             let t = Instant::now();
             // The exact channel answers lookups, not questions that merely cite a rule.
             let exact = if want(Channel::Exact) && (parsed.is_lookup() || opts.exact_always) {
-                exact_index.search(&parsed, depth, &docs)
+                exact_index.search(&parsed, depth, docs)
             } else {
                 Vec::new()
             };
             let exact_ms = t.elapsed().as_secs_f64() * 1e3;
+            let panicked = |c: &str| EngineError::Internal(format!("the {c} channel panicked"));
             (
-                dense
-                    .join()
-                    .unwrap_or_else(|_| Err(EngineError::Internal("the dense channel panicked".into()))),
-                keyword
-                    .join()
-                    .unwrap_or_else(|_| Err(EngineError::Internal("the keyword channel panicked".into()))),
+                dense.join().unwrap_or_else(|_| Err(panicked("dense"))),
+                keyword.join().unwrap_or_else(|_| Err(panicked("keyword"))),
                 (exact, exact_ms),
             )
         });
         let (dense, embed_ms, dense_ms) = dense?;
-        let (mut keyword, mut keyword_ms) = keyword?;
-        if opts.feedback_terms > 0 && !keyword.is_empty() {
-            // Pseudo-relevance feedback: the first keyword hits' words, the rarer the heavier.
-            let t = Instant::now();
-            let ids: Vec<i64> = keyword.iter().take(FEEDBACK_DOCS).map(|(id, _)| *id).collect();
-            let texts: Vec<String> =
-                self.catalog.chunks_by_id(&ids)?.iter().map(|r| r.contextualized()).collect();
-            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let fb = self.keyword.feedback_terms(query, &texts, opts.feedback_terms)?;
-            keyword = self
-                .keyword
-                .search_expanded(query, &fb, opts.feedback_weight, depth, &kfilter)?
-                .into_iter()
-                .map(|(id, s)| (id as i64, s))
-                .collect();
-            keyword_ms += t.elapsed().as_secs_f64() * 1e3;
-        }
+        let (keyword, keyword_ms) = keyword?;
         let (exact, exact_ms) = exact;
         timings.embed = embed_ms;
         timings.dense = dense_ms;
         timings.keyword = keyword_ms;
         timings.exact = exact_ms;
-        let mut fused = fuse(
-            &[(Channel::Dense, &dense[..]), (Channel::Keyword, &keyword[..]), (Channel::Exact, &exact[..])],
-            &opts.fusion,
-            depth,
-        );
-        self.rerank(query, &mut fused, opts, opts.fusion.unit())?;
-        // Fetch rows, apply the remaining filters, and stop at the limit.
-        let doc_rows = &self.docs;
+        Ok((ChannelLists { dense, keyword, exact }, timings))
+    }
+
+    /// The keyword channel again with pseudo-relevance feedback: the words of its first hits, the
+    /// rarer the heavier, added to the query.
+    fn keyword_with_feedback(
+        &self,
+        query: &str,
+        first: &Ranked,
+        opts: &SearchOptions,
+        depth: usize,
+        kfilter: &KeywordFilter,
+    ) -> Result<Ranked, EngineError> {
+        let ids: Vec<i64> = first.iter().take(FEEDBACK_DOCS).map(|(id, _)| *id).collect();
+        let texts: Vec<String> =
+            self.catalog.chunks_by_id(&ids)?.iter().map(|r| r.contextualized()).collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let fb = self.keyword.feedback_terms(query, &texts, opts.feedback_terms)?;
+        Ok(self
+            .keyword
+            .search_expanded(query, &fb, opts.feedback_weight, depth, kfilter)?
+            .into_iter()
+            .map(|(id, s)| (id as i64, s))
+            .collect())
+    }
+
+    /// The fused list read back as hits, in batches, until the limit: filtered by chunk type and
+    /// subtree, and only from documents whole in every store.
+    fn hits(
+        &self,
+        query: &str,
+        fused: &[Fused<i64>],
+        opts: &SearchOptions,
+        subtree: Option<(i64, folio_core::model::Span)>,
+    ) -> Result<Vec<Hit>, EngineError> {
         let terms = highlight_terms(query);
         let mut hits = Vec::with_capacity(opts.limit);
-        for chunk_ids in fused.chunks(opts.limit.max(1) * 2) {
-            let ids: Vec<i64> = chunk_ids.iter().map(|f| f.id).collect();
+        for batch in fused.chunks(opts.limit.max(1) * 2) {
+            let ids: Vec<i64> = batch.iter().map(|f| f.id).collect();
             let rows = self.catalog.chunks_by_id(&ids)?;
-            for f in chunk_ids {
+            for f in batch {
                 let Some(row) = rows.iter().find(|r| r.id == f.id) else { continue };
                 if !opts.chunk_types.is_empty()
                     && !opts.chunk_types.iter().any(|t| t.as_str() == row.chunk_type)
@@ -311,49 +356,58 @@ impl Library {
                         continue;
                     }
                 }
-                // Only documents whole in every store are shown.
                 let Some(doc) =
-                    doc_rows.iter().find(|d| d.id == row.doc_id && d.status == DocumentStatus::Indexed)
+                    self.docs.iter().find(|d| d.id == row.doc_id && d.status == DocumentStatus::Indexed)
                 else {
                     continue;
                 };
-                let doc = Some(doc);
-                hits.push(Hit {
-                    chunk_id: row.id,
-                    score: f.score,
-                    doc_id: row.doc_id,
-                    document: doc.map(|d| d.title.clone()).unwrap_or_default(),
-                    label: doc.map(|d| d.label.clone()).unwrap_or_default(),
-                    path: doc.map(|d| d.path.clone()).unwrap_or_default(),
-                    crumbs: self.crumbs(row.doc_id, &row.section_id),
-                    citation: self.citation(doc, &row.section_id, row.pages),
-                    section_id: row.section_id.clone(),
-                    section_ids: row.section_ids.clone(),
-                    parent_chain: row.parent_chain.clone(),
-                    // A name this version does not know (a later version's) reads as plain content.
-                    chunk_type: ChunkType::parse(&row.chunk_type).unwrap_or(ChunkType::Content),
-                    pages: row.pages,
-                    span: row.span,
-                    content: row.content.clone(),
-                    contextualized: row.contextualized(),
-                    snippet: snippet(&row.content, &terms),
-                    dense: f.channel(Channel::Dense),
-                    keyword: f.channel(Channel::Keyword),
-                    exact: f.channel(Channel::Exact),
-                    timings_ms: Timings::default(),
-                });
+                hits.push(self.hit(row, doc, f, &terms));
                 if hits.len() >= opts.limit {
-                    break;
+                    return Ok(hits);
                 }
             }
-            if hits.len() >= opts.limit {
-                break;
-            }
-        }
-        timings.total = t0.elapsed().as_secs_f64() * 1e3;
-        for h in &mut hits {
-            h.timings_ms = timings;
         }
         Ok(hits)
     }
+
+    /// One hit: the chunk with its document, breadcrumb, citation, snippet and channel ranks.
+    fn hit(&self, row: &ChunkRow, doc: &DocumentRow, f: &Fused<i64>, terms: &[String]) -> Hit {
+        Hit {
+            chunk_id: row.id,
+            score: f.score,
+            doc_id: row.doc_id,
+            document: doc.title.clone(),
+            label: doc.label.clone(),
+            path: doc.path.clone(),
+            crumbs: self.crumbs(row.doc_id, &row.section_id),
+            citation: self.citation(Some(doc), &row.section_id, row.pages),
+            section_id: row.section_id.clone(),
+            section_ids: row.section_ids.clone(),
+            parent_chain: row.parent_chain.clone(),
+            // A name this version does not know (a later version's) reads as plain content.
+            chunk_type: ChunkType::parse(&row.chunk_type).unwrap_or(ChunkType::Content),
+            pages: row.pages,
+            span: row.span,
+            content: row.content.clone(),
+            contextualized: row.contextualized(),
+            snippet: snippet(&row.content, terms),
+            dense: f.channel(Channel::Dense),
+            keyword: f.channel(Channel::Keyword),
+            exact: f.channel(Channel::Exact),
+            timings_ms: Timings::default(),
+        }
+    }
+}
+
+/// Where a search looks: documents (ids; empty for all) and a section subtree.
+struct SearchScope {
+    docs: Vec<i64>,
+    subtree: Option<(i64, folio_core::model::Span)>,
+}
+
+/// The channels' ranked lists, before fusion.
+struct ChannelLists {
+    dense: Ranked,
+    keyword: Ranked,
+    exact: Ranked,
 }

@@ -10,5 +10,6 @@ mod context;
 mod cross_documents;
 mod library;
 mod lock;
+mod open;
 mod shared;
 mod watch;

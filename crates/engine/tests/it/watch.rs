@@ -207,3 +207,44 @@ fn the_library_follows_a_watched_folder() {
     assert_eq!(names(&run.lib), expected, "a vanished watched folder keeps its documents");
     std::fs::rename(&away, folder.path()).unwrap();
 }
+
+/// A folder the OS refuses to follow (here: one that is gone when the watcher starts) shows why on
+/// that folder, and is followed again once it is back: its files then reach the library.
+#[test]
+fn a_folder_the_os_cannot_follow_says_why_and_is_followed_once_it_is_back() {
+    let embedder = Arc::new(HashingEmbedder::default());
+    let lib_dir = tempfile::tempdir().unwrap();
+    let parent = tempfile::tempdir().unwrap();
+    let folder = parent.path().join("on-a-drive");
+    std::fs::create_dir(&folder).unwrap();
+    {
+        let mut lib = Library::open(lib_dir.path(), embedder.clone(), LibraryOptions::default()).unwrap();
+        lib.add_watched_folder(&folder).unwrap();
+    }
+    // The drive is unplugged while Folio is closed.
+    std::fs::remove_dir(&folder).unwrap();
+    let run = start(lib_dir.path(), embedder);
+    let watcher = run.watcher.as_ref().unwrap();
+    let t = Instant::now();
+    let why = loop {
+        if let Some(why) = watcher.error(&folder) {
+            break why;
+        }
+        assert!(t.elapsed() < Duration::from_secs(10), "the refused watch was never reported");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(why.contains("not there"), "{why}");
+    // Plugged in again, with a file: followed at the next retry (the watcher's own pace), and the
+    // error is gone from the folder.
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(folder.join("back.md"), rules("Back", "boats")).unwrap();
+    let t = Instant::now();
+    while watcher.error(&folder).is_some() || !names(&run.lib).contains("back.md") {
+        assert!(
+            t.elapsed() < folio_engine::WATCH_RETRY + Duration::from_secs(10),
+            "the folder was not followed again: {:?}",
+            watcher.error(&folder)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -35,6 +35,7 @@ impl Catalog {
         Ok(out)
     }
 
+    /// A document's sections in outline order (`ord`), the root (the document itself) first.
     pub fn sections(&self, doc_id: i64) -> Result<Vec<SectionRow>, IndexError> {
         let conn = self.conn();
         let mut st = conn.prepare(

@@ -9,9 +9,13 @@ use serde::Serialize;
 /// A context an LLM wrote, as cached.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CachedContext {
+    /// The provider that wrote it (`anthropic`, `openai`).
     pub provider: String,
+    /// The model that wrote it.
     pub model: String,
+    /// The version of the prompt it answers (`contextual-retrieval-v1`).
     pub prompt_version: String,
+    /// The context.
     pub text: String,
     /// The LLM saw an excerpt of the document, not all of it.
     pub excerpt: bool,
@@ -22,16 +26,25 @@ pub struct CachedContext {
 /// One document's contextualizing, as recorded.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ContextRun {
+    /// The document's path.
     pub path: String,
+    /// The provider asked (`anthropic`, `openai`).
     pub provider: String,
+    /// The model asked.
     pub model: String,
+    /// Requests answered.
     pub requests: u64,
+    /// Input tokens billed at the normal rate.
     pub input_tokens: u64,
+    /// Output tokens: the contexts written.
     pub output_tokens: u64,
+    /// Input tokens written to the prompt cache.
     pub cache_write_tokens: u64,
+    /// Input tokens read from the prompt cache.
     pub cache_read_tokens: u64,
     /// Chunks answered from the cache, and asked of the LLM.
     pub hits: u64,
+    /// Chunks asked of the LLM (their contexts were not cached).
     pub misses: u64,
     /// Chunks whose request failed (they carry the structural context).
     pub fallbacks: u64,

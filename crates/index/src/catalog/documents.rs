@@ -25,6 +25,7 @@ impl Catalog {
         Ok(rows)
     }
 
+    /// The document with this id, if any.
     pub fn document(&self, id: i64) -> Result<Option<DocumentRow>, IndexError> {
         Ok(self
             .conn()

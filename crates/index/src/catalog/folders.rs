@@ -7,11 +7,15 @@ use serde::Serialize;
 /// A file that could not be indexed, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FailureRow {
+    /// The file's absolute path.
     pub path: String,
     /// The file's modification time (Unix seconds) and size when it failed.
     pub mtime: i64,
+    /// The file's size in bytes when it failed.
     pub size: i64,
+    /// The error's stable code (`corrupt`, `encrypted`, `too_large`, …).
     pub code: String,
+    /// What went wrong, in words.
     pub message: String,
     /// When it failed (Unix seconds).
     pub at: i64,

@@ -55,21 +55,60 @@ impl Catalog {
 
     fn setup(conn: Connection) -> Result<Catalog, IndexError> {
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
+        Self::use_write_ahead_log(&conn)?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        if version > SCHEMA_VERSION {
-            return Err(IndexError::Corrupt(format!(
-                "the library's catalog has schema version {version}; this Folio knows {SCHEMA_VERSION}"
+        Self::migrate(&conn)?;
+        Ok(Catalog { conn: Mutex::new(conn) })
+    }
+
+    /// Puts the catalog in write-ahead-log mode (readers never wait for the writer). The mode is
+    /// kept in the file, so only a new catalog changes it; that change needs the file to itself,
+    /// and SQLite answers "database is locked" at once, without waiting, while another process
+    /// opens the same new file: it is tried again for up to five seconds.
+    fn use_write_ahead_log(conn: &Connection) -> Result<(), IndexError> {
+        let mode = |c: &Connection| c.pragma_query_value(None, "journal_mode", |r| r.get::<_, String>(0));
+        if mode(conn)?.eq_ignore_ascii_case("wal") {
+            return Ok(());
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            match conn.pragma_update(None, "journal_mode", "WAL") {
+                Ok(()) => return Ok(()),
+                Err(e)
+                    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                        && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Brings the schema to [`SCHEMA_VERSION`]. Several processes may open a new or older library
+    /// at the same moment (the desktop app and a CLI ingest): the version is read, and the
+    /// migrations run, inside one transaction that holds the write lock from its start (`BEGIN
+    /// IMMEDIATE`), so the second process waits for the first and then finds nothing left to do.
+    /// Read outside it, two processes would both see version 0 and both create the tables.
+    fn migrate(conn: &Connection) -> Result<(), IndexError> {
+        let version = |c: &Connection| c.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0));
+        // Most opens find the schema current: a plain read settles it without taking the lock.
+        if version(conn)? == SCHEMA_VERSION {
+            return Ok(());
+        }
+        let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
+        let current = version(&tx)?;
+        if current > SCHEMA_VERSION {
+            return Err(IndexError::Newer(format!(
+                "the library's catalog has schema version {current}, written by a later Folio; this Folio knows versions up to {SCHEMA_VERSION}: update Folio to open it"
             )));
         }
-        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
-            let tx = conn.unchecked_transaction()?;
+        for sql in schema::MIGRATIONS.iter().skip(current as usize) {
             tx.execute_batch(sql)?;
-            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
-            tx.commit()?;
         }
-        Ok(Catalog { conn: Mutex::new(conn) })
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        tx.commit()?;
+        Ok(())
     }
 
     /// Copies the write-ahead log into the database file, so the file holds the committed changes
@@ -160,7 +199,10 @@ mod tests {
         drop(Catalog::open(&path).unwrap());
         Connection::open(&path).unwrap().pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
         match Catalog::open(&path) {
-            Err(IndexError::Corrupt(m)) => assert!(m.contains("schema version"), "{m}"),
+            Err(e @ IndexError::Newer(_)) => {
+                assert!(e.to_string().contains("schema version"), "{e}");
+                assert!(!e.is_damage(), "a later version is not damage: {e}");
+            }
             Err(e) => panic!("unexpected error {e}"),
             Ok(_) => panic!("a newer catalog opened"),
         }

@@ -11,7 +11,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DocumentStatus {
+    /// Being written to the stores: searches do not see it.
     Writing,
+    /// Whole in every store.
     Indexed,
 }
 
@@ -37,16 +39,25 @@ impl DocumentStatus {
 /// A document's row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DocumentRow {
+    /// The document's id in the catalog.
     pub id: i64,
+    /// The file's absolute path; one document per path.
     pub path: String,
     /// The short label other documents cite it by ("GEN", "FSMR"), from its file name and title.
     pub label: String,
+    /// The document's title: as the file declares it, else its first top heading, else the file name.
     pub title: String,
+    /// The format it was converted from: `pdf`, `docx`, `html`, `epub`, `markdown`, `text` or `xml`.
     pub format: String,
+    /// SHA-256 (hex) of the file's bytes.
     pub content_hash: String,
+    /// The file's modification time (Unix seconds), as last seen.
     pub mtime: i64,
+    /// The file's size in bytes, as last seen.
     pub size: i64,
+    /// Pages in the source, for paged formats (PDF); `None` for the others.
     pub page_count: Option<i64>,
+    /// Whether the document is whole in every store yet.
     pub status: DocumentStatus,
 }
 
@@ -54,34 +65,52 @@ pub struct DocumentRow {
 /// `\t`) and how many of its first rows are column headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct TableRow {
+    /// Where the table lies in the document text.
     pub span: Span,
+    /// How many of its first rows head its columns (0 when the source does not say).
     pub header_rows: u32,
 }
 
 /// A chunk as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChunkRow {
+    /// The chunk's id, which the keyword index and the vector store share.
     pub id: i64,
+    /// Its document's id ([`DocumentRow::id`]).
     pub doc_id: i64,
+    /// The chunk's position in its document, from 0.
     pub chunk_index: i64,
+    /// The innermost section holding the whole chunk.
     pub section_id: String,
+    /// The sections whose own text the chunk holds, in order (more than one when small ones merged).
     pub section_ids: Vec<String>,
+    /// Heading texts from the document title down to `section_id`.
     pub parent_chain: Vec<String>,
+    /// The level of `section_id` (0 for text before the first heading).
     pub heading_level: i64,
+    /// What the chunk mostly is: `definition`, `requirement`, `guidance`, `note`, `table` or `content`.
     pub chunk_type: String,
+    /// The pages the chunk lies on; `None` for formats without pages.
     pub pages: Option<PageRange>,
+    /// Where the chunk lies in the document text.
     pub span: Span,
+    /// SHA-256 (hex) of `content`.
     pub content_hash: String,
+    /// The chunk's text.
     pub content: String,
+    /// The chunk's context, empty when it has none; it precedes the chunk in the keyword index, and in
+    /// the vector when an LLM wrote it.
     pub context: String,
     /// Where the context came from: `none`, `structural`, `llm`, `llm-excerpt` (the LLM saw an
     /// excerpt of a long document) or `fallback` (the LLM failed; structural, retried next ingest).
     pub context_source: String,
+    /// Normalised keys of the terms defined inside the chunk.
     pub defined_terms: Vec<String>,
 }
 
 impl ChunkRow {
-    /// The text that is embedded and keyword-indexed: the context, then the chunk.
+    /// The context, then the chunk: the text the keyword index holds (the vector embeds the context
+    /// only where an LLM wrote it; see the engine's ingest).
     pub fn contextualized(&self) -> String {
         if self.context.is_empty() {
             self.content.clone()
@@ -94,62 +123,93 @@ impl ChunkRow {
 /// A section as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SectionRow {
+    /// Its document's id.
     pub doc_id: i64,
+    /// The section's place in its document's outline, from 0 (the root: the document itself).
     pub ord: i64,
+    /// Stable id, unique within the document (`sec_2_1_3`; `doc` for the root).
     pub section_id: String,
+    /// The printed number ("2.1.3", "Part 6.50.(1)"), when the heading has one.
     pub number: Option<String>,
+    /// The heading text without its number; may be empty for bare rule numbers.
     pub title: String,
+    /// The heading as printed ("2 Core Principles"); the document's title for the root.
     pub heading: String,
+    /// 0 for the root, then the heading's level.
     pub level: i64,
+    /// The `ord` of the enclosing section; `None` for the root.
     pub parent_ord: Option<i64>,
+    /// The pages the section covers; `None` for formats without pages.
     pub pages: Option<PageRange>,
+    /// The text the whole section covers, its subsections included.
     pub span: Span,
 }
 
 /// A definition as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DefinitionRow {
+    /// The document the term is defined in.
     pub doc_id: i64,
+    /// The term as written ("Authorised Person").
     pub term: String,
+    /// Its normalised key (`authorised_person`).
     pub key: String,
+    /// The defining text, from the term to the end of its paragraph or table row.
     pub text: String,
+    /// The section the definition is written in.
     pub section_id: String,
     /// `None` for the whole document.
     pub scope_section: Option<String>,
+    /// Where the defining text lies in the document text.
     pub span: Span,
 }
 
 /// A cross-reference as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RefRow {
+    /// The document the reference is written in.
     pub doc_id: i64,
+    /// The reference as written.
     pub text: String,
+    /// Its normalised label ("Rule 2.2.7", "Section 203(a)", "33 U.S.C. 2201").
     pub label: String,
+    /// The section it is written in.
     pub from_section: String,
+    /// The section it points to in the same document, when found.
     pub target_section: Option<String>,
+    /// The other document it names ("GEN", "FSMR"), resolved at library level.
     pub document: Option<String>,
+    /// The kind of container it names: `section`, `part`, `chapter`, `paragraph`, `citation`, …
     pub container: Option<String>,
+    /// Where it lies in the document text.
     pub span: Span,
     /// Resolution at library level: the document and section it points to.
     pub target_doc_id: Option<i64>,
+    /// The id of the section it points to in `target_doc_id`, when found.
     pub target_doc_section: Option<String>,
 }
 
 /// A chunk's context and where it came from (see [`ChunkRow::context_source`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChunkContext {
+    /// The context (empty for none).
     pub text: String,
+    /// Where it came from: `none`, `structural`, `llm`, `llm-excerpt` or `fallback`.
     pub source: String,
 }
 
 /// A document to store: where it is, its analysis and its chunks' contexts.
 #[derive(Debug, Clone, Copy)]
 pub struct NewDocument<'a> {
+    /// The file's absolute path; a document stored at this path is replaced.
     pub path: &'a str,
     /// The short label other documents cite it by.
     pub label: &'a str,
+    /// The file's modification time (Unix seconds).
     pub mtime: i64,
+    /// The file's size in bytes.
     pub size: i64,
+    /// The document and everything derived from it.
     pub analysis: &'a Analysis,
     /// One per chunk, in order.
     pub contexts: &'a [ChunkContext],

@@ -23,7 +23,9 @@ pub struct Salvage {
 /// A document's row as far as a damaged catalog still tells it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SalvagedDocument {
+    /// The short label other documents cite it by ("GEN", "FSMR").
     pub label: String,
+    /// How its contexts were made (`none`, `structural`, `anthropic:MODEL`, …).
     pub context_mode: String,
 }
 

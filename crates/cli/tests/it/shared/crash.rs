@@ -26,7 +26,14 @@ fn ingest(lib: &Path, docs: &Path) -> Command {
 /// ingest has work to be killed in: returns (whole documents, rolled back on open).
 fn check(lib: &Path, drop_every: usize) -> (usize, usize) {
     std::env::set_var("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir());
-    let (embedder, options) = assets::library_setup(assets::EmbeddingModel::Fast).unwrap();
+    let (embedder, options) = assets::library_setup(
+        assets::EmbeddingModel::Fast,
+        &folio_engine::Environment {
+            assets_dir: Some(folio_testkit::paths::assets_dir()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let l = Library::open(lib, embedder, options).expect("the library opens after a crash");
     let repaired = l.repaired().len();
     let docs = l.verify().unwrap();
@@ -50,7 +57,14 @@ fn check(lib: &Path, drop_every: usize) -> (usize, usize) {
     let n = docs.len();
     drop(l);
     if drop_every > 0 {
-        let (embedder, options) = assets::library_setup(assets::EmbeddingModel::Fast).unwrap();
+        let (embedder, options) = assets::library_setup(
+            assets::EmbeddingModel::Fast,
+            &folio_engine::Environment {
+                assets_dir: Some(folio_testkit::paths::assets_dir()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let mut l = Library::open(lib, embedder, options).unwrap();
         for (d, _) in docs.iter().step_by(drop_every) {
             l.remove(&d.id.to_string()).unwrap();

@@ -38,7 +38,14 @@ fn a_reader_searches_while_another_process_ingests() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let (embedder, options) = assets::library_setup(assets::EmbeddingModel::Fast).unwrap();
+    let (embedder, options) = assets::library_setup(
+        assets::EmbeddingModel::Fast,
+        &folio_engine::Environment {
+            assets_dir: Some(folio_testkit::paths::assets_dir()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let start = Instant::now();
     let mut lib = loop {
         if lib_dir.join("write.lock").exists() && lib_dir.join("catalog.sqlite").exists() {

@@ -241,6 +241,9 @@ fn push_text(slot: &mut String, text: &str) {
     slot.push_str(t);
 }
 
+/// The run of lines `start..end` (in `order`) rebuilt as a table: its columns, the header rows
+/// above and at the top of the run, and the rows with their labels; `None` when it holds fewer
+/// than two values.
 fn build(
     lines: &[Line],
     order: &[usize],
@@ -249,142 +252,12 @@ fn build(
     start: usize,
     end: usize,
 ) -> Option<Table> {
-    let size = lines[order[start]].size.max(1.0);
-    let body: Vec<&[Cell]> = (start..end).filter(|&j| data[j]).map(|j| cells[j].as_slice()).collect();
-    let cols = columns(&body, size);
-    if cols.is_empty() {
-        return None;
-    }
-    let label_right = cols[0].x0 - 0.3 * size;
-    // Where the row labels end: header cells right of it stand over the columns.
-    let label_end = cells[start..end]
-        .iter()
-        .filter_map(|r| r.first())
-        .filter(|c| c.x1 <= label_right + 0.5 * size && !is_value(&c.text))
-        .map(|c| c.x1)
-        .fold(f32::MIN, f32::max)
-        .min(label_right);
-    // A row without a label cell: the label column's cells end before the first column.
-    let has_label =
-        |cs: &[Cell]| cs.first().is_some_and(|c| c.x1 <= label_right + 0.5 * size && !is_value(&c.text));
-    let in_columns = |cs: &[Cell]| cs.iter().all(|c| c.x0 > label_end + 0.5 * size);
-    // Header rows: the run's first rows without a label, and lines just above it standing over
-    // the columns.
-    let mut first_body = start;
-    // Header cells are words or years, never amounts.
-    let heading_like = |cs: &[Cell]| cs.iter().all(|c| !is_value(&c.text) || is_year(&c.text));
-    while first_body < end
-        && !has_label(&cells[first_body])
-        && in_columns(&cells[first_body])
-        && heading_like(&cells[first_body])
-    {
-        first_body += 1;
-    }
-    let mut head = start;
-    while head > 0 && start - head < 6 {
-        let (above, below) = (&lines[order[head - 1]], &lines[order[head]]);
-        let gap = above.y - below.y;
-        if above.page != below.page || gap > 2.6 * size || gap < 0.0 || above.declared.is_some() {
-            break;
-        }
-        let cs = &cells[head - 1];
-        let spans_columns =
-            cs.iter().any(|c| cols.iter().any(|k| overlap(c.x0, c.x1, k.x0 - size, k.x1 + size) > 0.0));
-        let right_side = cs.iter().all(|c| c.x0 > label_end + 0.5 * size)
-            || (cs.len() >= 2 && cs[1..].iter().all(|c| c.x0 > label_end + 0.5 * size));
-        // A sentence above the table ("The following table sets forth …") is no header, though
-        // it spans the columns (a table whose first column holds years has no label column to
-        // keep it left).
-        let prose = cs.iter().any(|c| {
-            let words = c.text.split_whitespace().count();
-            words > 8 || (words >= 3 && c.text.trim_end().ends_with(':'))
-        });
-        if !(spans_columns && right_side && heading_like(cs)) || prose {
-            break;
-        }
-        head -= 1;
-    }
-    let ncols = cols.len() + 1;
+    let frame = Frame::new(lines, order, cells, data, start, end)?;
+    let (head, first_body) = frame.header_rows(start, end);
+    let ncols = frame.cols.len() + 1;
     let mut header = vec![String::new(); ncols];
-    assign_headers(&cells[head..first_body], &cols, label_end, size, &mut header);
-    // Rows: lines whose baselines nearly meet are one row (a label set a little below its
-    // values).
-    let mut row_lines: Vec<Vec<usize>> = Vec::new();
-    for j in first_body..end {
-        let y = lines[order[j]].y;
-        match row_lines.last_mut() {
-            Some(r) if (lines[order[*r.last().unwrap_or(&j)]].y - y).abs() <= 0.45 * size => r.push(j),
-            _ => row_lines.push(vec![j]),
-        }
-    }
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut pending_label: Option<String> = None;
-    for (ri, group) in row_lines.iter().enumerate() {
-        let mut row = vec![String::new(); ncols];
-        let mut rcells: Vec<&Cell> = group.iter().flat_map(|&j| cells[j].iter()).collect();
-        rcells.sort_by(|a, b| a.x0.total_cmp(&b.x0));
-        for c in rcells {
-            if c.x1 <= label_right + 0.5 * size && !(is_value(&c.text) && c.x0 > label_right - 4.0 * size) {
-                push_text(&mut row[0], &c.text);
-            } else if let Some((value, words)) = value_then_words(&c.text) {
-                // "$20,850 Total liabilities": a label the page set after the value.
-                push_text(&mut row[column_of(c, &cols) + 1], value);
-                push_text(&mut row[0], words);
-            } else {
-                push_text(&mut row[column_of(c, &cols) + 1], &c.text);
-            }
-        }
-        let label_only = row[1..].iter().all(String::is_empty);
-        let values_only = row[0].is_empty() && !label_only;
-        if let Some(p) = pending_label.take() {
-            // A label wrapped onto the next line ("Net cash provided by" / "operating
-            // activities"), or the label of values printed above it.
-            if row[0].starts_with(|c: char| c.is_lowercase()) || values_only {
-                row[0] = format!("{p} {}", row[0]).trim().to_string();
-            } else {
-                let mut r = vec![String::new(); ncols];
-                r[0] = p;
-                rows.push(r);
-            }
-        }
-        let next = row_lines.get(ri + 1);
-        let next_is_data = next.is_some_and(|g| g.iter().any(|&j| data[j]));
-        if label_only && next_is_data && !row[0].ends_with(':') {
-            pending_label = Some(std::mem::take(&mut row[0]));
-            continue;
-        }
-        // Values whose label the page set just below them.
-        if values_only {
-            if let Some(g) = next {
-                let label_below = g.iter().all(|&j| !data[j] && cells[j].len() == 1)
-                    && g.first().is_some_and(|&j| {
-                        let (a, b) = (&lines[order[group[0]]], &lines[order[j]]);
-                        a.y - b.y <= 1.3 * size && cells[j][0].x1 <= label_right + 0.5 * size
-                    });
-                if label_below {
-                    rows.push(row);
-                    continue;
-                }
-            }
-        }
-        if label_only
-            && rows
-                .last()
-                .is_some_and(|r: &Vec<String>| r[0].is_empty() && r[1..].iter().any(|v| !v.is_empty()))
-        {
-            // The label of the values above it.
-            if let Some(last) = rows.last_mut() {
-                last[0] = std::mem::take(&mut row[0]);
-            }
-            continue;
-        }
-        rows.push(row);
-    }
-    if let Some(p) = pending_label {
-        let mut r = vec![String::new(); ncols];
-        r[0] = p;
-        rows.push(r);
-    }
+    assign_headers(&cells[head..first_body], &frame.cols, frame.label_end, frame.size, &mut header);
+    let rows = frame.rows(first_body, end);
     // Columns that hold nothing are dropped.
     let keep: Vec<bool> = (0..ncols)
         .map(|c| c == 0 || !header[c].is_empty() || rows.iter().any(|r| !r[c].is_empty()))
@@ -401,6 +274,188 @@ fn build(
         header: pick(&header),
         rows: rows.iter().map(pick).collect(),
     })
+}
+
+/// A run of lines with the geometry its table is read by: the text size, the value columns, and
+/// where the row labels end.
+struct Frame<'a> {
+    lines: &'a [Line],
+    order: &'a [usize],
+    cells: &'a [Vec<Cell>],
+    data: &'a [bool],
+    size: f32,
+    cols: Vec<Column>,
+    /// Left of this (give or take half the text size) a cell is a row label.
+    label_right: f32,
+    /// Where the row labels end: header cells right of it stand over the columns.
+    label_end: f32,
+}
+
+impl<'a> Frame<'a> {
+    fn new(
+        lines: &'a [Line],
+        order: &'a [usize],
+        cells: &'a [Vec<Cell>],
+        data: &'a [bool],
+        start: usize,
+        end: usize,
+    ) -> Option<Frame<'a>> {
+        let size = lines[order[start]].size.max(1.0);
+        let body: Vec<&[Cell]> = (start..end).filter(|&j| data[j]).map(|j| cells[j].as_slice()).collect();
+        let cols = columns(&body, size);
+        if cols.is_empty() {
+            return None;
+        }
+        let label_right = cols[0].x0 - 0.3 * size;
+        let label_end = cells[start..end]
+            .iter()
+            .filter_map(|r| r.first())
+            .filter(|c| c.x1 <= label_right + 0.5 * size && !is_value(&c.text))
+            .map(|c| c.x1)
+            .fold(f32::MIN, f32::max)
+            .min(label_right);
+        Some(Frame { lines, order, cells, data, size, cols, label_right, label_end })
+    }
+
+    /// Whether a row's first cell is a label: it ends before the first column, and is no value.
+    fn has_label(&self, cs: &[Cell]) -> bool {
+        cs.first().is_some_and(|c| c.x1 <= self.label_right + 0.5 * self.size && !is_value(&c.text))
+    }
+
+    /// Header rows: the run's first rows without a label, and lines just above it standing over
+    /// the columns. Returns the first header line and the first body line (indices into `order`).
+    fn header_rows(&self, start: usize, end: usize) -> (usize, usize) {
+        let (cells, size, label_end) = (self.cells, self.size, self.label_end);
+        let in_columns = |cs: &[Cell]| cs.iter().all(|c| c.x0 > label_end + 0.5 * size);
+        let mut first_body = start;
+        while first_body < end
+            && !self.has_label(&cells[first_body])
+            && in_columns(&cells[first_body])
+            && heading_like(&cells[first_body])
+        {
+            first_body += 1;
+        }
+        let mut head = start;
+        while head > 0 && start - head < 6 {
+            let (above, below) = (&self.lines[self.order[head - 1]], &self.lines[self.order[head]]);
+            let gap = above.y - below.y;
+            if above.page != below.page || gap > 2.6 * size || gap < 0.0 || above.declared.is_some() {
+                break;
+            }
+            let cs = &cells[head - 1];
+            let spans_columns = cs
+                .iter()
+                .any(|c| self.cols.iter().any(|k| overlap(c.x0, c.x1, k.x0 - size, k.x1 + size) > 0.0));
+            let right_side = in_columns(cs) || (cs.len() >= 2 && in_columns(&cs[1..]));
+            // A sentence above the table ("The following table sets forth …") is no header,
+            // though it spans the columns (a table whose first column holds years has no label
+            // column to keep it left).
+            let prose = cs.iter().any(|c| {
+                let words = c.text.split_whitespace().count();
+                words > 8 || (words >= 3 && c.text.trim_end().ends_with(':'))
+            });
+            if !(spans_columns && right_side && heading_like(cs)) || prose {
+                break;
+            }
+            head -= 1;
+        }
+        (head, first_body)
+    }
+
+    /// The body's rows, one cell per column with the label first: lines whose baselines nearly
+    /// meet are one row (a label set a little below its values); a label wrapped over two lines,
+    /// or set above or below its values, joins them.
+    fn rows(&self, first_body: usize, end: usize) -> Vec<Vec<String>> {
+        let (lines, order, size) = (self.lines, self.order, self.size);
+        let mut row_lines: Vec<Vec<usize>> = Vec::new();
+        for j in first_body..end {
+            let y = lines[order[j]].y;
+            match row_lines.last_mut() {
+                Some(r) if (lines[order[*r.last().unwrap_or(&j)]].y - y).abs() <= 0.45 * size => r.push(j),
+                _ => row_lines.push(vec![j]),
+            }
+        }
+        let ncols = self.cols.len() + 1;
+        let label_row = |label: String| {
+            let mut r = vec![String::new(); ncols];
+            r[0] = label;
+            r
+        };
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        let mut pending_label: Option<String> = None;
+        for (ri, group) in row_lines.iter().enumerate() {
+            let mut row = self.row(group);
+            let label_only = row[1..].iter().all(String::is_empty);
+            let values_only = row[0].is_empty() && !label_only;
+            if let Some(p) = pending_label.take() {
+                // A label wrapped onto the next line ("Net cash provided by" / "operating
+                // activities"), or the label of values printed above it.
+                if row[0].starts_with(|c: char| c.is_lowercase()) || values_only {
+                    row[0] = format!("{p} {}", row[0]).trim().to_string();
+                } else {
+                    rows.push(label_row(p));
+                }
+            }
+            let next = row_lines.get(ri + 1);
+            let next_is_data = next.is_some_and(|g| g.iter().any(|&j| self.data[j]));
+            if label_only && next_is_data && !row[0].ends_with(':') {
+                pending_label = Some(std::mem::take(&mut row[0]));
+                continue;
+            }
+            // Values whose label the page set just below them.
+            if values_only && next.is_some_and(|g| self.label_just_below(group, g)) {
+                rows.push(row);
+                continue;
+            }
+            let last_lacks_label = rows
+                .last()
+                .is_some_and(|r: &Vec<String>| r[0].is_empty() && r[1..].iter().any(|v| !v.is_empty()));
+            if label_only && last_lacks_label {
+                // The label of the values above it.
+                if let Some(last) = rows.last_mut() {
+                    last[0] = std::mem::take(&mut row[0]);
+                }
+                continue;
+            }
+            rows.push(row);
+        }
+        rows.extend(pending_label.map(label_row));
+        rows
+    }
+
+    /// One row's cells, from the lines of `group`, put in their columns.
+    fn row(&self, group: &[usize]) -> Vec<String> {
+        let (size, label_right) = (self.size, self.label_right);
+        let mut row = vec![String::new(); self.cols.len() + 1];
+        let mut rcells: Vec<&Cell> = group.iter().flat_map(|&j| self.cells[j].iter()).collect();
+        rcells.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+        for c in rcells {
+            if c.x1 <= label_right + 0.5 * size && !(is_value(&c.text) && c.x0 > label_right - 4.0 * size) {
+                push_text(&mut row[0], &c.text);
+            } else if let Some((value, words)) = value_then_words(&c.text) {
+                // "$20,850 Total liabilities": a label the page set after the value.
+                push_text(&mut row[column_of(c, &self.cols) + 1], value);
+                push_text(&mut row[0], words);
+            } else {
+                push_text(&mut row[column_of(c, &self.cols) + 1], &c.text);
+            }
+        }
+        row
+    }
+
+    /// Whether the lines `next` are a lone label set just below the values of `group`.
+    fn label_just_below(&self, group: &[usize], next: &[usize]) -> bool {
+        next.iter().all(|&j| !self.data[j] && self.cells[j].len() == 1)
+            && next.first().is_some_and(|&j| {
+                let (a, b) = (&self.lines[self.order[group[0]]], &self.lines[self.order[j]]);
+                a.y - b.y <= 1.3 * self.size && self.cells[j][0].x1 <= self.label_right + 0.5 * self.size
+            })
+    }
+}
+
+/// Header cells are words or years, never amounts.
+fn heading_like(cs: &[Cell]) -> bool {
+    cs.iter().all(|c| !is_value(&c.text) || is_year(&c.text))
 }
 
 /// Page lines built from arbitrary bytes, for the fuzzer: each line takes a byte for its

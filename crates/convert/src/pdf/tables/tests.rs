@@ -57,25 +57,17 @@ fn a_balance_sheet_with_a_two_row_header() {
     assert!(t.to_tsv().starts_with("\tThree months ended March 31, 2022\t"));
 }
 
-/// How many random cases a test runs: `default`, or FOLIO_TABLE_CASES for a longer run without
-/// cargo-fuzz.
-fn random_cases(default: usize) -> usize {
-    std::env::var("FOLIO_TABLE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+/// Random cases a property test runs: `default`, or `PROPTEST_CASES` for a longer run without
+/// cargo-fuzz (proptest shrinks a failing case to a small one).
+fn cases(default: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+    proptest::test_runner::Config::with_cases(cases)
 }
 
-/// A small deterministic generator (a 64-bit LCG's high bits) for the random cases.
-fn lcg(mut seed: u64) -> impl FnMut() -> u64 {
-    move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        seed >> 33
-    }
-}
-
-#[test]
-fn arbitrary_lines_keep_the_invariants() {
-    let mut next = lcg(7);
-    for _ in 0..random_cases(300) {
-        let data: Vec<u8> = (0..200).map(|_| next() as u8).collect();
+proptest::proptest! {
+    #![proptest_config(cases(300))]
+    #[test]
+    fn arbitrary_lines_keep_the_invariants(data in proptest::collection::vec(proptest::num::u8::ANY, 200)) {
         fuzz(&data);
     }
 }
@@ -271,13 +263,6 @@ fn prose_with_numbers_is_no_table() {
 fn cells_split_values_between_characters() {
     // Currency signs of two and three bytes, glued to their values or apart, and a sign ending a
     // fragment: every split falls between characters, and every cell keeps a sound extent.
-    let check = |spans: &[(f32, f32, &str)]| {
-        let got = cells::cells(&line(100.0, spans));
-        assert!(!got.is_empty(), "{spans:?}");
-        for c in &got {
-            assert!(c.x0.is_finite() && c.x1.is_finite() && c.x0 <= c.x1 + 1e-3, "{spans:?}: {c:?}");
-        }
-    };
     for text in [
         "€ 5 € 6",
         "1 € 2",
@@ -290,25 +275,41 @@ fn cells_split_values_between_characters() {
         "€€ 1 2",
         "$ 1 € 2 £ 3 ¥ 4",
     ] {
-        check(&[(300.0, 420.0, text)]);
+        check_cells(&[(300.0, 420.0, text)]);
     }
-    // Random runs: one to three fragments of one to seven words, signs and values each.
-    const WORDS: [&str; 14] =
-        ["€", "£", "¥", "$", "1,234", "(5)", "—", "%", ")", "down", "up", "12.5", "€1", "Δ"];
-    let mut next = lcg(11);
-    for _ in 0..random_cases(3000) {
-        let fragments: Vec<String> = (0..1 + next() % 3)
-            .map(|_| {
-                let words: Vec<&str> =
-                    (0..1 + next() % 7).map(|_| WORDS[next() as usize % WORDS.len()]).collect();
-                words.join(if next().is_multiple_of(2) { " " } else { "" })
-            })
-            .collect();
-        let spans: Vec<(f32, f32, &str)> = fragments
+}
+
+/// Words, currency signs and values that table cells are made of, in random runs.
+const CELL_WORDS: [&str; 14] =
+    ["€", "£", "¥", "$", "1,234", "(5)", "—", "%", ")", "down", "up", "12.5", "€1", "Δ"];
+
+proptest::proptest! {
+    #![proptest_config(cases(3000))]
+    /// Random runs: one to three fragments of one to seven words, signs and values each, glued or
+    /// apart. Every split falls between characters, and every cell keeps a sound extent.
+    #[test]
+    fn random_fragments_split_between_characters(
+        fragments in proptest::collection::vec(
+            (proptest::collection::vec(proptest::sample::select(&CELL_WORDS[..]), 1..8), proptest::bool::ANY),
+            1..4,
+        )
+    ) {
+        let texts: Vec<String> =
+            fragments.iter().map(|(words, glued)| words.join(if *glued { "" } else { " " })).collect();
+        let spans: Vec<(f32, f32, &str)> = texts
             .iter()
             .enumerate()
             .map(|(i, f)| (300.0 + 60.0 * i as f32, 350.0 + 60.0 * i as f32, f.as_str()))
             .collect();
-        check(&spans);
+        check_cells(&spans);
+    }
+}
+
+/// Every cell of a line of these fragments has a sound extent, and there is one at least.
+fn check_cells(spans: &[(f32, f32, &str)]) {
+    let got = cells::cells(&line(100.0, spans));
+    assert!(!got.is_empty(), "{spans:?}");
+    for c in &got {
+        assert!(c.x0.is_finite() && c.x1.is_finite() && c.x0 <= c.x1 + 1e-3, "{spans:?}: {c:?}");
     }
 }

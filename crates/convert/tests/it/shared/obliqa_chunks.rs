@@ -15,7 +15,8 @@ fn shared() -> PathBuf {
 
 fn counter() -> Box<dyn TokenCounter> {
     let vocab = folio_testkit::paths::require_asset("minilm/vocab.txt");
-    Box::new(WordPieceTokenizer::from_file(&vocab).expect("the vocabulary reads"))
+    let text = std::fs::read_to_string(&vocab).expect("the vocabulary reads");
+    Box::new(WordPieceTokenizer::from_vocab_txt(&text).expect("the vocabulary parses"))
 }
 
 /// Text compared without whitespace and direction marks.

@@ -1,0 +1,161 @@
+//! The first phases of [`super::decide_headings`]: which blocks may be headings, with their
+//! numbering. A block is a candidate by what it is (a merged chapter label, a bookmark's line, a
+//! heading role in the structure tree) or by how it is set (larger, bold and alone, or a distinct
+//! font with a number); numbered list items are dropped where section numbers are printed without
+//! a dot; numbered body-style lines that continue the numbering of the headings around them join.
+
+use super::super::blocks::{Blk, BlkKind, Ctx};
+use super::numbering::{in_sequence, num_info, NumInfo};
+
+/// A heading candidate: its numbering, and the level a structure tree's heading role gives it.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Cand {
+    pub info: Option<NumInfo>,
+    pub tag: Option<u8>,
+}
+
+/// Each block's candidacy (`None`: not a heading).
+pub(super) type Cands = Vec<Option<Cand>>;
+
+/// The candidates among `blocks`.
+pub(super) fn candidates(ctx: &Ctx, blocks: &[Blk], page_count: u32) -> Cands {
+    // A sparse first page of a longer document is a cover page.
+    let cover_page = page_count > 2 && ctx.lines.iter().filter(|l| l.page == 0 && !l.skip).count() < 20;
+    blocks.iter().map(|b| candidate(ctx, b, cover_page)).collect()
+}
+
+/// Whether one block is a candidate, and with what numbering.
+fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
+    let lines = ctx.lines;
+    if b.kind == BlkKind::Heading {
+        return Some(Cand::default());
+    }
+    if b.declared.is_some() {
+        return Some(Cand { info: num_info(&b.text).map(|x| x.0), tag: None });
+    }
+    if matches!(b.kind, BlkKind::Code | BlkKind::Table(_)) {
+        return None;
+    }
+    let first = &lines[b.lines[0]];
+    let text = b.text.trim();
+    let nchars = text.chars().count();
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    if letters < 2 || nchars > 250 || b.lines.len() > 4 {
+        return None;
+    }
+    if b.lines.iter().any(|&i| lines[i].wide_gaps >= 2) && !ctx.is_larger(first) {
+        // A table row, not a heading.
+        return None;
+    }
+    if let Some(lv) = first.tag {
+        // A heading role in the structure tree decides, after the declared outline.
+        return Some(Cand { info: num_info(text).map(|x| x.0), tag: Some(lv) });
+    }
+    if text.ends_with([',', ';']) || text.starts_with(|c: char| c.is_lowercase()) {
+        return None;
+    }
+    let mut info = num_info(text).map(|x| x.0);
+    let styled = b.lines.iter().all(|&i| ctx.styled(&lines[i]));
+    let distinct = b.lines.iter().all(|&i| {
+        ctx.distinct_font(&lines[i])
+            && lines[i].size >= super::super::blocks::NEAR_BODY_SIZE * ctx.body_size(&lines[i])
+    });
+    let bigger = ctx.is_larger(first);
+    if let BlkKind::List { marker, .. } = &b.kind {
+        // "(a) Comments Due Date" set bold is a lettered heading; other list items are not.
+        let enumerator = marker.chars().any(|c| c.is_alphanumeric());
+        if info.is_none() {
+            if !(styled && enumerator && nchars <= 80 && !text.ends_with('.')) {
+                return None;
+            }
+            info = Some(NumInfo {
+                label: marker.clone(),
+                rank: None,
+                depth: 1,
+                tokens: vec![marker.trim_matches(['(', ')', '.']).to_ascii_lowercase()],
+                plain_decimal: false,
+                trailing_dot: marker.ends_with('.'),
+            });
+        }
+    }
+    let ok = if styled {
+        // Bold text at body size must stand alone and be short.
+        bigger
+            || (nchars <= 150
+                && ctx.stands_apart(b.gap_before)
+                && (!text.ends_with('.') || info.is_some() || text == text.to_uppercase()))
+    } else if distinct {
+        info.is_some() && nchars <= 200
+    } else {
+        false
+    };
+    // Text on a cover page alone does not make headings below the title.
+    if !ok || (cover_page && first.page == 0 && info.is_none() && !bigger) {
+        return None;
+    }
+    Some(Cand { info, tag: None })
+}
+
+/// Numbered list items ("1. Free Redistribution") are no headings where the section numbers are
+/// printed without a trailing dot.
+pub(super) fn drop_numbered_list_items(ctx: &Ctx, blocks: &[Blk], cands: &mut Cands) {
+    let (mut dotted, mut bare) = (0, 0);
+    for inf in cands.iter().flatten().filter_map(|c| c.info.as_ref()) {
+        if inf.plain_decimal && inf.depth >= 2 {
+            if inf.trailing_dot {
+                dotted += 1;
+            } else {
+                bare += 1;
+            }
+        }
+    }
+    if !(bare >= 3 && bare > 2 * dotted) {
+        return;
+    }
+    for (b, cand) in blocks.iter().zip(cands.iter_mut()) {
+        let listy = matches!(b.kind, BlkKind::List { .. });
+        // A line set larger than the body is no list item, whatever its dot ("1. INTRODUCTION"
+        // where OCR read a dot the others lack).
+        let larger = ctx.is_larger(&ctx.lines[b.lines[0]]);
+        let dotted_decimal = |c: &Cand| c.info.as_ref().is_some_and(|i| i.plain_decimal && i.trailing_dot);
+        if listy && !larger && cand.as_ref().is_some_and(dotted_decimal) {
+            *cand = None;
+        }
+    }
+}
+
+/// Numbered body-style lines in sequence with the numbered headings before them ("6.5.4" after
+/// "6.5.3") are headings too: a rule's number set in the body's style.
+pub(super) fn add_numbered_in_sequence(ctx: &Ctx, blocks: &[Blk], cands: &mut Cands) {
+    let mut last_tokens: Option<Vec<String>> = None;
+    for (b, cand) in blocks.iter().zip(cands.iter_mut()) {
+        if let Some(c) = cand {
+            if let Some(inf) = c.info.as_ref().filter(|i| i.plain_decimal) {
+                last_tokens = Some(inf.tokens.clone());
+            }
+            continue;
+        }
+        if matches!(b.kind, BlkKind::Code | BlkKind::Table(_)) || b.lines.len() > 2 {
+            continue;
+        }
+        let text = b.text.trim();
+        if text.chars().count() > 100 || (text.ends_with('.') && text.split_whitespace().count() > 3) {
+            continue;
+        }
+        let Some((inf, title)) = num_info(text) else { continue };
+        if !inf.plain_decimal || !title.starts_with(|c: char| c.is_uppercase()) {
+            continue;
+        }
+        if !ctx.stands_apart(b.gap_before) {
+            continue;
+        }
+        if let Some(prev) = &last_tokens {
+            // "6.5.4" after "6.5.3." continues the numbering whatever the dots (a scan may read
+            // one that is not printed).
+            if in_sequence(prev, &inf.tokens) && inf.depth >= 2 {
+                last_tokens = Some(inf.tokens.clone());
+                *cand = Some(Cand { info: Some(inf), tag: None });
+            }
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! The last phases of [`super::decide_headings`]: each candidate's level. Numbering decides first
+//! (keyword ranks as the document uses them, decimal depth, a numbered run nested under the
+//! unnumbered heading that opens it), then a structure tree's heading roles; the styles of the
+//! numbered headings then rank the other candidates' styles; bookmarks and a contents list have
+//! the last word where they speak.
+
+use super::super::blocks::{Blk, BlkKind, Ctx};
+use super::super::titles::{clean_number, is_contents_word};
+use super::candidates::Cands;
+use super::numbering::num_info;
+use std::collections::HashMap;
+
+/// A line's style, as headings are clustered by it: size (half points), bold, font.
+type StyleKey = (u16, bool, u16);
+
+/// How much more prominent bold makes a style of the same size.
+const BOLD_PROMINENCE: f32 = 1.08;
+/// Styles within this share of each other's prominence are one tier.
+const SAME_TIER: f32 = 0.03;
+/// A style this much more prominent than every numbered heading's style heads the document.
+const ABOVE_ALL_KNOWN: f32 = 1.05;
+/// An unnumbered heading set at most this much more prominently than the numbered heading above
+/// it is its subheading.
+const UNDER_ANCHOR: f32 = 1.02;
+
+/// How prominent a style is: its size, bold counting a little more.
+fn prominence(key: &StyleKey) -> f32 {
+    key.0 as f32 / 2.0 * if key.1 { BOLD_PROMINENCE } else { 1.0 }
+}
+
+/// What the numbering says of each block's level.
+pub(super) struct Numbered {
+    /// The level numbering (or a structure tree's heading role) gives.
+    pub levels: Vec<Option<u8>>,
+    /// For a block of a numbered run that opens under an unnumbered heading: that heading, and the
+    /// level the run's first heading took.
+    pub run_parent: Vec<Option<(usize, u8)>>,
+}
+
+/// Levels from numbering: the keyword ranks the document uses, in order, are levels 1, 2, …;
+/// decimal numbers go below the keyword heading whose number they extend.
+pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numbered {
+    let mut ranks: Vec<u8> = Vec::new();
+    for (b, c) in blocks.iter().zip(cands) {
+        let Some(c) = c else { continue };
+        let rank =
+            if b.kind == BlkKind::Heading { b.num_level } else { c.info.as_ref().and_then(|i| i.rank) };
+        ranks.extend(rank);
+    }
+    ranks.sort_unstable();
+    ranks.dedup();
+    let kw_level =
+        |rank: u8| -> u8 { ranks.iter().position(|r| *r == rank).map(|p| p as u8 + 1).unwrap_or(1) };
+    let max_kw = ranks.len() as u8;
+    let mut current_kw: Option<(u8, String)> = None; // (level, number)
+    let mut levels: Vec<Option<u8>> = vec![None; blocks.len()];
+    // Ranks whose current run nests one level under an unnumbered heading: the heading, and the
+    // level the run's first heading takes.
+    let mut nested: HashMap<u8, (usize, u8)> = HashMap::new();
+    let mut run_parent: Vec<Option<(usize, u8)>> = vec![None; blocks.len()];
+    for k in 0..blocks.len() {
+        let Some(cand) = &cands[k] else { continue };
+        let b = &blocks[k];
+        if b.kind == BlkKind::Heading {
+            if let Some(r) = b.num_level {
+                let lv = kw_level(r);
+                levels[k] = Some(lv);
+                current_kw = Some((lv, b.number.clone().unwrap_or_default()));
+            }
+            continue;
+        }
+        let Some(inf) = &cand.info else { continue };
+        if let Some(r) = inf.rank {
+            // A run of numbered headings that opens right under an unnumbered heading set at
+            // least as prominently ("Notes to Consolidated Financial Statements", then "Note 1 –")
+            // nests under it, down to the next heading of a higher rank.
+            nested.retain(|&rank, _| rank <= r);
+            if inf.tokens.first().map(String::as_str) == Some("1") {
+                let prev = (0..k).rev().find(|&j| cands[j].is_some());
+                let parent = prev.filter(|&j| {
+                    cands[j].as_ref().is_some_and(|c| c.info.is_none())
+                        && blocks[j].kind != BlkKind::Heading
+                        && blocks[j].declared.is_none()
+                        && ctx.style_key(&ctx.lines[blocks[j].lines[0]]).0
+                            >= ctx.style_key(&ctx.lines[b.lines[0]]).0
+                });
+                match parent {
+                    Some(j) => nested.insert(r, (j, kw_level(r) + 1)),
+                    None => nested.remove(&r),
+                };
+            }
+            let run = nested.get(&r).copied();
+            run_parent[k] = run;
+            let lv = run.map(|(_, base)| base).unwrap_or_else(|| kw_level(r));
+            levels[k] = Some(lv + inf.depth.saturating_sub(1) as u8);
+            current_kw = Some((lv, inf.tokens.first().cloned().unwrap_or_default()));
+        } else if inf.plain_decimal {
+            let d = inf.depth as u8;
+            levels[k] = Some(match &current_kw {
+                Some((lv, num)) if inf.tokens.first() == Some(num) => lv + d - 1,
+                Some(_) => max_kw + d,
+                None => d,
+            });
+        }
+    }
+    // A structure tree's heading role overrides the numbering.
+    for (level, c) in levels.iter_mut().zip(cands) {
+        if let Some(tag) = c.as_ref().and_then(|c| c.tag) {
+            *level = Some(tag);
+        }
+    }
+    Numbered { levels, run_parent }
+}
+
+/// The level each heading style stands for: a numbered heading's style the level its headings
+/// most often take; a style only unnumbered headings use, the level of the numbered style nearest
+/// in prominence (or, with no numbered headings at all, its tier of prominence).
+pub(super) struct StyleLevels {
+    by_style: HashMap<StyleKey, u8>,
+}
+
+impl StyleLevels {
+    pub(super) fn new(ctx: &Ctx, blocks: &[Blk], cands: &Cands, levels: &[Option<u8>]) -> StyleLevels {
+        let mut cluster_levels: HashMap<StyleKey, Vec<u8>> = HashMap::new();
+        for (b, lv) in blocks.iter().zip(levels) {
+            if let Some(lv) = lv {
+                let l = &ctx.lines[b.lines[b.lines.len() - 1]];
+                cluster_levels.entry(ctx.style_key(l)).or_default().push(*lv);
+            }
+        }
+        // In the styles' order, so that a tie below (two known styles as near) goes the same way
+        // on every run, whatever the map's order.
+        let mut known: Vec<(StyleKey, u8)> =
+            cluster_levels.iter().map(|(k, v)| (*k, most_common(v))).collect();
+        known.sort_unstable();
+        // Unnumbered-only clusters.
+        let mut unknown: Vec<StyleKey> = Vec::new();
+        for ((b, c), lv) in blocks.iter().zip(cands).zip(levels) {
+            if c.is_some() && lv.is_none() && b.declared.is_none() {
+                let key = ctx.style_key(&ctx.lines[b.lines[0]]);
+                if !cluster_levels.contains_key(&key) && !unknown.contains(&key) {
+                    unknown.push(key);
+                }
+            }
+        }
+        let mut by_style: HashMap<StyleKey, u8> = known.iter().cloned().collect();
+        if known.is_empty() {
+            by_style.extend(tiers_of_prominence(&unknown));
+        } else {
+            let top = known.iter().map(|(_, lv)| *lv).min().unwrap_or(1);
+            let max_p = known.iter().map(|(k, _)| prominence(k)).fold(f32::MIN, f32::max);
+            for key in &unknown {
+                let p = prominence(key);
+                // The known style nearest in prominence; above all known styles → the top level.
+                let best = known
+                    .iter()
+                    .min_by(|a, b| (prominence(&a.0) - p).abs().total_cmp(&(prominence(&b.0) - p).abs()))
+                    .map(|(_, lv)| *lv)
+                    .unwrap_or(1);
+                by_style.insert(*key, if p > max_p * ABOVE_ALL_KNOWN { top } else { best });
+            }
+        }
+        StyleLevels { by_style }
+    }
+
+    fn get(&self, key: &StyleKey) -> Option<u8> {
+        self.by_style.get(key).copied()
+    }
+}
+
+/// The most common level (the higher one on a tie).
+fn most_common(v: &[u8]) -> u8 {
+    let mut c: HashMap<u8, usize> = HashMap::new();
+    for x in v {
+        *c.entry(*x).or_insert(0) += 1;
+    }
+    c.into_iter().max_by_key(|(lv, n)| (*n, -(*lv as i32))).map(|(lv, _)| lv).unwrap_or(1)
+}
+
+/// Levels by prominence alone, near-equal styles merged into one tier (at most six).
+fn tiers_of_prominence(styles: &[StyleKey]) -> Vec<(StyleKey, u8)> {
+    let mut proms: Vec<f32> = styles.iter().map(prominence).collect();
+    proms.sort_by(|a, b| b.total_cmp(a));
+    let mut tiers: Vec<f32> = Vec::new();
+    for p in proms {
+        if tiers.last().is_none_or(|t| (t - p).abs() > SAME_TIER * t) {
+            tiers.push(p);
+        }
+    }
+    styles
+        .iter()
+        .map(|key| {
+            let p = prominence(key);
+            let tier = tiers.iter().position(|t| (t - p).abs() <= SAME_TIER * t).unwrap_or(0);
+            (*key, (tier as u8 + 1).min(6))
+        })
+        .collect()
+}
+
+/// Gives each candidate its level, and makes the others paragraphs. Bookmarks decide levels;
+/// otherwise numbering does, then a contents list. An unnumbered heading set no more prominently
+/// than the numbered heading above it is a subheading of it ("Fiscal Year Highlights" under
+/// "Item 7.").
+pub(super) fn apply_levels(
+    ctx: &Ctx,
+    blocks: &mut [Blk],
+    cands: &Cands,
+    numbered: &Numbered,
+    styles: &StyleLevels,
+    declared_mode: bool,
+) {
+    let mut anchor: Option<(u8, f32)> = None;
+    let toc_listed = !declared_mode && blocks.iter().any(|b| b.declared.is_some());
+    // The level the contents list gives the next heading it names.
+    let mut next_declared: Vec<Option<u8>> = vec![None; blocks.len()];
+    let mut next = None;
+    for k in (0..blocks.len()).rev() {
+        next_declared[k] = next;
+        if cands[k].is_some() && blocks[k].declared.is_some() {
+            next = blocks[k].declared;
+        }
+    }
+    for k in 0..blocks.len() {
+        // A numbered run's parent comes before it, its level already final.
+        let parent_level = numbered.run_parent[k].and_then(|(j, _)| blocks[j].level);
+        let b = &mut blocks[k];
+        let Some(cand) = &cands[k] else {
+            if b.kind == BlkKind::Heading {
+                b.kind = BlkKind::Para;
+            }
+            continue;
+        };
+        let key = ctx.style_key(&ctx.lines[b.lines[0]]);
+        let fixed = match (b.declared, numbered.levels[k]) {
+            (Some(d), _) if declared_mode => Some(d),
+            (_, Some(lv)) => Some(lv),
+            (Some(d), None) => Some(d),
+            (None, None) => None,
+        };
+        // A numbered run opened under an unnumbered heading sits one level below that heading's
+        // final level (known only now), wherever the numbering's own ranks would put it.
+        let fixed = match (fixed, numbered.run_parent[k]) {
+            (Some(lv), Some((_, base))) if b.declared.is_none() || !declared_mode => {
+                let below = parent_level.map(|pl| pl + 1).unwrap_or(base);
+                Some(lv + below.saturating_sub(base))
+            }
+            (f, _) => f,
+        };
+        let level = match fixed {
+            Some(lv) => {
+                anchor = Some((lv, prominence(&key)));
+                Some(lv)
+            }
+            None => styles.get(&key).map(|lv| match anchor {
+                Some((alv, ap)) if prominence(&key) <= ap * UNDER_ANCHOR => lv.max(alv + 1),
+                // A heading the contents list does not name, set above the next heading it does
+                // name, would take that heading away from the division the list puts it in ("Fair
+                // value measurement of equity investments" between Notes 8 and 9): it belongs to
+                // the heading above it.
+                Some((alv, _)) if toc_listed && next_declared[k].is_some_and(|n| lv < n) => lv.max(alv + 1),
+                // Before the first heading a contents list names (front matter: "Forward-Looking
+                // Statements" after the contents page) a heading belongs to no listed division.
+                None if toc_listed => 1,
+                _ => lv,
+            }),
+        };
+        let Some(level) = level else { continue };
+        b.kind = BlkKind::Heading;
+        b.level = Some(level.clamp(1, 9));
+        if is_contents_word(&b.text) {
+            // The contents page's title heads the contents alone: what follows is no part of it.
+            anchor = None;
+        }
+        if b.number.is_none() {
+            b.number = cand
+                .info
+                .as_ref()
+                .map(|i| clean_number(&i.label))
+                .or_else(|| num_info(&b.text).map(|(i, _)| clean_number(&i.label)));
+        }
+    }
+}

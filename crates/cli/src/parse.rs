@@ -107,7 +107,10 @@ pub fn run(args: &ParseArgs, env: &folio_engine::Environment) -> ExitCode {
                 if args.json {
                     let err = serde_json::json!({"schema_version": SCHEMA_VERSION, "path": e.path.display().to_string(),
                         "error": {"code": e.kind.code(), "message": e.kind.to_string()}});
-                    let _ = writeln!(out, "{err}");
+                    if let Err(e) = writeln!(out, "{err}") {
+                        eprintln!("error: writing output: {e}");
+                        return ExitCode::FAILURE;
+                    }
                 }
                 eprintln!("error: {e}");
             }

@@ -226,6 +226,7 @@ pub fn content_hash(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(64);
     for b in digest {
         use std::fmt::Write;
+        // Writing to a String cannot fail.
         let _ = write!(s, "{b:02x}");
     }
     s

@@ -174,6 +174,7 @@ fn serve(
             }
             head.push_str("\r\n");
             done(in_flight);
+            // A client that gave up (a timeout under test) has hung up: nothing to answer.
             let _ = stream.write_all(head.as_bytes());
             let _ = stream.write_all(body.as_bytes());
             let _ = stream.flush();
@@ -184,6 +185,7 @@ fn serve(
         }
         Reply::Drop => {
             done(in_flight);
+            // The connection is dropped on purpose; one the client closed first is dropped too.
             let _ = stream.shutdown(std::net::Shutdown::Both);
         }
     }

@@ -83,6 +83,7 @@ impl Catalog {
             }
         }
         if attached {
+            // The connection is dropped right after, which detaches it all the same.
             let _ = conn.execute("DETACH DATABASE damaged", []);
         }
         out

@@ -603,10 +603,16 @@ mod tests {
                 let wr = &w[c * k..(c + 1) * k];
                 let dw = wr.iter().fold(0f32, |a, v| a.max(v.abs())) / WEIGHT_MAX;
                 let exact: f32 = xr.iter().zip(wr).map(|(a, b)| a * b).sum::<f32>() + b[c];
-                let bound: f32 =
-                    xr.iter().zip(wr).map(|(a, b)| a.abs() * dw / 2.0 + b.abs() * dx / 2.0 + dx * dw / 4.0).sum();
+                let bound: f32 = xr
+                    .iter()
+                    .zip(wr)
+                    .map(|(a, b)| a.abs() * dw / 2.0 + b.abs() * dx / 2.0 + dx * dw / 4.0)
+                    .sum();
                 let got = fast[m * n + c];
-                assert!((got - exact).abs() <= bound * 1.001 + 1e-4, "{kernel:?}: {got} vs {exact} (bound {bound})");
+                assert!(
+                    (got - exact).abs() <= bound * 1.001 + 1e-4,
+                    "{kernel:?}: {got} vs {exact} (bound {bound})"
+                );
             }
         }
     }

@@ -23,11 +23,32 @@ impl Converter for TextConverter {
         if builder.blocks().is_empty() {
             return Err(ErrorKind::Empty);
         }
-        if builder.title().is_empty() {
-            builder.set_title(file_stem(name));
-        }
+        let title = match builder.title() {
+            "" => text_title(&text, name),
+            // A title heading as printed: without a version in brackets, in title case where it
+            // is set in capitals.
+            printed => {
+                let t = folio_core::titles::strip_version(printed);
+                if t.chars().any(|c| c.is_lowercase()) {
+                    t
+                } else {
+                    folio_core::titles::title_case(&t, &text)
+                }
+            }
+        };
+        builder.set_title(title);
         Ok(builder.finish())
     }
+}
+
+/// A plain text's title: the title line at its head, else a title its opening declares ("These
+/// Rules may be cited as …"), else its file name without versions and dates.
+fn text_title(text: &str, name: &str) -> String {
+    use folio_core::titles::{declared_title, head_title, strip_version};
+    let opening: String = text.chars().take(4000).collect();
+    head_title(&opening)
+        .or_else(|| declared_title(&opening))
+        .unwrap_or_else(|| strip_version(&file_stem(name)))
 }
 
 /// A file name without its extension, the title of last resort.

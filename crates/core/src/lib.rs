@@ -48,4 +48,5 @@ pub mod outline;
 pub mod plaintext;
 pub mod progress;
 pub mod query;
+pub mod titles;
 pub mod tokens;

@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex, RwLock};
 
 pub use crate::outcome::{BackendError, DocumentStats};
 use folio_ai::keys::{ApiKeys, KeyStatus};
-use folio_core::context::TermFinder;
 use folio_core::fusion::FusionConfig;
 use folio_core::model::PageRange;
 use folio_index::catalog::{DocumentRow, SectionRow};
@@ -112,6 +111,10 @@ pub struct TermMark {
     pub term: String,
     /// The term's key, for `define`.
     pub key: String,
+    /// The document of the definition that applies here.
+    pub definition_doc_id: i64,
+    /// The section the applying definition is written in.
+    pub definition_section_id: String,
 }
 
 /// A cross-reference in a section's text (offsets in UTF-16 code units); the target is unset when
@@ -397,20 +400,19 @@ impl Workspace {
         let st = lib.show(Some(doc), section_id)?;
         let base = st.section.span.start;
         let text = st.text;
-        // Terms defined in this document first, then anywhere in the library (a glossary).
-        let mut defs = lib.definitions()?;
-        defs.sort_by_key(|h| h.doc_id != d.id);
-        let finder =
-            TermFinder::new(defs.iter().map(|h| (h.definition.term.as_str(), h.definition.key.as_str())));
+        // The definitions that apply here: this document's own, then those of the documents it
+        // adopts (a glossary it cites or its family shares); a term is marked with the first.
         let utf16 = Utf16Offsets::new(&text);
-        let terms = finder
-            .find(&text)
+        let terms = lib
+            .used_terms(d.id, section_id, &text)?
             .into_iter()
             .map(|u| TermMark {
                 start: utf16.at(u.span.start),
                 end: utf16.at(u.span.end),
                 term: u.term,
                 key: u.key,
+                definition_doc_id: u.definition.doc_id,
+                definition_section_id: u.definition.definition.section_id,
             })
             .collect();
         let refs = lib.section_references(d.id, &st.section)?;

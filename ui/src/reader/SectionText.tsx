@@ -32,6 +32,11 @@ export function linkTarget(link: LinkMark, currentDoc: number): Loc | null {
 
 /** The definition that applies here: same document and scope first, then any. */
 export function bestDefinition(defs: DefinitionHit[], mark: TermMark, view: SectionView): DefinitionHit | null {
+  // The engine says which definition applies where the term is marked.
+  const applied = defs.find(
+    (d) => d.key === mark.key && d.doc_id === mark.definition_doc_id && d.section_id === mark.definition_section_id,
+  );
+  if (applied) return applied;
   const same = defs.filter((d) => d.key === mark.key);
   const pool = same.length ? same : defs;
   const here = new Set([...view.crumbs.map((c) => c.section_id), view.section.section_id]);

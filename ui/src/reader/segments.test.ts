@@ -7,7 +7,7 @@ describe('segmentText', () => {
   it('splits text at term and link marks', () => {
     const segs = segmentText(
       text,
-      [{ start: 3, end: 20, term: 'Authorised Person', key: 'authorised person' }],
+      [{ start: 3, end: 20, term: 'Authorised Person', key: 'authorised person', definition_doc_id: 1, definition_section_id: 's_1' }],
       [{ start: 38, end: 48, label: 'Rule 2.1.3', target_doc_id: 1, target_section: 'sec_2_1_3', document: null }],
     );
     expect(segs.map((s) => [s.kind, s.text])).toEqual([
@@ -24,9 +24,9 @@ describe('segmentText', () => {
     const segs = segmentText(
       'abcdef',
       [
-        { start: 1, end: 4, term: 'bcd', key: 'bcd' },
-        { start: 2, end: 3, term: 'c', key: 'c' },
-        { start: 5, end: 99, term: 'f', key: 'f' },
+        { start: 1, end: 4, term: 'bcd', key: 'bcd', definition_doc_id: 1, definition_section_id: 's_1' },
+        { start: 2, end: 3, term: 'c', key: 'c', definition_doc_id: 1, definition_section_id: 's_1' },
+        { start: 5, end: 99, term: 'f', key: 'f', definition_doc_id: 1, definition_section_id: 's_1' },
       ],
       [{ start: 1, end: 3, label: 'bc', target_doc_id: null, target_section: null, document: null }],
     );
@@ -41,7 +41,7 @@ describe('segmentText', () => {
   it('uses UTF-16 offsets (as the engine sends them)', () => {
     const t = '😀 Authorised Person';
     // The emoji is two UTF-16 code units.
-    const segs = segmentText(t, [{ start: 3, end: 20, term: 'Authorised Person', key: 'k' }], []);
+    const segs = segmentText(t, [{ start: 3, end: 20, term: 'Authorised Person', key: 'k', definition_doc_id: 1, definition_section_id: 's_1' }], []);
     expect(segs[1]).toMatchObject({ kind: 'term', text: 'Authorised Person' });
   });
 });

@@ -12,6 +12,7 @@ function hit(id: number, text: string, extra: Partial<Hit> = {}): Hit {
     label: 'GEN',
     path: '/GEN.pdf',
     section_id: `sec_${id}`,
+    section_number: `${id}`,
     section_ids: [`sec_${id}`],
     parent_chain: ['General Rulebook'],
     crumbs: [{ section_id: `sec_${id}`, heading: `${id} Heading ${id}` }],

@@ -51,11 +51,7 @@ pub(super) fn convert_document(
     }
     let warnings = read.warnings.clone();
     let laid_out = lay_out(read, bookmarks, options, page_count, report);
-    let title = if sensible_title(&title_meta) {
-        title_meta.trim().to_string()
-    } else {
-        largest_text_on_first_page(&laid_out.lines).unwrap_or_else(|| crate::text::file_stem(name))
-    };
+    let title = document_title(&title_meta, &laid_out.lines, name);
     let mut builder = DocumentBuilder::new(Format::Pdf, title, bytes);
     builder.set_page_count(page_count);
     builder.set_warnings(warnings);
@@ -268,22 +264,100 @@ fn push_blocks(builder: &mut DocumentBuilder, laid_out: &LaidOut) {
     }
 }
 
+/// Pages searched for a filing's cover (an annual report prints its 10-K's cover after the
+/// letter to shareholders).
+const COVER_PAGES: u32 = 30;
+
+/// The title a reader would cite: a filing's cover (issuer, form, period); the issuer with the
+/// document's own first-page title where the cover comes later (an annual report around its
+/// 10-K); metadata that is a title rather than a job name; the first page's largest text; the file
+/// name.
+fn document_title(meta: &str, lines: &[Line], name: &str) -> String {
+    let opening: Vec<&str> = lines.iter().filter(|l| l.page < COVER_PAGES).map(|l| l.text.as_str()).collect();
+    let cover = folio_core::titles::find_cover(&opening);
+    let first_page = largest_text_on_first_page(lines);
+    let cover_page = cover
+        .as_ref()
+        .map(|c| lines.iter().filter(|l| l.page < COVER_PAGES).nth(c.line).map_or(0, |l| l.page));
+    match (cover, first_page) {
+        (Some(c), Some(own)) if cover_page.is_some_and(|p| p > 2) && !own.contains(&c.issuer) => {
+            // "FedEx 2023 Annual Report" under FedEx Corporation's cover: "FedEx Corporation — 2023
+            // Annual Report".
+            let brand = c.issuer.split_whitespace().next().unwrap_or_default();
+            let own = own.strip_prefix(brand).map(str::trim_start).filter(|o| !o.is_empty()).unwrap_or(&own);
+            format!("{} — {own}", c.issuer)
+        }
+        (Some(c), _) => c.title(),
+        (None, own) if sensible_title(meta) && !folio_core::titles::is_job_name(meta) => {
+            let _ = own;
+            meta.trim().to_string()
+        }
+        (None, Some(own)) => own,
+        (None, None) => crate::text::file_stem(name),
+    }
+}
+
+/// Whether a line can be (part of) a title: it has words, and is no contact ("investors@…"), no
+/// label ending in a colon, no date stamp, no "for immediate release", no list item, and no label
+/// of a word and a number ("Exhibit 99.1", "Page 3"), and no line continuing another.
+fn can_be_title(text: &str) -> bool {
+    let t = text.trim();
+    let lower = t.to_lowercase();
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let label = words.len() == 2 && words[1].chars().next().is_some_and(|c| c.is_ascii_digit());
+    t.chars().filter(|c| c.is_alphabetic()).count() >= 3
+        && !label
+        // A line that starts in lower case continues the one above it.
+        && !t.starts_with(|c: char| c.is_lowercase())
+        && !t.starts_with(['•', '●', '▪', '◦', '*', '-', '–'])
+        && !t.contains('@')
+        && !t.ends_with(':')
+        && !lower.contains("immediate release")
+        && !t.split_whitespace().any(|w| w.matches('/').count() == 2 && w.chars().any(|c| c.is_ascii_digit()))
+}
+
+/// The most prominent text on the document's first page with text (its title, as a cover or a
+/// press release sets it: the largest, bold counting a little more), in title case where it is
+/// set in capitals; a line repeated on the page is taken once. `None` where the most prominent
+/// text runs to a paragraph (a page of body text has no title).
 fn largest_text_on_first_page(lines: &[Line]) -> Option<String> {
     let first_page = lines.iter().find(|l| !l.skip && !l.text.trim().is_empty())?.page;
     let page: Vec<&Line> = lines.iter().filter(|l| l.page == first_page && !l.skip).collect();
-    let max = page.iter().map(|l| l.size).fold(0f32, f32::max);
+    let mut weights: Vec<i16> = page.iter().map(|l| l.weight).collect();
+    weights.sort_unstable();
+    let body_weight = weights.get(weights.len() / 2).copied().unwrap_or(400);
+    // Bold and capitals set a line off as sizes do: a headline in bold capitals a little smaller
+    // than the body ("McDONALD'S REPORTS FIRST QUARTER 2023 RESULTS") still heads it.
+    let prominence = |l: &Line| {
+        let bold = if l.weight >= body_weight + 150 { 1.08 } else { 1.0 };
+        let letters = l.text.chars().filter(|c| c.is_alphabetic()).count();
+        let capitals = l.text.chars().filter(|c| c.is_uppercase()).count();
+        let caps = if letters >= 8 && capitals * 10 >= letters * 9 { 1.1 } else { 1.0 };
+        l.size * bold * caps
+    };
+    // The most prominent of the lines that can be a title: not a contact, a dateline or a label.
+    let max = page.iter().filter(|l| can_be_title(&l.text)).map(|l| prominence(l)).fold(0f32, f32::max);
+    // The first run of such lines at that prominence.
     let mut parts: Vec<&str> = Vec::new();
-    let mut started = false;
-    for l in &page {
-        if (l.size - max).abs() < 0.5 {
-            parts.push(l.text.trim());
-            started = true;
-        } else if started {
+    for l in page.iter().skip_while(|l| !((prominence(l) - max).abs() < 0.5 && can_be_title(&l.text))) {
+        if !((prominence(l) - max).abs() < 0.5 && can_be_title(&l.text)) {
             break;
         }
+        let t = l.text.trim();
+        if !parts.contains(&t) {
+            parts.push(t);
+        }
     }
-    let t = parts.join(" ");
-    (t.chars().filter(|c| c.is_alphabetic()).count() >= 2).then(|| folio_core::model::collapse_whitespace(&t))
+    let t = folio_core::model::collapse_whitespace(&parts.join(" "));
+    if t.chars().filter(|c| c.is_alphabetic()).count() < 2 || t.split_whitespace().count() > 30 {
+        return None;
+    }
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    if t.chars().filter(|c| c.is_lowercase()).count() * 10 > letters {
+        return Some(t);
+    }
+    let body: String = page.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join(" ");
+    Some(folio_core::titles::title_case(&t, &body))
 }
 
 #[cfg(test)]

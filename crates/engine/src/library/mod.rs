@@ -25,14 +25,17 @@ use std::time::Instant;
 
 mod ahead;
 mod folders;
+mod glossary;
 mod ingest;
 mod lock;
 mod repair;
 mod rerank;
 mod search;
+mod titles;
 
 use folders::collect_files;
 pub use folders::{is_library_file, SyncPlan};
+pub use glossary::UsedTerm;
 pub use ingest::ingest_shared;
 use ingest::{file_stamp, put_keywords, stored_embedded_text, vector_record, Prepared, RecordSource};
 use lock::{lock_is_free, take_write_lock};
@@ -273,6 +276,11 @@ pub struct Library {
     /// The documents and their outlines, kept in memory (rebuilt with the exact index).
     docs: Vec<DocumentRow>,
     outlines: std::collections::HashMap<i64, Vec<SectionRow>>,
+    /// Whose definitions apply in each document (rebuilt with the exact index and after the
+    /// library's references are resolved).
+    adoptions: glossary::Adoptions,
+    /// Titles the library's glossaries give documents known only by their label (see [`titles`]).
+    library_titles: std::collections::HashMap<i64, String>,
 }
 
 impl Library {
@@ -321,6 +329,8 @@ impl Library {
             seen_version: 0,
             docs: Vec::new(),
             outlines: std::collections::HashMap::new(),
+            adoptions: glossary::Adoptions::default(),
+            library_titles: std::collections::HashMap::new(),
         };
         // Reading the stores through may find damage that opening them did not.
         let read_through = |lib: &mut Library| -> Result<(), EngineError> {
@@ -399,7 +409,9 @@ impl Library {
     }
 
     fn rebuild_exact(&mut self) -> Result<(), EngineError> {
-        let docs = self.catalog.documents()?;
+        let mut docs = self.catalog.documents()?;
+        self.library_titles = titles::library_titles(&docs, &self.catalog.definitions(None)?);
+        self.titled(&mut docs);
         let mut sections = Vec::new();
         let mut outlines = std::collections::HashMap::new();
         for d in &docs {
@@ -409,9 +421,15 @@ impl Library {
         }
         let chunks = self.catalog.chunks(None)?;
         self.exact = ExactIndex::build(&docs, &sections, &chunks);
+        self.adoptions = self.adoptions_of(&docs, &chunks)?;
         self.docs = docs;
         self.outlines = outlines;
         Ok(())
+    }
+
+    /// A section's row, from the outlines kept in memory.
+    pub(crate) fn section_row(&self, doc_id: i64, section_id: &str) -> Option<&SectionRow> {
+        self.outlines.get(&doc_id)?.iter().find(|s| s.section_id == section_id)
     }
 
     /// The breadcrumb of a section: its ancestors below the document root, then itself.
@@ -490,6 +508,9 @@ impl Library {
             out.push((rowid, target_doc, section));
         }
         self.catalog.set_resolutions(&out)?;
+        // Who cites whom has changed: so may whose definitions apply where.
+        let chunks = self.catalog.chunks(None)?;
+        self.adoptions = self.adoptions_of(&self.docs, &chunks)?;
         Ok(())
     }
 
@@ -542,12 +563,34 @@ impl Library {
 
     /// All documents.
     pub fn documents(&self) -> Result<Vec<DocumentRow>, EngineError> {
-        Ok(self.catalog.documents()?)
+        let mut docs = self.catalog.documents()?;
+        self.titled(&mut docs);
+        Ok(docs)
+    }
+
+    /// Documents with the titles the library gives those known only by their label.
+    fn titled(&self, docs: &mut [DocumentRow]) {
+        for d in docs {
+            if let Some(t) = self.library_titles.get(&d.id) {
+                d.title = t.clone();
+            }
+        }
+    }
+
+    /// Names a document as the user wants it cited, or (`None`, or an empty title) gives it back
+    /// the title its file gives; the name stays when the document is indexed again.
+    pub fn rename(&mut self, doc: &str, title: Option<&str>) -> Result<DocumentRow, EngineError> {
+        self.check_writable()?;
+        let d = self.find_document(doc)?;
+        let title = title.map(str::trim).filter(|t| !t.is_empty());
+        self.catalog.rename_document(d.id, title)?;
+        self.rebuild_exact()?;
+        self.find_document(&d.id.to_string())
     }
 
     /// A document by id, label, path or file name.
     pub fn find_document(&self, key: &str) -> Result<DocumentRow, EngineError> {
-        let docs = self.catalog.documents()?;
+        let docs = self.documents()?;
         let found = docs
             .iter()
             .find(|d| d.id.to_string() == key || d.path == key)

@@ -83,8 +83,11 @@ pub struct Hit {
     pub crumbs: Vec<Crumb>,
     /// "GEN 2.1.3, General Rulebook, p. 12".
     pub citation: String,
-    /// The section the chunk begins in.
+    /// The section the chunk begins in (an internal id: for links, not for reading).
     pub section_id: String,
+    /// That section's number as the document prints it ("5.5.1", "Note 12", "Item 7"), when it
+    /// has one.
+    pub section_number: Option<String>,
     /// The sections whose own text the chunk holds.
     pub section_ids: Vec<String>,
     /// The document's title and the headings above the chunk, outermost first.
@@ -382,6 +385,7 @@ impl Library {
             crumbs: self.crumbs(row.doc_id, &row.section_id),
             citation: self.citation(Some(doc), &row.section_id, row.pages),
             section_id: row.section_id.clone(),
+            section_number: self.section_row(row.doc_id, &row.section_id).and_then(|s| s.number.clone()),
             section_ids: row.section_ids.clone(),
             parent_chain: row.parent_chain.clone(),
             // A name this version does not know (a later version's) reads as plain content.

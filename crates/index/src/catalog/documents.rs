@@ -33,6 +33,16 @@ impl Catalog {
             .optional()?)
     }
 
+    /// Names a document as the user wants it cited (`None`: back to the title its file gives).
+    pub fn rename_document(&self, id: i64, title: Option<&str>) -> Result<(), IndexError> {
+        let changed =
+            self.conn().execute("UPDATE documents SET user_title = ?2 WHERE id = ?1", params![id, title])?;
+        if changed == 0 {
+            return Err(IndexError::Invalid(format!("no document {id}")));
+        }
+        Ok(())
+    }
+
     /// The extracted text of a document.
     pub fn document_text(&self, id: i64) -> Result<String, IndexError> {
         Ok(self.conn().query_row("SELECT text FROM documents WHERE id = ?1", [id], |r| r.get(0))?)
@@ -44,12 +54,17 @@ impl Catalog {
         let NewDocument { path, label, mtime, size, analysis: a, contexts, context_mode } = *doc;
         let mut conn = self.conn();
         let tx = conn.transaction()?;
+        // A title the user gave the document outlives its new analysis.
+        let user_title: Option<String> = tx
+            .query_row("SELECT user_title FROM documents WHERE path = ?1", [path], |r| r.get(0))
+            .optional()?
+            .flatten();
         tx.execute("DELETE FROM documents WHERE path = ?1", [path])?;
         let m = &a.document.meta;
         tx.execute(
-            "INSERT INTO documents (path, label, title, format, content_hash, mtime, size, page_count, status, text, context_mode)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'writing', ?9, ?10)",
-            params![path, label, m.title, m.format.as_str(), m.content_hash, mtime, size, m.page_count, a.document.text, context_mode],
+            "INSERT INTO documents (path, label, title, format, content_hash, mtime, size, page_count, status, text, context_mode, user_title)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'writing', ?9, ?10, ?11)",
+            params![path, label, m.title, m.format.as_str(), m.content_hash, mtime, size, m.page_count, a.document.text, context_mode, user_title],
         )?;
         let doc_id = tx.last_insert_rowid();
         {

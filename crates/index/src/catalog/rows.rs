@@ -45,7 +45,8 @@ pub struct DocumentRow {
     pub path: String,
     /// The short label other documents cite it by ("GEN", "FSMR"), from its file name and title.
     pub label: String,
-    /// The document's title: as the file declares it, else its first top heading, else the file name.
+    /// The document's title: the user's, where they named it; else as the file declares it (a
+    /// filing's cover, a title line), else its first top heading, else the file name.
     pub title: String,
     /// The format it was converted from: `pdf`, `docx`, `html`, `epub`, `markdown`, `text` or `xml`.
     pub format: String,
@@ -59,6 +60,9 @@ pub struct DocumentRow {
     pub page_count: Option<i64>,
     /// Whether the document is whole in every store yet.
     pub status: DocumentStatus,
+    /// Whether the title is the user's (they renamed the document); it then stays as they wrote
+    /// it, also when the document is indexed again.
+    pub renamed: bool,
 }
 
 /// A table block as stored: its place in the document text (rows separated by `\n`, cells by
@@ -224,8 +228,7 @@ pub(super) fn pages_of(start: Option<i64>, end: Option<i64>) -> Option<PageRange
     }
 }
 
-pub(super) const DOC_COLS: &str =
-    "id, path, label, title, format, content_hash, mtime, size, page_count, status";
+pub(super) const DOC_COLS: &str = "id, path, label, COALESCE(user_title, title), format, content_hash, mtime, size, page_count, status, user_title IS NOT NULL";
 
 pub(super) const CHUNK_COLS: &str = "id, doc_id, chunk_index, section_id, section_ids, parent_chain, heading_level, chunk_type, page_start, page_end, span_start, span_end, content_hash, content, context, defined_terms, context_source";
 
@@ -241,6 +244,7 @@ pub(super) fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
         size: r.get(7)?,
         page_count: r.get(8)?,
         status: DocumentStatus::parse(&r.get::<_, String>(9)?),
+        renamed: r.get(10)?,
     })
 }
 

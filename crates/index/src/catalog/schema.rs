@@ -3,7 +3,7 @@
 /// The current schema version.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-pub(super) const MIGRATIONS: [&str; 4] = [
+pub(super) const MIGRATIONS: [&str; 5] = [
     r#"
 CREATE TABLE documents (
     id INTEGER PRIMARY KEY,
@@ -129,5 +129,8 @@ CREATE TABLE tables (
     header_rows INTEGER NOT NULL
 );
 CREATE INDEX tables_by_doc ON tables(doc_id, span_start);
+"#,
+    r#"
+ALTER TABLE documents ADD COLUMN user_title TEXT;
 "#,
 ];

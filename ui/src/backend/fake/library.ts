@@ -116,7 +116,7 @@ export class SampleLibrary {
         const start = m.index ?? 0;
         const end = start + m[0].length;
         if (marks.some((x) => x.start < end && start < x.end)) continue;
-        marks.push({ start, end, term: def.term, key: def.key });
+        marks.push({ start, end, term: def.term, key: def.key, definition_doc_id: def.doc_id, definition_section_id: def.section_id });
       }
     }
     return marks.sort((a, b) => a.start - b.start);

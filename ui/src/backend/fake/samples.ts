@@ -162,6 +162,7 @@ export function buildDoc(id: number, spec: SampleSpec, mtime: number): FakeDoc {
       size: text.length * 7 + 2048,
       page_count: p.document.page_count,
       status: 'indexed',
+      renamed: false,
     },
     text,
     sections,

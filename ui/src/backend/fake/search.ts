@@ -73,6 +73,7 @@ export function search(lib: SampleLibrary, req: SearchRequest, model: EmbeddingM
       path: d.row.path,
       section_id: c.section_id,
       section_ids: [...c.section_ids],
+      section_number: s.number,
       parent_chain: [...c.parent_chain],
       crumbs,
       chunk_type: c.type,

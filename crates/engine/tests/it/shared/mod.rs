@@ -2,5 +2,6 @@
 //! module out (`--skip shared::`) when the data is absent, saying so.
 
 mod adgm_references;
+mod definition_scope;
 mod identifiers;
 mod incremental;

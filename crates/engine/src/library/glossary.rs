@@ -1,0 +1,291 @@
+//! Whose definitions apply where. A definition applies where its text says it does: in its own
+//! document (within the part it scopes, when it scopes one), and in the documents that adopt a
+//! glossary — a document that is mostly definitions — by naming it (its label, "GLO", or the word
+//! "Glossary" where that is its title), and, where the documents around a glossary share it,
+//! every document of that family (ADGM's Glossary serves every ADGM rulebook, also those that do
+//! not name it). Citing a rule of another rulebook adopts none of its definitions, and a company's
+//! 10-K names no other company's report: its "we, us, our" stays its own.
+//!
+//! A family is a set of documents joined by their citations and glossary names. A glossary serves
+//! its family when at least half of the family's other documents name it.
+
+use super::{ChunkRow, DefinitionHit, DocumentRow, Library};
+use crate::EngineError;
+use folio_core::context::TermFinder;
+use folio_core::model::Span;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// A glossary is mostly definitions: they cover at least this share of its text.
+const GLOSSARY_SHARE: f64 = 0.5;
+/// A glossary serves its whole family when at least this share of the family's other documents
+/// name it.
+const SHARED_BY: f64 = 0.5;
+
+/// For each document, the documents whose definitions apply in it: itself first, then those it
+/// adopts, by id.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Adoptions {
+    by_doc: HashMap<i64, Vec<i64>>,
+}
+
+/// What the adoption rules look at in one document.
+#[derive(Debug, Clone, Default)]
+pub struct DocumentFacts {
+    /// The document's id.
+    pub id: i64,
+    /// The length of its text (bytes).
+    pub text_len: usize,
+    /// How much of it its definitions cover (bytes).
+    pub definition_len: usize,
+    /// The library's documents its references point into (resolved citations of other documents).
+    pub cites: BTreeSet<i64>,
+    /// The glossaries of the library it names.
+    pub names: BTreeSet<i64>,
+}
+
+impl Adoptions {
+    /// The adoptions among these documents.
+    pub fn build(docs: &[DocumentFacts]) -> Adoptions {
+        let index: HashMap<i64, usize> = docs.iter().enumerate().map(|(i, d)| (d.id, i)).collect();
+        let family = families(docs, &index);
+        let mut by_doc: HashMap<i64, Vec<i64>> = docs.iter().map(|d| (d.id, vec![d.id])).collect();
+        for g in docs.iter().filter(|g| is_glossary(g)) {
+            let members: Vec<&DocumentFacts> = docs
+                .iter()
+                .filter(|d| d.id != g.id && family[index[&d.id]] == family[index[&g.id]])
+                .collect();
+            let naming = members.iter().filter(|d| d.names.contains(&g.id)).count();
+            let shared = !members.is_empty() && naming as f64 >= SHARED_BY * members.len() as f64;
+            for m in members.iter().filter(|m| shared || m.names.contains(&g.id)) {
+                let adopted = by_doc.entry(m.id).or_default();
+                if !adopted.contains(&g.id) {
+                    adopted.push(g.id);
+                }
+            }
+        }
+        Adoptions { by_doc }
+    }
+
+    /// The documents whose definitions apply in `doc`: itself first, then those it adopts.
+    pub fn applying_in(&self, doc: i64) -> Vec<i64> {
+        self.by_doc.get(&doc).cloned().unwrap_or_else(|| vec![doc])
+    }
+}
+
+/// Whether `text` holds `word` as a whole word (letters and digits on neither side).
+fn names_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// Whether a document is mostly definitions.
+pub(super) fn is_glossary(d: &DocumentFacts) -> bool {
+    d.text_len > 0 && d.definition_len as f64 >= GLOSSARY_SHARE * d.text_len as f64
+}
+
+/// Each document's family: the connected parts of the citation graph (citations either way).
+fn families(docs: &[DocumentFacts], index: &HashMap<i64, usize>) -> Vec<usize> {
+    let mut parent: Vec<usize> = (0..docs.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for (i, d) in docs.iter().enumerate() {
+        for g in d.cites.iter().chain(&d.names) {
+            if let Some(&j) = index.get(g) {
+                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                parent[a] = b;
+            }
+        }
+    }
+    (0..docs.len()).map(|i| root(&mut parent, i)).collect()
+}
+
+/// A defined term used in a text, with the definition that applies there.
+#[derive(Debug, Clone)]
+pub struct UsedTerm {
+    /// Where the term is used (bytes of the text).
+    pub span: Span,
+    /// The term as defined.
+    pub term: String,
+    /// The term's key.
+    pub key: String,
+    /// The definition that applies where it is used.
+    pub definition: DefinitionHit,
+}
+
+impl Library {
+    /// Whose definitions apply in each document, from the chunks' types and the resolved
+    /// citations of other documents (see the module note).
+    pub(super) fn adoptions_of(
+        &self,
+        docs: &[DocumentRow],
+        chunks: &[ChunkRow],
+    ) -> Result<Adoptions, EngineError> {
+        let mut facts: HashMap<i64, DocumentFacts> =
+            docs.iter().map(|d| (d.id, DocumentFacts { id: d.id, ..Default::default() })).collect();
+        for c in chunks {
+            if let Some(f) = facts.get_mut(&c.doc_id) {
+                f.text_len += c.content.len();
+            }
+        }
+        for d in self.catalog.definitions(None)? {
+            if let Some(f) = facts.get_mut(&d.doc_id) {
+                f.definition_len += d.text.len() + d.term.len();
+            }
+        }
+        for (_, r) in self.catalog.external_references()? {
+            if let (Some(f), Some(target)) = (facts.get_mut(&r.doc_id), r.target_doc_id) {
+                f.cites.insert(target);
+            }
+        }
+        // The glossaries, and the words that name each: its label, and "Glossary" where its title
+        // says it is one.
+        let glossaries: Vec<(i64, Vec<String>)> = docs
+            .iter()
+            .filter(|d| facts.get(&d.id).is_some_and(is_glossary))
+            .map(|d| {
+                let mut words = vec![d.label.clone()];
+                if d.title.to_lowercase().contains("glossary") {
+                    words.push("Glossary".to_string());
+                }
+                (d.id, words)
+            })
+            .collect();
+        for c in chunks {
+            for (g, words) in &glossaries {
+                if c.doc_id != *g && words.iter().any(|w| names_word(&c.content, w)) {
+                    if let Some(f) = facts.get_mut(&c.doc_id) {
+                        f.names.insert(*g);
+                    }
+                }
+            }
+        }
+        let mut facts: Vec<DocumentFacts> = facts.into_values().collect();
+        facts.sort_by_key(|f| f.id);
+        Ok(Adoptions::build(&facts))
+    }
+
+    /// The definitions that apply in a section: its document's own (those scoped to a part only
+    /// within that part), then those of the documents it adopts (see the module note), each
+    /// document's in document order.
+    pub fn applicable_definitions(
+        &self,
+        doc_id: i64,
+        section_id: &str,
+    ) -> Result<Vec<DefinitionHit>, EngineError> {
+        let within: HashSet<String> =
+            self.crumbs(doc_id, section_id).into_iter().map(|c| c.section_id).collect();
+        let all = self.definition_hits(None)?;
+        let mut out = Vec::new();
+        for source in self.adoptions.applying_in(doc_id) {
+            out.extend(
+                all.iter()
+                    .filter(|h| {
+                        h.doc_id == source
+                            && match &h.definition.scope_section {
+                                None => true,
+                                // A scoped definition applies in its own document's part only.
+                                Some(scope) => {
+                                    source == doc_id && (within.contains(scope) || scope == section_id)
+                                }
+                            }
+                    })
+                    .cloned(),
+            );
+        }
+        Ok(out)
+    }
+
+    /// The defined terms used in `text` (a section's text), each with the definition that applies
+    /// there: the first of [`Library::applicable_definitions`] for its key.
+    pub fn used_terms(
+        &self,
+        doc_id: i64,
+        section_id: &str,
+        text: &str,
+    ) -> Result<Vec<UsedTerm>, EngineError> {
+        let defs = self.applicable_definitions(doc_id, section_id)?;
+        let finder =
+            TermFinder::new(defs.iter().map(|h| (h.definition.term.as_str(), h.definition.key.as_str())));
+        Ok(finder
+            .find(text)
+            .into_iter()
+            .filter_map(|u| {
+                let definition = defs.iter().find(|h| h.definition.key == u.key)?.clone();
+                Some(UsedTerm { span: u.span, term: u.term, key: u.key, definition })
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A document of `text` bytes, `definitions` of them definitions, citing and naming others.
+    fn doc(id: i64, text: usize, definitions: usize, cites: &[i64], names: &[i64]) -> DocumentFacts {
+        DocumentFacts {
+            id,
+            text_len: text,
+            definition_len: definitions,
+            cites: cites.iter().copied().collect(),
+            names: names.iter().copied().collect(),
+        }
+    }
+
+    #[test]
+    fn a_filing_keeps_its_definitions_and_a_shared_glossary_serves_its_family() {
+        // 1, 2: two companies' reports, naming nothing of each other. 10: a glossary (mostly
+        // definitions); 11 and 12 name it; 13 names none but cites 11, in the same family; 14
+        // cites 11 and is itself no glossary for anyone.
+        let docs = [
+            doc(1, 300, 12, &[], &[]),
+            doc(2, 250, 9, &[], &[]),
+            doc(10, 800, 700, &[], &[]),
+            doc(11, 400, 20, &[], &[10]),
+            doc(12, 300, 10, &[11], &[10]),
+            doc(13, 100, 3, &[11], &[]),
+        ];
+        let a = Adoptions::build(&docs);
+        assert_eq!(a.applying_in(1), [1]);
+        assert_eq!(a.applying_in(2), [2]);
+        assert_eq!(a.applying_in(11), [11, 10]);
+        assert_eq!(a.applying_in(12), [12, 10], "citing a rulebook adopts none of its definitions");
+        assert_eq!(a.applying_in(13), [13, 10], "the family's shared glossary");
+        assert_eq!(a.applying_in(10), [10]);
+        assert_eq!(a.applying_in(99), [99], "a document the adoptions do not know has its own only");
+    }
+
+    #[test]
+    fn a_glossary_few_of_its_family_name_serves_only_those() {
+        // 20 is a glossary named by one of four other documents of its family.
+        let docs = [
+            doc(20, 100, 90, &[], &[]),
+            doc(21, 100, 5, &[], &[20]),
+            doc(22, 100, 5, &[21], &[]),
+            doc(23, 100, 5, &[22], &[]),
+            doc(24, 100, 5, &[23], &[]),
+        ];
+        let a = Adoptions::build(&docs);
+        assert_eq!(a.applying_in(21), [21, 20]);
+        assert_eq!(a.applying_in(23), [23]);
+        // A document that is not mostly definitions is adopted by nobody, however named.
+        let docs = [doc(30, 100, 10, &[], &[]), doc(31, 10, 1, &[30], &[30]), doc(32, 10, 1, &[30], &[30])];
+        assert_eq!(Adoptions::build(&docs).applying_in(32), [32]);
+    }
+
+    #[test]
+    fn a_label_is_named_as_a_whole_word() {
+        assert!(names_word("see the Glossary (GLO) for", "GLO"));
+        assert!(names_word("GLO.", "GLO"));
+        assert!(!names_word("GLOBAL markets", "GLO"));
+        assert!(!names_word("AGLO", "GLO"));
+    }
+}

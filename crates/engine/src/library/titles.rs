@@ -1,0 +1,112 @@
+//! Titles the library's documents give one another. A rulebook printed without its title ("GEN",
+//! from its file name) is named as the library's glossary names its label ("GEN: Means the General
+//! module of the Rulebook" → "General Rulebook (GEN)"); a title the document gives itself, or the
+//! user gave it, stays.
+
+use super::{DefinitionRow, DocumentRow};
+use std::collections::HashMap;
+
+/// For each document whose own title is only its label, the title the library's definitions give
+/// that label, by document id.
+pub(super) fn library_titles(docs: &[DocumentRow], defs: &[DefinitionRow]) -> HashMap<i64, String> {
+    let mut out = HashMap::new();
+    for d in docs.iter().filter(|d| !d.renamed && is_only_label(&d.title, &d.label)) {
+        let named = defs.iter().find_map(|def| {
+            let names_label = def.term.split(" or ").any(|t| t.trim() == d.label);
+            if names_label {
+                name_in(&def.text)
+            } else {
+                None
+            }
+        });
+        if let Some(name) = named {
+            out.insert(d.id, format!("{name} ({})", d.label));
+        }
+    }
+    out
+}
+
+/// Whether a title says no more than the label ("GEN", "gen").
+fn is_only_label(title: &str, label: &str) -> bool {
+    let key =
+        |s: &str| s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+    key(title) == key(label)
+}
+
+/// The name a definition gives ("Means the Conduct of Business module of the Rulebook." →
+/// "Conduct of Business Rulebook"): what follows "means" (and "the"), to the end of its first
+/// clause, when it reads as a title.
+fn name_in(text: &str) -> Option<String> {
+    let t = text.trim();
+    let rest = t.strip_prefix("Means").or_else(|| t.strip_prefix("means"))?.trim_start();
+    let rest = rest.strip_prefix("the ").unwrap_or(rest);
+    let clause = rest.split(['.', ';', ',', ':', '(']).next()?.trim();
+    let name = match clause.strip_suffix("module of the Rulebook") {
+        Some(head) => format!("{} Rulebook", head.trim()),
+        None => clause.to_string(),
+    };
+    let words = name.split_whitespace().count();
+    let title_like = name.starts_with(|c: char| c.is_uppercase()) && (1..=12).contains(&words);
+    title_like.then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use folio_index::catalog::DocumentStatus;
+
+    fn doc(id: i64, label: &str, title: &str) -> DocumentRow {
+        DocumentRow {
+            id,
+            path: format!("/d/{label}.txt"),
+            label: label.into(),
+            title: title.into(),
+            format: "text".into(),
+            content_hash: String::new(),
+            mtime: 0,
+            size: 0,
+            page_count: None,
+            status: DocumentStatus::Indexed,
+            renamed: false,
+        }
+    }
+
+    fn def(term: &str, text: &str) -> DefinitionRow {
+        DefinitionRow {
+            doc_id: 9,
+            term: term.into(),
+            key: term.to_lowercase(),
+            text: text.into(),
+            section_id: "s".into(),
+            scope_section: None,
+            span: folio_core::model::Span::new(0, 0),
+        }
+    }
+
+    #[test]
+    fn a_rulebook_known_by_its_label_takes_the_glossary_s_name_for_it() {
+        let docs = [
+            doc(1, "GEN", "GEN"),
+            doc(2, "AML", "AML"),
+            doc(3, "FSMR", "Financial Services and Markets Regulations 2015"),
+            doc(4, "PRU", "PRU"),
+        ];
+        let defs = [
+            def("GEN", "Means the General module of the Rulebook."),
+            def("AML or AML Rulebook", "Means the Anti-Money Laundering and Sanctions Rules and Guidance."),
+            def("FSMR", "Means the Financial Services and Markets Regulations."),
+            def("PRU Return", "Means the return required under PRU."),
+        ];
+        let t = library_titles(&docs, &defs);
+        assert_eq!(t.get(&1).map(String::as_str), Some("General Rulebook (GEN)"));
+        assert_eq!(
+            t.get(&2).map(String::as_str),
+            Some("Anti-Money Laundering and Sanctions Rules and Guidance (AML)")
+        );
+        assert_eq!(t.get(&3), None, "a document's own title stays");
+        assert_eq!(t.get(&4), None, "no definition names PRU itself");
+        let mut renamed = doc(5, "GEN", "GEN");
+        renamed.renamed = true;
+        assert!(library_titles(&[renamed], &defs).is_empty(), "the user's title stays");
+    }
+}

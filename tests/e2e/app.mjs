@@ -381,8 +381,12 @@ async function repairPhase() {
     check('a damaged catalog is reported in the app', /damaged/.test(await note.text()), (await note.text()).slice(0, 100));
     await shot(s, 'library-damaged');
     await checkLog(s);
+    // The Library view again, should the window have been reloaded meanwhile (WebKit reloads a
+    // page whose web process it ended, which a machine under heavy load has been seen to do).
+    await nav(s, 'library');
+    const [repairButton] = await s.waitFor('[data-testid="repair-library"]', { timeoutMs: 30000, what: 'the repair button' });
     const t = Date.now();
-    await (await s.find('[data-testid="repair-library"]')).click();
+    await repairButton.click();
     const [done] = await s.waitFor('[data-testid="repair-done"]', { timeoutMs: 180000, what: 'the repair' });
     const ms = Date.now() - t;
     const said = await done.text();

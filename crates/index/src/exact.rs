@@ -2,10 +2,33 @@
 //! naming "GEN 2.1.3", "Rule 3.3.31" or "What does 'Client' mean?" hits its target directly. Rebuilt
 //! in memory from the catalog on open; no re-parsing.
 
-use crate::catalog::{ChunkRow, DocumentRow, SectionRow};
+use crate::catalog::{ChunkRow, DocumentRow, RefRow, SectionRow};
+use folio_core::model::Span;
 use folio_core::numbering::{Container, Label};
 use folio_core::query::Query;
 use std::collections::HashMap;
+
+/// How a section lookup ranks the chunks it finds, best first: the section's own text (its
+/// body and its numbered paragraphs), its guidance, a chunk that holds only its heading, and the
+/// chunks that cite it. Each tier's score in the exact channel.
+pub mod tier {
+    /// The section's own text.
+    pub const OWN: f32 = 1.0;
+    /// Its guidance.
+    pub const GUIDANCE: f32 = 0.6;
+    /// A chunk that holds only the section's heading line (a merged run of short headings).
+    pub const HEADING: f32 = 0.4;
+    /// A chunk citing the section.
+    pub const CITING: f32 = 0.3;
+}
+
+/// A chunk's place in its document, for finding the chunks a section's span holds.
+#[derive(Debug, Clone, Copy)]
+struct ChunkPlace {
+    span: Span,
+    id: i64,
+    guidance: bool,
+}
 
 /// Section numbers, terms and labels → chunks.
 #[derive(Debug, Default)]
@@ -19,6 +42,12 @@ pub struct ExactIndex {
     terms: HashMap<String, Vec<i64>>,
     /// Upper-case document label → document id.
     labels: HashMap<String, i64>,
+    /// Each document's chunks, by where they begin.
+    doc_chunks: HashMap<i64, Vec<ChunkPlace>>,
+    /// (doc, section id) → the section's span and where its text begins after its heading.
+    section_spans: HashMap<(i64, String), (Span, usize)>,
+    /// (doc, section id) → the chunks citing it, in the library's order.
+    citing: HashMap<(i64, String), Vec<i64>>,
 }
 
 /// The label a document is cited by: the leading capitals of its file name ("GEN_VER08.txt" → "GEN",
@@ -76,7 +105,16 @@ impl ExactIndex {
         for d in docs {
             x.labels.insert(d.label.to_uppercase(), d.id);
         }
+        // Guidance, as the numbering prints it ("5.5.1.Guidance.1."): a section's guidance notes
+        // follow its own text in a lookup.
+        let guidance: std::collections::HashSet<(i64, &str)> = sections
+            .iter()
+            .filter(|s| s.number.as_deref().is_some_and(|n| n.to_ascii_lowercase().contains("guidance")))
+            .map(|s| (s.doc_id, s.section_id.as_str()))
+            .collect();
         for s in sections {
+            let body = (s.span.start + s.heading.len()).min(s.span.end);
+            x.section_spans.insert((s.doc_id, s.section_id.clone()), (s.span, body));
             if let Some(n) = &s.number {
                 for (k, key) in number_keys(n).into_iter().enumerate() {
                     x.numbers.entry(key).or_default().push((
@@ -103,8 +141,80 @@ impl ExactIndex {
             for t in &c.defined_terms {
                 x.terms.entry(t.clone()).or_default().push(c.id);
             }
+            x.doc_chunks.entry(c.doc_id).or_default().push(ChunkPlace {
+                span: c.span,
+                id: c.id,
+                guidance: guidance.contains(&(c.doc_id, c.section_id.as_str())),
+            });
+        }
+        for list in x.doc_chunks.values_mut() {
+            list.sort_by_key(|p| (p.span.start, p.id));
         }
         x
+    }
+
+    /// Adds the chunks that cite each section (references resolved in their own document or to
+    /// another of the library).
+    pub fn with_citations(mut self, refs: &[RefRow]) -> ExactIndex {
+        self.citing.clear();
+        for r in refs {
+            let target = match (r.target_doc_id, &r.target_doc_section, &r.target_section) {
+                (Some(d), Some(s), _) => (d, s.clone()),
+                (None, _, Some(s)) if r.document.is_none() => (r.doc_id, s.clone()),
+                _ => continue,
+            };
+            if let Some(chunk) = self.chunk_at(r.doc_id, r.span.start) {
+                let list = self.citing.entry(target).or_default();
+                if !list.contains(&chunk) {
+                    list.push(chunk);
+                }
+            }
+        }
+        self
+    }
+
+    /// The chunk of a document that holds a byte offset.
+    fn chunk_at(&self, doc: i64, at: usize) -> Option<i64> {
+        let list = self.doc_chunks.get(&doc)?;
+        let i = list.partition_point(|p| p.span.start <= at);
+        list[..i].iter().rev().find(|p| p.span.end > at).map(|p| p.id)
+    }
+
+    /// The chunks a section lookup answers with, best first, each with its tier's score (see
+    /// [`tier`]): the section's own text in reading order, its guidance, chunks holding only its
+    /// heading, then the chunks citing it.
+    pub fn section_answer(&self, doc: i64, section_id: &str) -> Vec<(i64, f32)> {
+        let key = (doc, section_id.to_string());
+        let mut tiers: [Vec<i64>; 3] = Default::default();
+        if let (Some((span, body)), Some(list)) = (self.section_spans.get(&key), self.doc_chunks.get(&doc)) {
+            // Chunks begin in order: those overlapping the span lie between the last one that
+            // begins at or before its start and the first that begins at or after its end.
+            let from = list.partition_point(|p| p.span.start <= span.start).saturating_sub(1);
+            for p in list[from..].iter().take_while(|p| p.span.start < span.end) {
+                if p.span.end <= span.start {
+                    continue;
+                }
+                let t = if p.span.end <= *body && p.span.start < *body {
+                    2
+                } else if p.guidance {
+                    1
+                } else {
+                    0
+                };
+                tiers[t].push(p.id);
+            }
+        }
+        let scores = [tier::OWN, tier::GUIDANCE, tier::HEADING];
+        let mut out: Vec<(i64, f32)> = Vec::new();
+        for (t, ids) in tiers.iter().enumerate() {
+            out.extend(ids.iter().map(|id| (*id, scores[t])));
+        }
+        for id in self.citing.get(&key).into_iter().flatten() {
+            if !out.iter().any(|(x, _)| x == id) {
+                out.push((*id, tier::CITING));
+            }
+        }
+        out
     }
 
     /// The document a label names.
@@ -146,9 +256,15 @@ impl ExactIndex {
                 if !docs.is_empty() && !docs.contains(&d) {
                     continue;
                 }
-                // The section's own chunk counts most; the chunks of its subsections follow.
-                for (k, c) in self.section_chunks(d, &sid).iter().enumerate() {
-                    push(*c, if k == 0 { 1.0 } else { 0.5 }, &mut out);
+                let answer = self.section_answer(d, &sid);
+                if answer.is_empty() {
+                    // No span known for it: the chunks naming it, the one holding its text first.
+                    for (k, c) in self.section_chunks(d, &sid).iter().enumerate() {
+                        push(*c, if k == 0 { tier::OWN } else { tier::GUIDANCE }, &mut out);
+                    }
+                }
+                for (c, score) in answer {
+                    push(c, score, &mut out);
                 }
             }
         }

@@ -420,7 +420,8 @@ impl Library {
             outlines.insert(d.id, s);
         }
         let chunks = self.catalog.chunks(None)?;
-        self.exact = ExactIndex::build(&docs, &sections, &chunks);
+        self.exact =
+            ExactIndex::build(&docs, &sections, &chunks).with_citations(&self.catalog.resolved_references()?);
         self.adoptions = self.adoptions_of(&docs, &chunks)?;
         self.docs = docs;
         self.outlines = outlines;
@@ -508,6 +509,7 @@ impl Library {
             out.push((rowid, target_doc, section));
         }
         self.catalog.set_resolutions(&out)?;
+        self.exact = std::mem::take(&mut self.exact).with_citations(&self.catalog.resolved_references()?);
         // Who cites whom has changed: so may whose definitions apply where.
         let chunks = self.catalog.chunks(None)?;
         self.adoptions = self.adoptions_of(&self.docs, &chunks)?;

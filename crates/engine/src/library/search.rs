@@ -221,6 +221,10 @@ impl Library {
             depth,
         );
         self.rerank(query, &mut fused, opts, opts.fusion.unit())?;
+        let parsed = parse_query(query);
+        if parsed.term.is_none() && !parsed.sections.is_empty() && parsed.is_lookup() {
+            lead_with_the_section(&mut fused);
+        }
         let mut hits = self.hits(query, &fused, opts, scope.subtree)?;
         timings.total = t0.elapsed().as_secs_f64() * 1e3;
         for h in &mut hits {
@@ -387,7 +391,11 @@ impl Library {
             section_id: row.section_id.clone(),
             section_number: self.section_row(row.doc_id, &row.section_id).and_then(|s| s.number.clone()),
             section_ids: row.section_ids.clone(),
-            parent_chain: row.parent_chain.clone(),
+            // The chain's root is the document, named as the library names it now (its title may
+            // have been given by the library or the user since the chunk was stored).
+            parent_chain: std::iter::once(doc.title.clone())
+                .chain(row.parent_chain.iter().skip(1).cloned())
+                .collect(),
             // A name this version does not know (a later version's) reads as plain content.
             chunk_type: ChunkType::parse(&row.chunk_type).unwrap_or(ChunkType::Content),
             pages: row.pages,
@@ -401,6 +409,21 @@ impl Library {
             timings_ms: Timings::default(),
         }
     }
+}
+
+/// A section lookup ("GEN Rule 5.5.1", "Section 203(a)") leads with the section's own text, then
+/// its guidance, then what cites it: the exact channel's order (its tiers, in reading order
+/// within each), whatever the other channels thought of those chunks; the rest follow in fused
+/// order.
+fn lead_with_the_section(fused: &mut [Fused<i64>]) {
+    let key = |(i, f): &(usize, &Fused<i64>)| match f.channel(Channel::Exact) {
+        Some(r) => (0, r.rank),
+        None => (1, *i),
+    };
+    let mut order: Vec<(usize, &Fused<i64>)> = fused.iter().enumerate().collect();
+    order.sort_by_key(key);
+    let sorted: Vec<Fused<i64>> = order.into_iter().map(|(_, f)| f.clone()).collect();
+    fused.clone_from_slice(&sorted);
 }
 
 /// Where a search looks: documents (ids; empty for all) and a section subtree.

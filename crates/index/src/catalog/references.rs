@@ -27,6 +27,18 @@ impl Catalog {
         Ok(rows)
     }
 
+    /// Every reference of the library that points somewhere: within its own document, or to
+    /// another document of the library.
+    pub fn resolved_references(&self) -> Result<Vec<RefRow>, IndexError> {
+        let conn = self.conn();
+        let mut st = conn.prepare(
+            "SELECT doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
+             FROM refs WHERE target_section IS NOT NULL OR target_doc_section IS NOT NULL",
+        )?;
+        let rows = st.query_map([], ref_row)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
     /// References written inside a span of a document (a section and its subsections).
     pub fn references_within(&self, doc_id: i64, span: Span) -> Result<Vec<RefRow>, IndexError> {
         let conn = self.conn();

@@ -292,8 +292,9 @@ async fn page_image(
     doc: String,
     page: u32,
     chunk_id: Option<i64>,
+    width: Option<u32>,
 ) -> Res<PageImage> {
-    run(&app, move |w| w.page_image(&doc, page, chunk_id)).await
+    run(&app, move |w| w.page_image(&doc, page, chunk_id, width)).await
 }
 
 #[tauri::command]

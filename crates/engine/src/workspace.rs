@@ -204,6 +204,10 @@ pub struct Rect {
     pub h: f32,
 }
 
+/// The width pages are drawn at for the Reader, in pixels, unless asked otherwise (a quick
+/// low-resolution draw first, say).
+pub const PAGE_WIDTH: u32 = 1200;
+
 /// One library shared by the app's threads, with its settings.
 pub struct Workspace {
     settings_path: PathBuf,
@@ -476,7 +480,13 @@ impl Workspace {
     }
 
     /// Page `page` (from 1) of a PDF document as a PNG, with the chunk's opening words highlighted.
-    pub fn page_image(&self, doc: &str, page: u32, chunk_id: Option<i64>) -> Result<PageImage, EngineError> {
+    pub fn page_image(
+        &self,
+        doc: &str,
+        page: u32,
+        chunk_id: Option<i64>,
+        width: Option<u32>,
+    ) -> Result<PageImage, EngineError> {
         let (path, format, find, convert) = {
             let lib = self.lib();
             let d = lib.find_document(doc)?;
@@ -492,8 +502,14 @@ impl Workspace {
         let bytes = std::fs::read(&path).map_err(|e| {
             EngineError::NotFound(format!("{path}: {e} (the original file has moved or gone)"))
         })?;
-        let r = folio_convert::pdf::render_page(&bytes, page, 1200, find.as_deref(), &convert)
-            .map_err(|e| EngineError::Invalid(format!("{path}, page {page}: {e}")))?;
+        let r = folio_convert::pdf::render_page(
+            &bytes,
+            page,
+            width.unwrap_or(PAGE_WIDTH),
+            find.as_deref(),
+            &convert,
+        )
+        .map_err(|e| EngineError::Invalid(format!("{path}, page {page}: {e}")))?;
         Ok(PageImage {
             png_base64: base64(&r.png),
             width: r.width,

@@ -502,15 +502,30 @@ impl Page<'_> {
             if self.b.FPDFText_FindNext(h) != 0 {
                 let start = self.b.FPDFText_GetSchResultIndex(h);
                 let count = self.b.FPDFText_GetSchCount(h);
-                let n = self.b.FPDFText_CountRects(self.text, start, count);
-                for i in 0..n {
-                    let (mut l, mut t, mut r, mut bo) = (0f64, 0f64, 0f64, 0f64);
-                    if self.b.FPDFText_GetRect(self.text, i, &mut l, &mut t, &mut r, &mut bo) != 0 {
-                        out.push([l, t, r, bo]);
-                    }
-                }
+                out = self.range_rects(start.max(0) as usize, count.max(0) as usize);
             }
             self.b.FPDFText_FindClose(h);
+        }
+        out
+    }
+
+    /// The rectangles (left, top, right, bottom, in page points) that characters `start` to
+    /// `start + count` occupy: one a line (pdfium merges the characters of a line).
+    pub fn range_rects(&self, start: usize, count: usize) -> Vec<[f64; 4]> {
+        let mut out = Vec::new();
+        if self.text.is_null() || count == 0 || start + count > self.char_count() {
+            return out;
+        }
+        // SAFETY: the text page is non-null and the range lies within its characters (checked
+        // above); GetRect reads the rectangles CountRects computed for it.
+        unsafe {
+            let n = self.b.FPDFText_CountRects(self.text, start as i32, count as i32);
+            for i in 0..n {
+                let (mut l, mut t, mut r, mut bo) = (0f64, 0f64, 0f64, 0f64);
+                if self.b.FPDFText_GetRect(self.text, i, &mut l, &mut t, &mut r, &mut bo) != 0 {
+                    out.push([l, t, r, bo]);
+                }
+            }
         }
         out
     }

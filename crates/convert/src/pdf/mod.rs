@@ -34,6 +34,7 @@ mod engine;
 mod furniture;
 mod headings;
 mod layout;
+mod passage;
 mod render;
 mod scan;
 mod tables;

@@ -19,8 +19,8 @@ pub struct RenderedPage {
     pub highlights: Vec<[f32; 4]>,
 }
 
-/// Renders page `page` (from 1) `width` pixels wide, and finds where `find` (a passage's opening
-/// words) is printed on it.
+/// Renders page `page` (from 1) `width` pixels wide, and finds where `find` (a passage: a
+/// chunk's text) is printed on it: every line of it the page holds, table cells included.
 pub fn render_page(
     bytes: &[u8],
     page: u32,
@@ -39,20 +39,26 @@ pub fn render_page(
         let scale = width.clamp(100, 4000) as f32 / pw;
         let (w, h) = ((pw * scale).round() as i32, (ph * scale).round() as i32);
         let rgb = p.render_rgb(w, h)?;
+        let to_image = |[l, t, r, b]: [f64; 4]| {
+            let x = l as f32 * scale;
+            let y = (ph - t as f32) * scale;
+            [x, y, (r - l) as f32 * scale, (t - b) as f32 * scale]
+        };
         let mut highlights = Vec::new();
         if let (Some(text), true) = (find, p.has_text()) {
-            for needle in search_needles(text) {
-                highlights = p
-                    .find_text(&needle)
-                    .into_iter()
-                    .map(|[l, t, r, b]| {
-                        let x = l as f32 * scale;
-                        let y = (ph - t as f32) * scale;
-                        [x, y, (r - l) as f32 * scale, (t - b) as f32 * scale]
-                    })
-                    .collect();
-                if !highlights.is_empty() {
-                    break;
+            let chars: Vec<char> =
+                (0..p.char_count()).map(|i| char::from_u32(p.unicode(i)).unwrap_or('\u{fffd}')).collect();
+            for (start, end) in super::passage::passage_ranges(&chars, text) {
+                highlights.extend(p.range_rects(start, end - start).into_iter().map(to_image));
+            }
+            // Text the comparison cannot follow (an unusual encoding): the passage's opening
+            // words, as the page's own search finds them.
+            if highlights.is_empty() {
+                for needle in search_needles(text) {
+                    highlights = p.find_text(&needle).into_iter().map(to_image).collect();
+                    if !highlights.is_empty() {
+                        break;
+                    }
                 }
             }
         }

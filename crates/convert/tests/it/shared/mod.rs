@@ -8,6 +8,7 @@ mod format_twins;
 mod obliqa_chunks;
 mod obliqa_outline;
 mod outline_agreement;
+mod passage_highlight;
 mod pdf_outline;
 mod scanned_pdf;
 mod uslm_laws;

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use folio_engine::{
-    instance, BackendError, Backlinks, DefinitionHit, Diagnostics, DocumentSummary, EngineError, ErrorCode,
-    FileFailure, Hit, IngestReport, LibraryStatus, MissingDocument, Outline, PageImage, Progress,
+    instance, BackendError, Backlinks, DefinitionHit, Diagnostics, DocumentRow, DocumentSummary, EngineError,
+    ErrorCode, FileFailure, Hit, IngestReport, LibraryStatus, MissingDocument, Outline, PageImage, Progress,
     ProgressThrottle, RepairReport, SearchRequest, SectionView, Settings, SettingsChange, WatchedFolder,
     Workspace,
 };
@@ -234,6 +234,18 @@ async fn reindex_document(
 #[tauri::command]
 async fn search(app: State<'_, Arc<App>>, request: SearchRequest) -> Res<Vec<Hit>> {
     run(&app, move |w| w.search(&request)).await
+}
+
+/// Names a document as the user wants it cited (`None`: the title its file gives).
+#[tauri::command]
+async fn rename_document(app: State<'_, Arc<App>>, doc: String, title: Option<String>) -> Res<DocumentRow> {
+    run(&app, move |w| w.rename_document(&doc, title.as_deref())).await
+}
+
+/// The bytes each path would have an ingest read (for the queue's time left).
+#[tauri::command]
+async fn file_sizes(app: State<'_, Arc<App>>, paths: Vec<PathBuf>) -> Res<Vec<u64>> {
+    run(&app, move |w| Ok(w.file_sizes(&paths))).await
 }
 
 #[tauri::command]
@@ -465,6 +477,8 @@ fn main() {
             watch_folder,
             unwatch_folder,
             failures,
+            rename_document,
+            file_sizes,
             diagnostics,
             open_log_folder,
             opened_files,

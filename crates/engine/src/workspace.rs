@@ -352,6 +352,20 @@ impl Workspace {
         write(&self.library).remove(doc).map(|_| ())
     }
 
+    /// Names a document as the user wants it cited; `None` (or an empty title) gives it back the
+    /// title its file gives.
+    pub fn rename_document(&self, doc: &str, title: Option<&str>) -> Result<DocumentRow, EngineError> {
+        let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
+        write(&self.library).rename(doc, title)
+    }
+
+    /// How many bytes of files each path holds that an ingest would read (a folder: its library
+    /// files; a file Folio does not read, or one that cannot be read: 0) — what a queue of files not
+    /// yet started weighs, for its time-left estimate.
+    pub fn file_sizes(&self, paths: &[PathBuf]) -> Vec<u64> {
+        paths.iter().map(|p| crate::library::library_files(p).iter().map(|f| f.1).sum()).collect()
+    }
+
     /// Indexes a document again from its file (after a settings change).
     pub fn reindex_document(
         &self,

@@ -35,6 +35,21 @@ pub fn is_library_file(path: &Path) -> bool {
     !temporary && folio_convert::format_from_extension(&name).is_some() && !path.is_dir()
 }
 
+/// The files under a path (itself, when it is a file) that an ingest would read, with their
+/// sizes in bytes.
+pub fn library_files(p: &Path) -> Vec<(PathBuf, u64)> {
+    let mut files = Vec::new();
+    collect_files(p, &mut files);
+    files
+        .into_iter()
+        .filter(|f| is_library_file(f))
+        .map(|f| {
+            let size = std::fs::metadata(&f).map_or(0, |m| m.len());
+            (f, size)
+        })
+        .collect()
+}
+
 pub(super) fn collect_files(p: &Path, out: &mut Vec<PathBuf>) {
     if p.is_dir() {
         let mut entries: Vec<PathBuf> =

@@ -34,7 +34,7 @@ mod search;
 mod titles;
 
 use folders::collect_files;
-pub use folders::{is_library_file, SyncPlan};
+pub use folders::{is_library_file, library_files, SyncPlan};
 pub use glossary::UsedTerm;
 pub use ingest::ingest_shared;
 use ingest::{file_stamp, put_keywords, stored_embedded_text, vector_record, Prepared, RecordSource};
@@ -524,7 +524,12 @@ impl Library {
             String,
             (std::collections::HashMap<String, usize>, std::collections::HashSet<i64>),
         > = std::collections::HashMap::new();
+        let abbreviations = titles::instrument_abbreviations(&self.catalog.definitions(None)?);
         for (doc, name) in self.catalog.unresolved_documents()? {
+            // Only instruments: "Act", "LLC" or "NA" name no document to add.
+            if !titles::is_instrument(&name, &abbreviations) {
+                continue;
+            }
             let key = folio_core::crossref::name_key(&name);
             if key.is_empty() {
                 continue;
@@ -680,7 +685,9 @@ impl Library {
     pub fn references(&self, doc: Option<&str>, section: &str) -> Result<Backlinks, EngineError> {
         let s = self.show(doc, section)?;
         Ok(Backlinks {
-            outgoing: self.catalog.references(s.doc_id, &s.section.section_id, true)?,
+            // Everything the Reader shows with the section refers from it: its subsections and
+            // guidance too, each reference saying which part it is written in (`from_section`).
+            outgoing: self.catalog.references_within(s.doc_id, s.section.span)?,
             incoming: self.catalog.references(s.doc_id, &s.section.section_id, false)?,
         })
     }

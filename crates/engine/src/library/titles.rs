@@ -50,6 +50,67 @@ fn name_in(text: &str) -> Option<String> {
     title_like.then_some(name)
 }
 
+/// Words that make a name an instrument's: "… Regulations", "… Act", "… Rulebook".
+const INSTRUMENT_WORDS: [&str; 21] = [
+    "act",
+    "acts",
+    "regulation",
+    "regulations",
+    "rule",
+    "rules",
+    "rulebook",
+    "law",
+    "laws",
+    "legislation",
+    "code",
+    "guidelines",
+    "guidance",
+    "manual",
+    "standard",
+    "standards",
+    "decree",
+    "decision",
+    "directive",
+    "ordinance",
+    "statute",
+];
+
+fn names_an_instrument(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric()).any(|w| INSTRUMENT_WORDS.contains(&w.to_lowercase().as_str()))
+}
+
+/// The abbreviations the library's definitions give instruments ("FSMR: Means the Financial
+/// Services and Markets Regulations", "AML or AML Rulebook: Means the Anti-Money Laundering …
+/// Rules and Guidance").
+pub(super) fn instrument_abbreviations(defs: &[DefinitionRow]) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    for d in defs.iter().filter(|d| names_an_instrument(&d.text)) {
+        for t in d.term.split(" or ").map(str::trim) {
+            let abbreviation =
+                (2..=8).contains(&t.len()) && t.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+            if abbreviation {
+                out.insert(t.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Whether a name a document cites is an instrument's: a title of two words or more with an
+/// instrument's word ("Insolvency Regulations 2015", "Companies Act"), or an abbreviation the
+/// library's definitions give an instrument. "Act", "Regulation", "LLC" or "NA" alone are none.
+pub(super) fn is_instrument(name: &str, abbreviations: &std::collections::HashSet<String>) -> bool {
+    let words: Vec<&str> = name.split_whitespace().filter(|w| !w.eq_ignore_ascii_case("the")).collect();
+    match words.as_slice() {
+        [] => false,
+        [one] => abbreviations.contains(one.trim_matches(|c: char| !c.is_alphanumeric())),
+        many => {
+            let titled = many.iter().filter(|w| w.starts_with(|c: char| c.is_uppercase())).count() >= 2;
+            titled && names_an_instrument(name)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +169,21 @@ mod tests {
         let mut renamed = doc(5, "GEN", "GEN");
         renamed.renamed = true;
         assert!(library_titles(&[renamed], &defs).is_empty(), "the user's title stays");
+    }
+
+    #[test]
+    fn only_instruments_are_documents_to_add() {
+        let defs = [
+            def("FSMR", "Means the Financial Services and Markets Regulations."),
+            def("CDD", "Means customer due diligence."),
+        ];
+        let abbreviations = instrument_abbreviations(&defs);
+        assert!(abbreviations.contains("FSMR") && !abbreviations.contains("CDD"));
+        for name in ["Insolvency Regulations 2015", "the Companies Act", "FSMR", "Federal AML Law"] {
+            assert!(is_instrument(name, &abbreviations), "{name}");
+        }
+        for name in ["Act", "Regulation", "NA", "LLC", "CDD", "the Regulations"] {
+            assert!(!is_instrument(name, &abbreviations), "{name}");
+        }
     }
 }

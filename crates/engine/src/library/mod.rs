@@ -524,8 +524,12 @@ impl Library {
             String,
             (std::collections::HashMap<String, usize>, std::collections::HashSet<i64>),
         > = std::collections::HashMap::new();
-        let abbreviations = titles::instrument_abbreviations(&self.catalog.definitions(None)?);
-        for (doc, name) in self.catalog.unresolved_documents()? {
+        let unresolved = self.catalog.unresolved_documents()?;
+        let abbreviations = titles::instrument_abbreviations(
+            &self.catalog.definitions(None)?,
+            unresolved.iter().map(|u| (&u.1, &u.2)),
+        );
+        for (doc, name, _) in unresolved {
             // Only instruments: "Act", "LLC" or "NA" name no document to add.
             if !titles::is_instrument(&name, &abbreviations) {
                 continue;

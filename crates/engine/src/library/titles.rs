@@ -79,11 +79,34 @@ fn names_an_instrument(text: &str) -> bool {
     text.split(|c: char| !c.is_alphanumeric()).any(|w| INSTRUMENT_WORDS.contains(&w.to_lowercase().as_str()))
 }
 
-/// The abbreviations the library's definitions give instruments ("FSMR: Means the Financial
-/// Services and Markets Regulations", "AML or AML Rulebook: Means the Anti-Money Laundering …
-/// Rules and Guidance").
-pub(super) fn instrument_abbreviations(defs: &[DefinitionRow]) -> std::collections::HashSet<String> {
-    let mut out = std::collections::HashSet::new();
+/// The abbreviations the library uses as instruments': those its definitions give instruments
+/// ("FSMR: Means the Financial Services and Markets Regulations", "AML or AML Rulebook: Means the
+/// Anti-Money Laundering … Rules and Guidance"), and those a reference cites a division of ("Rule
+/// 5.5.1 of GEN", "GEN Rule 5.5.1"), given as (the name, the reference as written). A bare number
+/// after capitals ("NA 1.5" in a table) makes none.
+pub(super) fn instrument_abbreviations<'a>(
+    defs: &[DefinitionRow],
+    citations: impl Iterator<Item = (&'a String, &'a String)>,
+) -> std::collections::HashSet<String> {
+    const DIVISIONS: [&str; 10] = [
+        "rule",
+        "section",
+        "chapter",
+        "part",
+        "article",
+        "schedule",
+        "appendix",
+        "paragraph",
+        "regulation",
+        "annex",
+    ];
+    let mut out: std::collections::HashSet<String> = citations
+        .filter(|(_, text)| {
+            text.split(|c: char| !c.is_alphanumeric())
+                .any(|w| DIVISIONS.contains(&w.to_lowercase().trim_end_matches('s')))
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
     for d in defs.iter().filter(|d| names_an_instrument(&d.text)) {
         for t in d.term.split(" or ").map(str::trim) {
             let abbreviation =
@@ -177,8 +200,11 @@ mod tests {
             def("FSMR", "Means the Financial Services and Markets Regulations."),
             def("CDD", "Means customer due diligence."),
         ];
-        let abbreviations = instrument_abbreviations(&defs);
+        let cited =
+            [("GEN".to_string(), "Rule 5.5.1 of GEN".to_string()), ("NA".to_string(), "NA 1.5".to_string())];
+        let abbreviations = instrument_abbreviations(&defs, cited.iter().map(|(a, b)| (a, b)));
         assert!(abbreviations.contains("FSMR") && !abbreviations.contains("CDD"));
+        assert!(abbreviations.contains("GEN") && !abbreviations.contains("NA"));
         for name in ["Insolvency Regulations 2015", "the Companies Act", "FSMR", "Federal AML Law"] {
             assert!(is_instrument(name, &abbreviations), "{name}");
         }

@@ -83,13 +83,14 @@ impl Catalog {
     }
 
     /// Documents the library cites but does not hold: each reference to another document that
-    /// resolved to none, as (citing document, the name as written).
-    pub fn unresolved_documents(&self) -> Result<Vec<(i64, String)>, IndexError> {
+    /// resolved to none, as (citing document, the name as written, the reference as written).
+    pub fn unresolved_documents(&self) -> Result<Vec<(i64, String, String)>, IndexError> {
         let conn = self.conn();
         let mut st = conn.prepare(
-            "SELECT doc_id, document FROM refs WHERE document IS NOT NULL AND target_doc_id IS NULL",
+            "SELECT doc_id, document, text FROM refs WHERE document IS NOT NULL AND target_doc_id IS NULL",
         )?;
-        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<Vec<_>, _>>()?;
+        let rows =
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     }
 

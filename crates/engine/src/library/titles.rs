@@ -37,8 +37,11 @@ fn is_only_label(title: &str, label: &str) -> bool {
 /// "Conduct of Business Rulebook"): what follows "means" (and "the"), to the end of its first
 /// clause, when it reads as a title.
 fn name_in(text: &str) -> Option<String> {
+    // The text may repeat the term before "Means" ("GEN\tMeans the General module …").
     let t = text.trim();
-    let rest = t.strip_prefix("Means").or_else(|| t.strip_prefix("means"))?.trim_start();
+    let at =
+        t.char_indices().take(80).map(|(i, _)| i).find(|&i| t[i..].to_lowercase().starts_with("means "))?;
+    let rest = t[at + "means ".len()..].trim_start();
     let rest = rest.strip_prefix("the ").unwrap_or(rest);
     let clause = rest.split(['.', ';', ',', ':', '(']).next()?.trim();
     let name = match clause.strip_suffix("module of the Rulebook") {
@@ -176,7 +179,7 @@ mod tests {
             doc(4, "PRU", "PRU"),
         ];
         let defs = [
-            def("GEN", "Means the General module of the Rulebook."),
+            def("GEN", "GEN\tMeans the General module of the Rulebook."),
             def("AML or AML Rulebook", "Means the Anti-Money Laundering and Sanctions Rules and Guidance."),
             def("FSMR", "Means the Financial Services and Markets Regulations."),
             def("PRU Return", "Means the return required under PRU."),

@@ -11,4 +11,5 @@ mod outline_agreement;
 mod passage_highlight;
 mod pdf_outline;
 mod scanned_pdf;
+mod titles;
 mod uslm_laws;

@@ -86,3 +86,42 @@ fn definitions_apply_in_their_own_document_and_where_it_is_adopted() {
 fn shown_text(lib: &Library, doc: i64, section_id: &str) -> String {
     lib.show(Some(&doc.to_string()), section_id).map(|s| s.text).unwrap_or_default()
 }
+
+/// Rulebooks printed without their titles ("GEN" is all GEN_VER08.181223.txt says of itself) are
+/// named as the library's Glossary names them; a user's own title wins, and stays when the
+/// document is indexed again.
+#[test]
+#[ignore = "needs ../shared; scripts/test.sh runs it"]
+fn rulebooks_are_named_as_the_glossary_names_them_and_the_user_can_rename() {
+    let rules = folio_testkit::paths::require_shared("data/obliqa/documents");
+    // Copies, so that GEN can change and be indexed again.
+    let copies = tempfile::tempdir().unwrap();
+    let files =
+        ["GEN_VER08.181223.txt", "AML_VER09.211223.txt", "COBS_VER15.150823.txt", "GLO_VER19.181223.txt"]
+            .map(|f| {
+                let to = copies.path().join(f);
+                std::fs::copy(rules.join(f), &to).unwrap();
+                to
+            });
+    let (_dir, mut lib) = folio_testkit::library::temp_library();
+    let report = lib.ingest(&files, &mut |_| {}, &Cancel::new());
+    assert_eq!(report.indexed.len(), files.len(), "{:?}", report.failed);
+    let titles: BTreeMap<String, String> =
+        lib.documents().unwrap().into_iter().map(|d| (d.label, d.title)).collect();
+    assert_eq!(titles["GEN"], "General Rulebook (GEN)");
+    assert_eq!(titles["AML"], "Anti-Money Laundering and Sanctions Rules and Guidance (AML)");
+    assert_eq!(titles["COBS"], "Conduct of Business Rulebook (COBS)");
+    // Hits and citations name the document so too.
+    let hit = lib.search("GEN Rule 5.5.1", &folio_engine::SearchOptions::default()).unwrap().remove(0);
+    assert_eq!(hit.parent_chain[0], "General Rulebook (GEN)");
+    lib.rename("GEN", Some("GEN — my annotated copy")).unwrap();
+    assert_eq!(lib.find_document("GEN").unwrap().title, "GEN — my annotated copy");
+    let mut gen = std::fs::read_to_string(&files[0]).unwrap();
+    gen.push_str("\n99. A RULE ADDED LATER\n\n99.1 The file changed after it was renamed.\n");
+    std::fs::write(&files[0], gen).unwrap();
+    let again = lib.ingest(&files[..1], &mut |_| {}, &Cancel::new());
+    assert_eq!(again.indexed.len(), 1, "GEN is indexed again: {again:?}");
+    assert_eq!(lib.find_document("GEN").unwrap().title, "GEN — my annotated copy", "kept when indexed again");
+    lib.rename("GEN", None).unwrap();
+    assert_eq!(lib.find_document("GEN").unwrap().title, "General Rulebook (GEN)");
+}

@@ -288,8 +288,7 @@ fn document_title(meta: &str, lines: &[Line], name: &str) -> String {
             format!("{} — {own}", c.issuer)
         }
         (Some(c), _) => c.title(),
-        (None, own) if sensible_title(meta) && !folio_core::titles::is_job_name(meta) => {
-            let _ = own;
+        (None, _) if sensible_title(meta) && !folio_core::titles::is_job_name(meta) => {
             meta.trim().to_string()
         }
         (None, Some(own)) => own,

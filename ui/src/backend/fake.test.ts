@@ -111,8 +111,37 @@ describe('FakeBackend reading', () => {
     expect(bytes.subarray(37, 41).toString()).toBe('IDAT');
     const raw = inflateSync(bytes.subarray(41, 41 + idatLen));
     expect(raw.length).toBe(img.height * (img.width + 1));
-    expect(img.highlights).toHaveLength(1);
+    // Every line of the chunk's section: its heading and its text's lines, top to bottom.
+    expect(img.highlights.length).toBeGreaterThan(2);
+    const tops = img.highlights.map((h) => h.y);
+    expect(tops).toEqual([...tops].sort((x, y) => x - y));
     await expect(b.pageImage('GLO', 1, null)).rejects.toMatchObject({ code: 'invalid' });
+  });
+
+  it('draws a page at the width asked for, its highlights in that image’s pixels', async () => {
+    const b = new FakeBackend();
+    const full = await b.pageImage('GEN', 3, 1007);
+    const quick = await b.pageImage('GEN', 3, 1007, 360);
+    expect(quick.width).toBe(360);
+    expect(full.width).toBeGreaterThan(quick.width);
+    expect(Buffer.from(quick.png_base64, 'base64').readUInt32BE(16)).toBe(360);
+    expect(quick.height / quick.width).toBeCloseTo(full.height / full.width, 2);
+    expect(quick.highlights).toHaveLength(full.highlights.length);
+    // The same place on the page, as a share of each image.
+    quick.highlights.forEach((h, i) => {
+      expect(h.y / quick.height).toBeCloseTo(full.highlights[i].y / full.height, 1);
+      expect(h.w / quick.width).toBeCloseTo(full.highlights[i].w / full.width, 1);
+    });
+  });
+
+  it('lists the references written in a section’s subsections too, each with the part it is written in', async () => {
+    const b = new FakeBackend();
+    const r = await b.references('GEN', 'sec_2_1');
+    expect(r.outgoing.map((x) => [x.from_section, x.label])).toEqual([
+      ['sec_2_1_2', 'Rule 2.1.3'],
+      ['sec_2_1_3', 'Rule 6.1.1'],
+      ['sec_2_1_4', 'Rule 2.1.3'],
+    ]);
   });
 });
 
@@ -149,6 +178,37 @@ describe('FakeBackend ingest', () => {
     expect(report.cancelled).toBe(true);
     const last = new Map(events.map((e) => [e.file, e.stage]));
     expect(last.get('/a/Three.md')).toBe('cancelled');
+  });
+
+  it('weighs files as an ingest would read them: a folder its library files, an unreadable kind nothing', async () => {
+    const b = new FakeBackend({ delayMs: 0 });
+    const gen = (await b.libraryDocuments())[0].document;
+    const [inLibrary, cobs, folder, binary, pdf, text] = await b.fileSizes([
+      gen.path,
+      '/in/COBS Conduct of Business.pdf',
+      '/in/Rulebooks 2026',
+      '/in/notes.bin',
+      '/in/Market Rules.pdf',
+      '/in/Market Rules.txt',
+    ]);
+    expect(inLibrary).toBe(gen.size);
+    // The folder holds COBS and a file Folio does not read.
+    expect(folder).toBe(cobs);
+    expect(binary).toBe(0);
+    expect(pdf).toBeGreaterThan(text);
+    expect(text).toBeGreaterThan(0);
+  });
+
+  it('renames a document, and gives it back its own title', async () => {
+    const b = new FakeBackend();
+    const renamed = await b.renameDocument('GEN', '  ADGM General Rules  ');
+    expect(renamed).toMatchObject({ label: 'GEN', title: 'ADGM General Rules', renamed: true });
+    expect((await b.libraryDocuments())[0].document.title).toBe('ADGM General Rules');
+    expect((await b.search(req('integrity')))[0].document).toBe('ADGM General Rules');
+    expect(await b.renameDocument('1', '')).toMatchObject({ title: 'General Rulebook', renamed: false });
+    await b.renameDocument('1', 'Mine');
+    expect(await b.renameDocument('1', null)).toMatchObject({ title: 'General Rulebook', renamed: false });
+    await expect(b.renameDocument('NOPE', 'x')).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('removes documents and says why it cannot', async () => {

@@ -6,6 +6,7 @@ import type {
   Backlinks,
   DefinitionHit,
   Diagnostics,
+  DocumentRow,
   DocumentSummary,
   FileFailure,
   Hit,
@@ -44,7 +45,19 @@ export interface Backend {
   libraryStatus(): Promise<LibraryStatus>;
   ingest(paths: string[], onProgress: ProgressHandler): Promise<IngestReport>;
   cancelIngest(): Promise<void>;
+  /**
+   * The bytes an ingest would read for each path (a folder: its library files; a file Folio does
+   * not read, or one that cannot be read: 0): what files waiting in the queue weigh, for its time
+   * left.
+   */
+  fileSizes(paths: string[]): Promise<number[]>;
   removeDocument(doc: string): Promise<void>;
+  /**
+   * Names a document as the user wants it cited (kept across re-indexing); `null` or an empty title
+   * gives it back the title its file gives. Answers the document as it is now (`renamed` says
+   * whether its title is the user's).
+   */
+  renameDocument(doc: string, title: string | null): Promise<DocumentRow>;
   reindexDocument(doc: string, onProgress?: ProgressHandler): Promise<IngestReport>;
   /** Files chosen in a dialog; empty when the dialog is dismissed. */
   pickFiles(): Promise<string[]>;
@@ -72,7 +85,12 @@ export interface Backend {
   keyStatus(provider: string): Promise<KeyStatus>;
   setKey(provider: string, key: string): Promise<KeyStatus>;
   removeKey(provider: string): Promise<KeyStatus>;
-  pageImage(doc: string, page: number, chunkId: number | null): Promise<PageImage>;
+  /**
+   * Page `page` (from 1) of a PDF document as a PNG `width` pixels wide (null: the engine's default,
+   * 1200), with the lines of chunk `chunkId` highlighted in the image's own pixels. A narrow one is
+   * quick to draw: the overlay shows one at once, then the full one.
+   */
+  pageImage(doc: string, page: number, chunkId: number | null, width?: number | null): Promise<PageImage>;
   copyText(text: string): Promise<void>;
   /** Folders the library keeps in step with (files added, changed, renamed, deleted). */
   watchedFolders(): Promise<WatchedFolder[]>;

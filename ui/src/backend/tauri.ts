@@ -10,6 +10,7 @@ import type {
   Backlinks,
   DefinitionHit,
   Diagnostics,
+  DocumentRow,
   DocumentSummary,
   FileFailure,
   Hit,
@@ -81,7 +82,9 @@ export function createTauriBackend(): Backend {
     libraryStatus: () => call<LibraryStatus>('library_status'),
     ingest: (paths, onProgress) => call<IngestReport>('ingest', { paths, onEvent: progressChannel(onProgress) }),
     cancelIngest: () => call<void>('cancel_ingest'),
+    fileSizes: (paths) => call<number[]>('file_sizes', { paths }),
     removeDocument: (doc) => call<void>('remove_document', { doc }),
+    renameDocument: (doc, title) => call<DocumentRow>('rename_document', { doc, title }),
     reindexDocument: (doc, onProgress) =>
       call<IngestReport>('reindex_document', { doc, onEvent: progressChannel(onProgress) }),
     async pickFiles() {
@@ -146,7 +149,7 @@ export function createTauriBackend(): Backend {
     keyStatus: (provider) => call<KeyStatus>('key_status', { provider }),
     setKey: (provider, key) => call<KeyStatus>('set_key', { provider, key }),
     removeKey: (provider) => call<KeyStatus>('remove_key', { provider }),
-    pageImage: (doc, page, chunkId) => call<PageImage>('page_image', { doc, page, chunkId }),
+    pageImage: (doc, page, chunkId, width = null) => call<PageImage>('page_image', { doc, page, chunkId, width }),
     copyText: (text) => writeClipboard(text),
     watchedFolders: () => call<WatchedFolder[]>('watched_folders'),
     watchFolder: (path) => call<WatchedFolder[]>('watch_folder', { path }),

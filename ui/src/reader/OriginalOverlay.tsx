@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useBackend } from '../backend';
-import type { SectionView } from '../backend/types';
+import type { PageImage, SectionView } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { BackIcon, CloseIcon, ForwardIcon } from '../components/Icons';
 import { useQuery } from '../state/query';
@@ -13,20 +13,42 @@ type Props = {
   onClose(): void;
 };
 
-/** The original document: the PDF page with highlight rectangles, or for other formats the path and text. */
+/** How wide the quick first image of a page is drawn (pixels): enough to see the page and where the passage is. */
+export const QUICK_PAGE_WIDTH = 360;
+
+/** A PNG page image as an image source. */
+const pngSrc = (image: PageImage) => `data:image/png;base64,${image.png_base64}`;
+
+/** A page image with the page it shows. */
+type Drawn = { page: number; image: PageImage };
+
+/**
+ * The original document: the PDF page with the passage's lines highlighted, or for other formats the
+ * path and text. A page is asked for twice: a narrow image, quick to draw, shown at once in the
+ * page's frame, then the full one, which replaces it when it arrives. Both fill the same frame, and
+ * each image's highlights (in its own pixels) are placed as shares of it.
+ */
 export function OriginalOverlay({ view, pageCount, chunkId, onClose }: Props) {
   const backend = useBackend();
   const isPdf = view.format.toLowerCase() === 'pdf';
   const first = view.pages?.start ?? view.section.pages?.start ?? 1;
   const [page, setPage] = useState(first);
-  // The page last shown stays (dimmed) while the next renders; a page that fails shows why instead.
-  const rendered = useQuery(() => backend.pageImage(String(view.doc_id), page, chunkId), [backend, view.doc_id, page, chunkId], {
-    library: false,
-    enabled: isPdf,
-    keepPrevious: true,
-  });
-  const { error, loading } = rendered;
-  const image = error ? null : (rendered.data ?? null);
+  const doc = String(view.doc_id);
+  const options = { library: false, enabled: isPdf, keepPrevious: true };
+  const quick = useQuery(
+    async (): Promise<Drawn> => ({ page, image: await backend.pageImage(doc, page, chunkId, QUICK_PAGE_WIDTH) }),
+    [backend, doc, page, chunkId],
+    options,
+  );
+  const full = useQuery(async (): Promise<Drawn> => ({ page, image: await backend.pageImage(doc, page, chunkId, null) }), [backend, doc, page, chunkId], options);
+  // The sharpest image of this page there is; while there is none, the last page shown stays
+  // (dimmed). A page that fails shows why instead.
+  const error = full.error;
+  const sharp = full.data?.page === page ? full.data : null;
+  const rough = quick.data?.page === page ? quick.data : null;
+  const drawn = error ? null : (sharp ?? rough ?? full.data ?? quick.data ?? null);
+  const image = drawn?.image ?? null;
+  const loading = full.loading;
   const dialogRef = useRef<HTMLDivElement>(null);
   const closeRef = useRef<HTMLButtonElement>(null);
 
@@ -103,13 +125,21 @@ export function OriginalOverlay({ view, pageCount, chunkId, onClose }: Props) {
               <ErrorNote error={error} />
               {loading && !image && <p className="muted">Rendering page {page}…</p>}
               {image && (
-                <div className={`page-frame${loading ? ' loading' : ''}`} style={{ aspectRatio: `${image.width} / ${image.height}` }}>
+                <div
+                  className={`page-frame${drawn?.page !== page ? ' loading' : ''}`}
+                  data-testid="page-frame"
+                  data-page={drawn?.page}
+                  data-resolution={drawn === sharp ? 'full' : drawn === rough ? 'quick' : 'previous'}
+                  style={{ aspectRatio: `${image.width} / ${image.height}` }}
+                >
+                  {/* The quick image stays under the full one, so nothing blanks while the full one decodes. */}
+                  {sharp && rough && <img className="page-under" src={pngSrc(rough.image)} alt="" aria-hidden="true" draggable={false} />}
                   <img
                     data-testid="page-image"
-                    src={`data:image/png;base64,${image.png_base64}`}
+                    src={pngSrc(image)}
                     width={image.width}
                     height={image.height}
-                    alt={`Page ${page} of ${view.document}`}
+                    alt={`Page ${drawn?.page ?? page} of ${view.document}`}
                     draggable={false}
                   />
                   {image.highlights.map((h, i) => (

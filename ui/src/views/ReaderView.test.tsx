@@ -2,7 +2,7 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import type { UserEvent } from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import type { Backend } from '../backend';
-import { renderApp, searchFor, stubBackend } from '../test/helpers';
+import { deferred, renderApp, searchFor, stubBackend } from '../test/helpers';
 
 /** Opens a section through search: type a rule number, Enter on the first (exact) hit. */
 async function openVia(user: UserEvent, query: string, sectionId: string) {
@@ -214,14 +214,51 @@ describe('reader', () => {
     await user.click(screen.getByTestId('open-original'));
     const img = await screen.findByTestId('page-image');
     expect(img.getAttribute('src')).toMatch(/^data:image\/png;base64,iVBOR/);
-    expect(pageImage).toHaveBeenLastCalledWith('1', 3, 1007);
-    expect(screen.getAllByTestId('page-highlight')).toHaveLength(1);
+    // A quick narrow image and the full one.
+    expect(pageImage).toHaveBeenCalledWith('1', 3, 1007, 360);
+    expect(pageImage).toHaveBeenCalledWith('1', 3, 1007, null);
+    await waitFor(() => expect(screen.getByTestId('page-frame')).toHaveAttribute('data-resolution', 'full'));
+    // Every line of the passage is marked.
+    const full = await stubBackend().pageImage('1', 3, 1007, null);
+    expect(full.highlights.length).toBeGreaterThan(1);
+    expect(screen.getAllByTestId('page-highlight')).toHaveLength(full.highlights.length);
     expect(screen.getByTestId('page-number')).toHaveTextContent('Page 3 of 5');
     await user.click(screen.getByTestId('next-page'));
-    await waitFor(() => expect(pageImage).toHaveBeenLastCalledWith('1', 4, 1007));
+    await waitFor(() => expect(pageImage).toHaveBeenLastCalledWith('1', 4, 1007, null));
     expect(screen.getByTestId('page-number')).toHaveTextContent('Page 4 of 5');
     await user.keyboard('{Escape}');
     expect(screen.queryByTestId('original-dialog')).toBeNull();
+  });
+
+  it('shows a quick low-resolution page at once, then the full one in its place, highlights scaled to each', async () => {
+    const base = stubBackend();
+    const fullDrawn = deferred<void>();
+    // The full image is held back until the test lets it through.
+    const pageImage = vi.fn(async (doc: string, page: number, chunkId: number | null, width?: number | null) => {
+      const image = await base.pageImage(doc, page, chunkId, width);
+      if (width === null) await fullDrawn.promise;
+      return image;
+    });
+    const { user } = setup({ pageImage });
+    await openVia(user, '2.1.3', 'sec_2_1_3');
+    await user.click(screen.getByTestId('open-original'));
+    const frame = await screen.findByTestId('page-frame');
+    expect(frame).toHaveAttribute('data-resolution', 'quick');
+    expect(screen.getByTestId('page-image')).toHaveAttribute('width', '360');
+    const quick = await base.pageImage('1', 3, 1007, 360);
+    const quickTops = screen.getAllByTestId('page-highlight').map((h) => parseFloat(h.style.top));
+    expect(quickTops).toHaveLength(quick.highlights.length);
+    expect(quickTops[0]).toBeCloseTo((quick.highlights[0].y / quick.height) * 100, 5);
+
+    await act(async () => fullDrawn.resolve());
+    await waitFor(() => expect(screen.getByTestId('page-frame')).toHaveAttribute('data-resolution', 'full'));
+    const full = await base.pageImage('1', 3, 1007, null);
+    expect(full.width).toBeGreaterThan(360);
+    expect(screen.getByTestId('page-image')).toHaveAttribute('width', String(full.width));
+    // The same places on the page, now in the full image's pixels.
+    const fullTops = screen.getAllByTestId('page-highlight').map((h) => parseFloat(h.style.top));
+    expect(fullTops).toHaveLength(quickTops.length);
+    fullTops.forEach((t, i) => expect(t).toBeCloseTo(quickTops[i], 0));
   });
 
   it('shows the path and text for originals that are not PDFs', async () => {

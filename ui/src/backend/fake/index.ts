@@ -15,6 +15,7 @@ import type {
   Backlinks,
   DefinitionHit,
   Diagnostics,
+  DocumentRow,
   DocumentSummary,
   FileFailure,
   Hit,
@@ -169,8 +170,8 @@ export class FakeBackend implements Backend {
     return answers.missingDocuments(this.lib);
   }
 
-  async pageImage(doc: string, page: number, chunkId: number | null): Promise<PageImage> {
-    return pageImage(this.lib.find(doc), page, chunkId, this.pages);
+  async pageImage(doc: string, page: number, chunkId: number | null, width: number | null = null): Promise<PageImage> {
+    return pageImage(this.lib.find(doc), page, chunkId, width, this.pages);
   }
 
   // --- adding and removing --------------------------------------------------------------------
@@ -191,9 +192,20 @@ export class FakeBackend implements Backend {
     this.ingester.cancel();
   }
 
+  async fileSizes(paths: string[]): Promise<number[]> {
+    return paths.map((p) => this.ingester.bytesOf(p));
+  }
+
   async removeDocument(doc: string): Promise<void> {
     if (!this.writable) throw this.readOnly();
     this.lib.remove(this.lib.find(doc));
+  }
+
+  async renameDocument(doc: string, title: string | null): Promise<DocumentRow> {
+    if (!this.writable) throw this.readOnly();
+    const d = this.lib.find(doc);
+    this.lib.rename(d, title);
+    return { ...d.row };
   }
 
   async failures(): Promise<FileFailure[]> {

@@ -12,6 +12,9 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 const SUPPORTED = new Set(['pdf', 'docx', 'html', 'htm', 'xhtml', 'epub', 'md', 'markdown', 'txt', 'xml']);
 
+/** About what a file of each kind weighs (a rulebook chapter), for files the sample does not hold. */
+const TYPICAL_BYTES: Record<string, number> = { pdf: 480_000, epub: 300_000, docx: 120_000, xml: 150_000, html: 90_000, htm: 90_000, xhtml: 90_000 };
+
 export class SampleIngest {
   private cancelRequested = false;
   /** Chunks whose LLM context is cached, as provider:model:path:ord. */
@@ -43,6 +46,27 @@ export class SampleIngest {
       }
     }
     return files;
+  }
+
+  /**
+   * The bytes an ingest would read for a path, as the engine counts them: a folder's library files
+   * together, a file Folio does not read 0. A file already in the library or a sample weighs what
+   * its text makes it; any other file a plausible size for its kind (a PDF more than a text),
+   * varied by its name.
+   */
+  bytesOf(path: string): number {
+    const files = this.expand([path]);
+    if (files.length > 1 || files[0] !== path) return files.reduce((n, f) => n + this.bytesOf(f), 0);
+    const name = path.split(/[\\/]/).pop() ?? path;
+    const ext = name.includes('.') ? name.split('.').pop()!.toLowerCase() : '';
+    if (!SUPPORTED.has(ext)) return 0;
+    const known = this.lib.docs.find((d) => d.row.path === path);
+    if (known) return known.row.size;
+    const spec = sampleSpecFor(path, name, ext, () => false);
+    if (spec.parsed.document.source_path !== null) return (spec.parsed.document.text ?? '').length * 7 + 2048;
+    let h = 0;
+    for (const c of name) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+    return (TYPICAL_BYTES[ext] ?? 50_000) + (h % 1000) * 97;
   }
 
   /** Adds the files (`force`: again even when unchanged), reporting progress as the engine does. */

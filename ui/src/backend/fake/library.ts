@@ -30,6 +30,16 @@ export class SampleLibrary {
     this.docs = this.docs.filter((x) => x !== doc);
   }
 
+  /**
+   * Names a document as the user wants it cited; `null` or a blank title gives it back the title
+   * its file gives (as the engine does, the rename survives re-indexing: the row keeps it).
+   */
+  rename(d: FakeDoc, title: string | null): void {
+    const wanted = title?.trim() ?? '';
+    d.row.title = wanted || d.fileTitle;
+    d.row.renamed = wanted !== '';
+  }
+
   /** `doc` is a document id (as a string) or label. */
   find(doc: string): FakeDoc {
     const wanted = doc.trim();

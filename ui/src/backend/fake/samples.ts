@@ -52,6 +52,8 @@ export type FakeReference = {
 
 export type FakeDoc = {
   row: DocumentRow;
+  /** The title its file gives (what a rename reset gives back). */
+  fileTitle: string;
   /** The extracted text; every span below is a range of it in UTF-16 code units. */
   text: string;
   sections: SectionRow[];
@@ -164,6 +166,7 @@ export function buildDoc(id: number, spec: SampleSpec, mtime: number): FakeDoc {
       status: 'indexed',
       renamed: false,
     },
+    fileTitle: p.document.title,
     text,
     sections,
     chunks,

@@ -142,7 +142,9 @@ export function show(lib: SampleLibrary, doc: string, sectionId: string): Sectio
 export function references(lib: SampleLibrary, doc: string, sectionId: string): Backlinks {
   const d = lib.find(doc);
   const s = lib.findSection(d, sectionId);
-  const outgoing = lib.refsFrom(d, s);
+  // As the engine: everything the Reader shows with the section refers from it (its subsections
+  // too), each reference saying which part it is written in (`from_section`).
+  const outgoing = lib.refsWithin(d, s);
   const incoming: RefRow[] = [];
   for (const other of lib.docs) {
     for (const from of other.sections) {

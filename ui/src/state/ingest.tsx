@@ -1,125 +1,39 @@
 import { createContext, useCallback, useContext, useMemo, useReducer, useRef, type ReactNode } from 'react';
 import type { Backend } from '../backend';
 import { toBackendError } from '../backend/errors';
-import type { BackendError, IngestReport, Progress, Stage } from '../backend/types';
+import type { IngestReport, Progress } from '../backend/types';
+import { ingestReducer, initialIngest, type IngestState } from './ingestQueue';
 
-export type IngestRow = {
-  file: string;
-  fileIndex: number;
-  stage: Stage;
-  done: number;
-  total: number;
-  error: BackendError | null;
-};
+export { FINAL_STAGES, ingestReducer, initialIngest, queueTimeLeft } from './ingestQueue';
+export type { IngestAction, IngestRow, IngestState } from './ingestQueue';
 
-export type IngestState = {
-  running: boolean;
-  cancelling: boolean;
-  /** One row per file, in the order first seen. */
-  rows: IngestRow[];
-  report: IngestReport | null;
-  error: BackendError | null;
-  /** Seconds the running ingest has left, by the engine's latest estimate. */
-  remaining: number | null;
-};
-
-export const initialIngest: IngestState = { running: false, cancelling: false, rows: [], report: null, error: null, remaining: null };
-
-export type IngestAction =
-  | { type: 'start'; reset: boolean }
-  | { type: 'progress'; p: Progress }
-  | { type: 'finish'; report: IngestReport }
-  | { type: 'fail'; error: BackendError }
-  | { type: 'cancelling' }
-  | { type: 'idle' }
-  | { type: 'clear' };
-
-export const FINAL_STAGES: Stage[] = ['indexed', 'unchanged', 'failed', 'cancelled'];
-
-function mergeReports(a: IngestReport | null, b: IngestReport): IngestReport {
-  if (!a) return b;
-  return {
-    indexed: [...a.indexed, ...b.indexed],
-    unchanged: [...a.unchanged, ...b.unchanged],
-    failed: [...a.failed, ...b.failed],
-    cancelled: a.cancelled || b.cancelled,
-    chunks: a.chunks + b.chunks,
-    seconds: Math.round((a.seconds + b.seconds) * 10) / 10,
-    contexts: [...a.contexts, ...b.contexts],
-  };
-}
-
-export function ingestReducer(state: IngestState, action: IngestAction): IngestState {
-  switch (action.type) {
-    case 'start':
-      return action.reset
-        ? { running: true, cancelling: false, rows: [], report: null, error: null, remaining: null }
-        : // A job queued behind the running one: its rows join the list. A cancel asked for
-          // earlier was for the jobs before it.
-          { ...state, running: true, cancelling: false };
-    case 'progress': {
-      const { p } = action;
-      const row: IngestRow = {
-        file: p.file,
-        fileIndex: p.file_index,
-        stage: p.stage,
-        done: p.done,
-        total: p.total,
-        error: p.error,
-      };
-      const at = state.rows.findIndex((r) => r.file === p.file);
-      const remaining = p.remaining_s ?? state.remaining;
-      if (at === -1) return { ...state, remaining, rows: [...state.rows, row] };
-      // Events arrive throttled; the latest per file wins, but a final stage is never undone.
-      const prev = state.rows[at];
-      if (FINAL_STAGES.includes(prev.stage) && !FINAL_STAGES.includes(p.stage) && p.stage !== 'queued') return state;
-      const rows = state.rows.slice();
-      rows[at] = row;
-      return { ...state, remaining, rows };
-    }
-    case 'finish': {
-      // Files the report settles but whose last event never came.
-      const settle = (rows: IngestRow[], files: string[], stage: Stage, error?: (f: string) => BackendError) =>
-        rows.map((r) =>
-          files.includes(r.file) && !FINAL_STAGES.includes(r.stage)
-            ? { ...r, stage, done: r.total, error: error ? error(r.file) : null }
-            : r,
-        );
-      let rows = settle(state.rows, action.report.indexed, 'indexed');
-      rows = settle(rows, action.report.unchanged, 'unchanged');
-      rows = settle(
-        rows,
-        action.report.failed.map((f) => f.path),
-        'failed',
-        (file) => {
-          const f = action.report.failed.find((x) => x.path === file)!;
-          return { code: f.code, message: f.message };
-        },
-      );
-      if (action.report.cancelled) {
-        rows = rows.map((r) => (FINAL_STAGES.includes(r.stage) ? r : { ...r, stage: 'cancelled' as Stage }));
-      }
-      return { ...state, rows, report: mergeReports(state.report, action.report) };
-    }
-    case 'fail':
-      return { ...state, error: action.error };
-    case 'cancelling':
-      return { ...state, cancelling: true };
-    case 'idle':
-      return { ...state, running: false, cancelling: false };
-    case 'clear':
-      return state.running ? state : initialIngest;
-  }
-}
-
-/** `gen`: the cancel generation when the job was asked for; a later cancel stops it. */
+/**
+ * One add asked for. `id` numbers its rows in the panel; `gen` is the cancel generation when it was
+ * asked for (a later cancel drops it).
+ */
 type Job = ({ kind: 'ingest'; paths: string[]; then?: (report: IngestReport) => void } | { kind: 'reindex'; docs: string[] }) & {
+  id: number;
   gen: number;
 };
 
+/**
+ * The next engine call: the first job waiting and, when it adds files, the adds waiting right
+ * behind it, which go to the engine together as one ingest (one time-left estimate, one pass).
+ */
+function nextBatch(queue: Job[]): Job[] {
+  const first = queue.shift();
+  if (!first) return [];
+  const batch = [first];
+  while (first.kind === 'ingest' && queue[0]?.kind === 'ingest') batch.push(queue.shift()!);
+  return batch;
+}
+
 export type IngestController = {
   state: IngestState;
-  /** Adds files or folders; queued behind a running ingest. `then` gets the job's report. */
+  /**
+   * Adds files or folders; queued behind a running ingest. `then` gets the report of the engine
+   * call that added them (adds queued together share one).
+   */
   ingest(paths: string[], then?: (report: IngestReport) => void): void;
   /** Re-indexes documents (ids or labels) one after another. */
   reindex(docs: string[]): void;
@@ -129,32 +43,35 @@ export type IngestController = {
 
 /**
  * Runs ingests one at a time: a job asked for while another runs (the picker, a drop, "Add from a
- * path", a re-index) waits in the queue and starts when the one before it settles. `onSettled` is
- * called after each job (the library changed). Cancel stops the running job and drops the queued
- * ones; jobs asked for after it run normally.
+ * path", a re-index) waits in the queue, listed in the panel at once, and starts when the one
+ * before it settles; adds waiting together go to the engine as one ingest. The bytes of each add
+ * are asked for (`fileSizes`) so that the time left covers the files waiting too. `onSettled` is
+ * called after each engine call (the library changed). Cancel stops the running job and drops the
+ * queued ones; jobs asked for after it run normally.
  */
 export function useIngestController(backend: Backend, onSettled: () => void): IngestController {
   const [state, dispatch] = useReducer(ingestReducer, initialIngest);
   const queue = useRef<Job[]>([]);
   const running = useRef(false);
   const generation = useRef(0);
+  const nextId = useRef(1);
   const settled = useRef(onSettled);
   settled.current = onSettled;
 
   const drain = useCallback(async () => {
     if (running.current) return;
     running.current = true;
-    let first = true;
-    const onProgress = (p: Progress) => dispatch({ type: 'progress', p });
-    while (queue.current.length > 0) {
-      const job = queue.current.shift()!;
-      dispatch({ type: 'start', reset: first });
-      first = false;
+    const onProgress = (p: Progress) => dispatch({ type: 'progress', p, at: Date.now() });
+    for (let batch = nextBatch(queue.current); batch.length > 0; batch = nextBatch(queue.current)) {
+      dispatch({ type: 'start', jobs: batch.map((j) => j.id), at: Date.now() });
+      const job = batch[0];
       try {
         if (job.kind === 'ingest') {
-          const report = await backend.ingest(job.paths, onProgress);
+          // Each path once, in the order asked for.
+          const paths = [...new Set(batch.flatMap((j) => (j.kind === 'ingest' ? j.paths : [])))];
+          const report = await backend.ingest(paths, onProgress);
           dispatch({ type: 'finish', report });
-          job.then?.(report);
+          for (const j of batch) if (j.kind === 'ingest') j.then?.(report);
         } else {
           for (const doc of job.docs) {
             if (job.gen !== generation.current) break;
@@ -173,15 +90,24 @@ export function useIngestController(backend: Backend, onSettled: () => void): In
   const ingest = useCallback(
     (paths: string[], then?: (report: IngestReport) => void) => {
       if (paths.length === 0) return;
-      queue.current.push({ kind: 'ingest', paths, then, gen: generation.current });
+      const id = nextId.current++;
+      queue.current.push({ kind: 'ingest', paths, then, id, gen: generation.current });
+      dispatch({ type: 'queue', job: id, paths });
+      // What the add weighs, for the time left; without it the estimate waits (it is a hint).
+      backend
+        .fileSizes(paths)
+        .then((sizes) => dispatch({ type: 'sizes', job: id, bytes: sizes.reduce((n, b) => n + b, 0) }))
+        .catch(() => {});
       void drain();
     },
-    [drain],
+    [backend, drain],
   );
   const reindex = useCallback(
     (docs: string[]) => {
       if (docs.length === 0) return;
-      queue.current.push({ kind: 'reindex', docs, gen: generation.current });
+      const id = nextId.current++;
+      queue.current.push({ kind: 'reindex', docs, id, gen: generation.current });
+      dispatch({ type: 'queue', job: id, paths: [] });
       void drain();
     },
     [drain],

@@ -335,7 +335,12 @@ describe('add from a path', () => {
     await waitFor(() => expect(ingest).toHaveBeenCalledTimes(1));
     expect(ingest).toHaveBeenCalledWith(['/r/One.pdf'], expect.any(Function));
     act(() => emits[0]({ ...one, stage: 'converting' }));
-    expect(screen.getAllByTestId('ingest-row').map((r) => r.dataset.stage)).toEqual(['converting']);
+    // The path waiting is listed already, and counted.
+    expect(screen.getAllByTestId('ingest-row').map((r) => [r.dataset.file, r.dataset.stage])).toEqual([
+      ['/r/One.pdf', 'converting'],
+      ['/r/Two.pdf', 'queued'],
+    ]);
+    expect(screen.getByTestId('ingest-panel')).toHaveTextContent('Adding documents (0/2)');
 
     const before = libraryDocuments.mock.calls.length;
     act(() => emits[0]({ ...one, stage: 'indexed', done: 1, total: 1 }));
@@ -355,6 +360,42 @@ describe('add from a path', () => {
     await waitFor(() => expect(libraryDocuments.mock.calls.length).toBeGreaterThan(mid));
     expect(await screen.findByTestId('ingest-summary')).toHaveTextContent('Indexed 2, unchanged 0, failed 0 · 5 chunks');
     expect(screen.getAllByTestId('ingest-row').map((r) => r.dataset.stage)).toEqual(['indexed', 'indexed']);
+  });
+
+  it('lists files typed while another ingest runs at once, counts them in the time left, and adds them in one ingest', async () => {
+    const first = deferred<IngestReport>();
+    const second = deferred<IngestReport>();
+    const emits: ((p: Progress) => void)[] = [];
+    const ingest = vi.fn((_paths: string[], onProgress: (p: Progress) => void) => {
+      emits.push(onProgress);
+      return emits.length === 1 ? first.promise : second.promise;
+    });
+    // a.txt weighs 10 MB, each of the others 5 MB.
+    const fileSizes = vi.fn(async (paths: string[]) => paths.map((p) => (p.endsWith('a.txt') ? 10e6 : 5e6)));
+    const { user } = renderApp(stubBackend({ ingest, fileSizes }), { view: 'library' });
+    await screen.findAllByTestId('doc-row');
+    const box = screen.getByTestId('add-path-input');
+    const files = ['a', 'b', 'c', 'd', 'e'].map((n) => `/r/${n}.txt`);
+    for (const f of files) await user.type(box, `${f}{Enter}`);
+    await waitFor(() => expect(fileSizes).toHaveBeenCalledTimes(5));
+    // Every file is listed at once, before any but the first has started.
+    expect(screen.getAllByTestId('ingest-row').map((r) => [r.dataset.file, r.dataset.stage])).toEqual(files.map((f) => [f, 'queued']));
+    expect(screen.getByTestId('ingest-panel')).toHaveTextContent('Adding documents (0/5)');
+    expect(ingest).toHaveBeenCalledTimes(1);
+
+    // The engine has 100 s left for a.txt's 10 MB: 100 kB/s, so the 20 MB waiting add 200 s.
+    const a = { file: '/r/a.txt', file_index: 0, files: 1, done: 1, total: 4, error: null };
+    act(() => emits[0]({ ...a, stage: 'embedding', remaining_s: 100 }));
+    expect(screen.getByTestId('ingest-eta')).toHaveTextContent('about 5 min left');
+
+    act(() => emits[0]({ ...a, stage: 'indexed', done: 4, remaining_s: 0 }));
+    await act(async () => first.resolve({ ...empty(), indexed: ['/r/a.txt'], chunks: 4 }));
+    // The four waiting went to the engine together.
+    await waitFor(() => expect(ingest).toHaveBeenCalledTimes(2));
+    expect(ingest).toHaveBeenLastCalledWith(files.slice(1), expect.any(Function));
+    expect(screen.getByTestId('ingest-panel')).toHaveTextContent('Adding documents (1/5)');
+    await act(async () => second.resolve({ ...empty(), indexed: files.slice(1), chunks: 8 }));
+    expect(await screen.findByTestId('ingest-summary')).toHaveTextContent('Indexed 5');
   });
 
   it('ingests two typed documents one after the other into the sample library', async () => {
@@ -404,21 +445,23 @@ describe('add from a path', () => {
 
 describe('ingest state', () => {
   const p = (file: string, stage: Stage, done = 0, total = 0): Progress => ({ file, file_index: 0, files: 1, stage, done, total, error: null, remaining_s: null });
+  /** A new run whose first job (1, asking for no paths, as a re-index) has started. */
+  const started = () => ingestReducer(ingestReducer(initialIngest, { type: 'queue', job: 1, paths: [] }), { type: 'start', jobs: [1], at: 0 });
 
   it('keeps the latest event per file but never undoes a final stage', () => {
-    let s = ingestReducer(initialIngest, { type: 'start', reset: true });
-    s = ingestReducer(s, { type: 'progress', p: p('a', 'embedding', 2, 4) });
-    s = ingestReducer(s, { type: 'progress', p: p('a', 'indexed', 4, 4) });
-    s = ingestReducer(s, { type: 'progress', p: p('a', 'indexing', 4, 4) });
+    let s = started();
+    s = ingestReducer(s, { type: 'progress', at: 0, p: p('a', 'embedding', 2, 4) });
+    s = ingestReducer(s, { type: 'progress', at: 0, p: p('a', 'indexed', 4, 4) });
+    s = ingestReducer(s, { type: 'progress', at: 0, p: p('a', 'indexing', 4, 4) });
     expect(s.rows).toHaveLength(1);
     expect(s.rows[0].stage).toBe('indexed');
   });
 
   it('settles rows from the report when a final event was lost', () => {
-    let s = ingestReducer(initialIngest, { type: 'start', reset: true });
-    s = ingestReducer(s, { type: 'progress', p: p('a', 'embedding', 1, 4) });
-    s = ingestReducer(s, { type: 'progress', p: p('b', 'converting') });
-    s = ingestReducer(s, { type: 'progress', p: p('c', 'queued') });
+    let s = started();
+    s = ingestReducer(s, { type: 'progress', at: 0, p: p('a', 'embedding', 1, 4) });
+    s = ingestReducer(s, { type: 'progress', at: 0, p: p('b', 'converting') });
+    s = ingestReducer(s, { type: 'progress', at: 0, p: p('c', 'queued') });
     s = ingestReducer(s, {
       type: 'finish',
       report: { indexed: ['a'], unchanged: [], failed: [{ path: 'b', code: 'corrupt', message: 'broken' }], cancelled: true, chunks: 1, seconds: 0.1, contexts: [] },
@@ -434,7 +477,7 @@ describe('ingest state', () => {
   it('collects the LLM usage of every report of a run (re-indexing one document after another)', () => {
     const ctx = (path: string) => ({ path, provider: 'openai', model: 'llama3.1', requests: 1, input_tokens: 10, output_tokens: 5, cache_write_tokens: 0, cache_read_tokens: 0, hits: 0, misses: 1, fallbacks: 0, excerpted: 0, cost: 0 });
     const report = (path: string) => ({ indexed: [path], unchanged: [], failed: [], cancelled: false, chunks: 1, seconds: 0.2, contexts: [ctx(path)] });
-    let s = ingestReducer(initialIngest, { type: 'start', reset: true });
+    let s = started();
     s = ingestReducer(s, { type: 'finish', report: report('a') });
     s = ingestReducer(s, { type: 'finish', report: report('b') });
     expect(s.report?.contexts.map((c) => c.path)).toEqual(['a', 'b']);

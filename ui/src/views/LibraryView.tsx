@@ -4,7 +4,7 @@ import { toBackendError } from '../backend/errors';
 import type { BackendError } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { FileIcon, FolderIcon } from '../components/Icons';
-import { useIngest } from '../state/ingest';
+import { queueTimeLeft, useIngest } from '../state/ingest';
 import { useQuery } from '../state/query';
 import { AddPathForm } from './library/AddPathForm';
 import { DocumentTable } from './library/DocumentTable';
@@ -103,7 +103,7 @@ export function LibraryView() {
           cancelling={state.cancelling}
           report={state.report}
           error={state.error}
-          remaining={state.remaining}
+          remaining={queueTimeLeft(state)}
           onCancel={ingest.cancel}
           onClear={ingest.clear}
         />

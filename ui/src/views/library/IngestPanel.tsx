@@ -25,7 +25,7 @@ type IngestPanelProps = {
   cancelling: boolean;
   report: IngestReport | null;
   error: BackendError | null;
-  /** Seconds the ingest has left, as the engine estimates them. */
+  /** Seconds left for every file listed, the waiting ones included (`queueTimeLeft`). */
   remaining: number | null;
   onCancel(): void;
   onClear(): void;
@@ -48,7 +48,10 @@ export function timeLeft(seconds: number): string {
   return `about ${h} h ${Math.round((seconds - h * 3600) / 60)} min left`;
 }
 
-/** The files of the running (or last) ingest, each with its stage and a progress bar; cancel or clear. */
+/**
+ * The files of the running (or last) ingest and of those waiting behind it, each with its stage
+ * and a progress bar; how many are done of all of them, and the time left for all; cancel or clear.
+ */
 export function IngestPanel({ rows, running, cancelling, report, error, remaining, onCancel, onClear }: IngestPanelProps) {
   const finished = rows.filter((r) => FINAL_STAGES.includes(r.stage)).length;
   return (
@@ -77,7 +80,14 @@ export function IngestPanel({ rows, running, cancelling, report, error, remainin
           const value = row.total > 0 ? row.done : final && row.stage !== 'failed' ? 1 : 0;
           const max = row.total > 0 ? row.total : 1;
           return (
-            <li key={row.file} className={`ingest-row stage-${row.stage}`} data-testid="ingest-row" data-stage={row.stage} data-file={row.file}>
+            <li
+              key={row.file}
+              className={`ingest-row stage-${row.stage}`}
+              data-testid="ingest-row"
+              data-stage={row.stage}
+              data-file={row.file}
+              data-waiting={row.asked ? 'true' : undefined}
+            >
               <span className="ingest-file" title={row.file}>
                 {baseName(row.file)}
               </span>

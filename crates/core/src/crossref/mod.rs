@@ -150,8 +150,17 @@ pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference>
             introduced = mentions.last().map(|(end, n)| (n.clone(), division_after(&text[*end..])));
         }
         for r in scan(text) {
-            let target =
-                if r.document.is_none() { index.resolve(&Target::of(&r), Some(section)) } else { None };
+            // A filing's notes and items ("See Note 3 to the consolidated financial statements",
+            // "Item 7A") are the sections its outline numbers so; one naming none is no reference.
+            let filing = r.label.starts_with("Note ") || r.label.starts_with("Item ");
+            let target = match (&r.document, filing) {
+                (Some(_), _) => None,
+                (None, true) => filing_section(outline, &r.label),
+                (None, false) => index.resolve(&Target::of(&r), Some(section)),
+            };
+            if filing && target.is_none() {
+                continue;
+            }
             // A heading cites other sections too ("2.2.7 Obligation to inform Regulator of any
             // breach of Rule 2.2", "6.1 Section 92(3) of the FSMR"), but its own label ("Part 4",
             // "§ 2201.") and its own section's name are no references.
@@ -204,6 +213,13 @@ pub fn find_references(doc: &Document, outline: &Outline) -> Vec<CrossReference>
     out
 }
 
+/// The section a filing's label names ("Note 3", "Item 7A"): the one its outline numbers so.
+fn filing_section(outline: &Outline, label: &str) -> Option<usize> {
+    outline.sections.iter().position(|s| {
+        s.number.as_deref().is_some_and(|n| n.trim_end_matches(['.', ':']).trim().eq_ignore_ascii_case(label))
+    })
+}
+
 /// The number of the chapter or part named right after an instrument: ", Chapter 5" → 5.
 fn division_after(rest: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -250,7 +266,7 @@ fn mention_before(text: &str, mentions: &[(usize, String)], at: usize) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{DocumentBuilder, Format};
+    use crate::model::{BlockKind, DocumentBuilder, Format};
     use crate::plaintext;
 
     fn labels(text: &str) -> Vec<String> {
@@ -309,6 +325,44 @@ mod tests {
         );
         assert_eq!(refs[3].document.as_deref(), Some("GEN"));
         assert_eq!(&d.text[refs[1].span.start..refs[1].span.end], "Rule 1.2.1");
+    }
+
+    #[test]
+    fn a_filing_s_notes_and_items_are_links_when_its_outline_numbers_them() {
+        // A 10-K's outline as the PDF converter makes it: Items and Notes numbered by label.
+        let mut b = DocumentBuilder::new(Format::Pdf, "T", b"x");
+        b.push(
+            BlockKind::Heading { level: 1, number: Some("Item 7".into()) },
+            "Item 7. Management's Discussion",
+            None,
+        );
+        b.push(
+            BlockKind::Paragraph,
+            "Revenue grew. See Note 3 to the consolidated financial statements, and Notes 9 and 10.",
+            None,
+        );
+        b.push(
+            BlockKind::Heading { level: 1, number: Some("Item 8".into()) },
+            "Item 8. Financial Statements",
+            None,
+        );
+        b.push(BlockKind::Heading { level: 2, number: Some("Note 3".into()) }, "Note 3 – Revenue", None);
+        b.push(
+            BlockKind::Paragraph,
+            "As Item 7 explains, and as Guidance Notes (viii) and (ix) do not.",
+            None,
+        );
+        b.push(BlockKind::Heading { level: 2, number: Some("Note 9".into()) }, "Note 9 – Leases", None);
+        let d = b.finish();
+        let o = Outline::build(&d);
+        let got: Vec<(String, Option<String>)> =
+            find_references(&d, &o).into_iter().map(|r| (r.label, r.target_section)).collect();
+        let id = |n: &str| o.sections.iter().find(|s| s.number.as_deref() == Some(n)).map(|s| s.id.clone());
+        assert!(got.contains(&("Note 3".to_string(), id("Note 3"))), "{got:?}");
+        assert!(got.contains(&("Note 9".to_string(), id("Note 9"))), "{got:?}");
+        assert!(got.contains(&("Item 7".to_string(), id("Item 7"))), "{got:?}");
+        // Note 10 names no section here: no reference (and no roman-numbered "Notes (viii)").
+        assert!(!got.iter().any(|(l, _)| l == "Note 10" || l.contains("viii")), "{got:?}");
     }
 
     #[test]

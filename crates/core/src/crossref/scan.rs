@@ -30,6 +30,14 @@ fn keyword_re() -> &'static Regex {
     })
 }
 
+fn filing_ref_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?-u:\b)(?P<kw>(?i:notes?|items?))\s+(?P<list>\d{1,3}[A-Z]?(?:(?:\s*(?:,|and|or|to|through|–|-)\s*)\d{1,3}[A-Z]?)*)(?-u:\b)")
+            .expect("valid regex")
+    })
+}
+
 fn code_ref_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -213,6 +221,33 @@ pub fn scan(text: &str) -> Vec<RawRef> {
                 within: within.clone(),
                 document: document.clone(),
                 relative: relative_to_this || number.starts_with('('),
+            });
+        }
+    }
+    // A filing's notes and items: "See Note 3 to the consolidated financial statements", "Items
+    // 7 and 7A", "Notes 9-16". Numbers alone (a roman numeral in brackets after "Notes" is a
+    // rulebook's paragraph, read above).
+    for caps in fast_captures(filing_ref_re(), text) {
+        let (Some(kw), Some(list)) = (caps.name("kw"), caps.name("list")) else { continue };
+        let word = if kw.as_str().to_ascii_lowercase().starts_with("note") { "Note" } else { "Item" };
+        let mut at = list.start();
+        for (k, part) in list.as_str().split_inclusive(|c: char| !c.is_ascii_alphanumeric()).enumerate() {
+            let number = part.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+            let (start, end) = (if k == 0 { kw.start() } else { at }, at + number.len());
+            at += part.len();
+            let numeric = number.chars().next().is_some_and(|c| c.is_ascii_digit());
+            if !numeric || overlaps(&out, start, end) {
+                continue;
+            }
+            out.push(RawRef {
+                start,
+                end,
+                label: format!("{word} {number}"),
+                container: Some(RefContainer::Section),
+                tokens: value_tokens(number),
+                within: Vec::new(),
+                document: None,
+                relative: false,
             });
         }
     }

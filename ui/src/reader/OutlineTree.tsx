@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SectionRow } from '../backend/types';
 import { ChevronIcon } from '../components/Icons';
 import { ancestorOrds, buildOutlineTree, type OutlineNode } from '../state/outline';
+import { sectionName } from '../text/sections';
 
 type Props = {
   sections: SectionRow[];
@@ -73,7 +74,7 @@ export function OutlineTree({ sections, currentId, onOpen }: Props) {
             title={s.heading}
             onClick={() => onOpen(s.section_id)}
           >
-            {s.heading || s.section_id}
+            {sectionName(s)}
           </button>
         </div>
         {hasChildren && isOpen && (

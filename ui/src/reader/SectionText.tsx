@@ -3,7 +3,6 @@ import type { DefinitionHit, LinkMark, SectionView, TermMark } from '../backend/
 import type { Loc } from '../state/history';
 import { useQuery } from '../state/query';
 import type { Headings } from '../state/useHeadings';
-import { sectionLabel } from '../text/sections';
 import { segmentRange } from './segments';
 import { splitTables } from './tables';
 
@@ -239,12 +238,17 @@ function DefinitionPopover({ state, view, define, headings, onEnter, onLeave, on
   const error = lookup.error?.message ?? null;
 
   const best = defs ? bestDefinition(defs, mark, view) : null;
+  const others = defs && best ? defs.filter((d) => d !== best && d.key === best.key) : [];
+  // The documents whose section headings the popover names.
+  const named = best ? [...new Set([best.doc_id, ...others.map((o) => o.doc_id)])].join(',') : '';
   const request = headings?.request;
   useEffect(() => {
-    if (best && request) request([best.doc_id]);
-  }, [best, request]);
-  const name = (docId: number, id: string) => (headings ? headings.heading(docId, id) : sectionLabel(id));
-  const others = defs && best ? defs.filter((d) => d !== best && d.key === best.key) : [];
+    if (named && request) request(named.split(',').map(Number));
+  }, [named, request]);
+  // A section's heading; null until known (its name is then left out, never replaced by its id).
+  const name = (docId: number, id: string) => headings?.heading(docId, id) ?? null;
+  const where = best ? name(best.doc_id, best.section_id) : null;
+  const scope = best?.scope_section ? name(best.doc_id, best.scope_section) : null;
   const width = 360;
   const vw = typeof window !== 'undefined' ? window.innerWidth : 1200;
   const vh = typeof window !== 'undefined' ? window.innerHeight : 800;
@@ -272,8 +276,9 @@ function DefinitionPopover({ state, view, define, headings, onEnter, onLeave, on
         <>
           <p className="popover-text">{best.text}</p>
           <p className="popover-source muted">
-            Defined in {best.document} › {name(best.doc_id, best.section_id)}
-            {best.scope_section ? ` (applies within ${name(best.doc_id, best.scope_section)})` : ''}
+            Defined in {best.document}
+            {where ? ` › ${where}` : ''}
+            {best.scope_section ? ` (applies within ${scope ?? 'a part of it'})` : ''}
           </p>
           <a
             href="#"
@@ -288,7 +293,7 @@ function DefinitionPopover({ state, view, define, headings, onEnter, onLeave, on
           </a>
           {others.length > 0 && (
             <p className="muted popover-others">
-              Also defined in {others.map((o) => `${o.document} ${name(o.doc_id, o.section_id)}`).join(', ')}
+              Also defined in {others.map((o) => [o.document, name(o.doc_id, o.section_id)].filter(Boolean).join(' ')).join(', ')}
             </p>
           )}
         </>

@@ -1,10 +1,12 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Backend } from '../backend';
-import { sectionLabel } from '../text/sections';
+import { sectionName } from '../text/sections';
 
 /**
  * Section headings of other documents, fetched through `outline` on demand, so references and
- * definitions can name a section ("2.1 Principles…") rather than show its id.
+ * definitions can name a section ("2.1 Principles…"). `heading` is null while the document's
+ * outline is being read, or when the section is not in it: callers then leave the section's name
+ * out, never showing its id.
  */
 export function useHeadings(backend: Backend, version: unknown) {
   const [maps, setMaps] = useState<Map<number, Map<string, string>>>(() => new Map());
@@ -24,11 +26,11 @@ export function useHeadings(backend: Backend, version: unknown) {
           (o) =>
             setMaps((prev) => {
               const next = new Map(prev);
-              next.set(id, new Map(o.sections.map((s) => [s.section_id, s.heading])));
+              next.set(id, new Map(o.sections.map((s) => [s.section_id, sectionName(s)])));
               return next;
             }),
           () => {
-            /* keep showing the id */
+            /* the section's name stays out */
           },
         );
       }
@@ -36,7 +38,7 @@ export function useHeadings(backend: Backend, version: unknown) {
     [backend],
   );
 
-  const heading = useCallback((docId: number, sectionId: string) => maps.get(docId)?.get(sectionId) ?? sectionLabel(sectionId), [maps]);
+  const heading = useCallback((docId: number, sectionId: string): string | null => maps.get(docId)?.get(sectionId) ?? null, [maps]);
 
   return { heading, request };
 }

@@ -59,8 +59,8 @@ export function DefinitionsView() {
             >
               <span className="glossary-term">{d.term}</span>
               <span className="glossary-where muted">
-                <span className="doc-label">{d.document}</span> {headings.heading(d.doc_id, d.section_id)} ·{' '}
-                {d.scope_section ? `within ${headings.heading(d.doc_id, d.scope_section)}` : 'whole document'}
+                <span className="doc-label">{d.document}</span> {headings.heading(d.doc_id, d.section_id) ?? ''} ·{' '}
+                {d.scope_section ? `within ${headings.heading(d.doc_id, d.scope_section) ?? 'a part of it'}` : 'whole document'}
               </span>
               <span className="glossary-text">{d.text}</span>
             </button>

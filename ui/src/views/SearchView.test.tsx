@@ -128,6 +128,33 @@ describe('search', () => {
     expect(screen.queryByTestId('section-filter')).toBeNull();
   });
 
+  it('shows the printed number or the heading of a hit’s section, never its id', async () => {
+    const search = vi.fn(async () => [
+      // A filing's note: its number as printed.
+      hit(1, 'revenue', {
+        section_id: 's_11_14_1',
+        section_number: 'Note 12',
+        crumbs: [{ section_id: 's_11_14_1', heading: 'Note 12 — Revenue' }],
+      }),
+      // Guidance with no printed number, filed under its rule: the rule's heading.
+      hit(2, 'revenue', {
+        section_id: 'sec_12_1_3_guidance_1',
+        section_number: null,
+        crumbs: [{ section_id: 'sec_12_1_3', heading: '12.1.3 Reporting' }],
+      }),
+    ]);
+    renderApp(stubBackend({ search }), { debounceMs: 5 });
+    const [note, guidance] = await searchFor('revenue');
+    expect(within(note).getByTestId('hit-title')).toHaveTextContent('Note 12 — Revenue');
+    expect(within(note).getByTestId('hit-number')).toHaveTextContent('Note 12');
+    expect(within(guidance).getByTestId('hit-title')).toHaveTextContent('12.1.3 Reporting');
+    expect(within(guidance).queryByTestId('hit-number')).toBeNull();
+    const shown = screen.getByRole('listbox', { name: 'Results' }).textContent ?? '';
+    expect(shown).not.toMatch(/\b(?:sec|s|part|item)_[0-9a-z_]+\b/);
+    // The ids stay where the app needs them.
+    expect(note).toHaveAttribute('data-section-id', 's_11_14_1');
+  });
+
   it('renders each hit: breadcrumb, badge, source and pages, marked snippet, channels', async () => {
     const search = vi.fn(async () => [
       hit(3, '', {
@@ -139,7 +166,7 @@ describe('search', () => {
     renderApp(stubBackend({ search }), { debounceMs: 5 });
     const [card] = await searchFor('records');
     expect(within(card).getByTestId('hit-title')).toHaveTextContent('3 Heading 3');
-    expect(within(card).getByTestId('hit-section-id')).toHaveTextContent('3');
+    expect(within(card).getByTestId('hit-number')).toHaveTextContent('3');
     expect(card).toHaveAttribute('data-chunk-id', '3');
     expect(card).toHaveAttribute('data-section-id', 'sec_3');
     expect(within(card).getByTestId('chunk-type-badge')).toHaveTextContent('requirement');

@@ -9,7 +9,6 @@ import { useNav } from '../state/nav';
 import { useQuery } from '../state/query';
 import { useSearch, type SearchFilters, type SectionScope } from '../state/useSearch';
 import { formatPages } from '../text/format';
-import { sectionLabel } from '../text/sections';
 
 export type SearchViewProps = {
   /** Changes whenever the search box should take focus (`/`, Ctrl+K). */
@@ -247,8 +246,10 @@ function HitCard({ hit, index, selected, copied, onSelect, onOpen, onCrumb, onSc
     ['keyword', hit.keyword],
     ['exact', hit.exact],
   ];
+  // The section as printed: its heading (the last crumb), its number beside the document; the
+  // section's id stays in data attributes (`data-section-id`), never on screen.
   const last = hit.crumbs[hit.crumbs.length - 1];
-  const heading = last && last.section_id === hit.section_id ? last.heading : sectionLabel(hit.section_id);
+  const heading = last?.heading || hit.section_number || hit.document;
   return (
     <li
       id={`hit-${hit.chunk_id}`}
@@ -296,9 +297,11 @@ function HitCard({ hit, index, selected, copied, onSelect, onOpen, onCrumb, onSc
         {heading}
       </button>
       <div className="hit-source">
-        <span className="hit-section-id" data-testid="hit-section-id" title="Section id">
-          {sectionLabel(hit.section_id)}
-        </span>
+        {hit.section_number && (
+          <span className="hit-number" data-testid="hit-number" title="Section number as printed">
+            {hit.section_number}
+          </span>
+        )}
         <span className="doc-label">{hit.label}</span> {hit.document}
         {pages && <span className="pages"> · {pages}</span>}
       </div>

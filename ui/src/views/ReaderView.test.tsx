@@ -207,6 +207,55 @@ describe('reader', () => {
     await expectSection('sec_2_1_1');
   });
 
+  it('lists each outgoing reference under the part it is written in, the subsections’ included', async () => {
+    const { user } = setup();
+    await openVia(user, '2.1', 'sec_2_1');
+    // 2.1 has no reference of its own; its subsections have.
+    const groups = await screen.findAllByTestId('reference-group');
+    expect(groups.map((g) => [g.dataset.fromSection, within(g).getByTestId('reference-group-name').textContent])).toEqual([
+      ['sec_2_1_2', 'In 2.1.2 Principle 2 – Due skill, care and diligence'],
+      ['sec_2_1_3', 'In 2.1.3 Principle 3 – Management, systems and controls'],
+      ['sec_2_1_4', 'In 2.1.4 Guidance on Principle 3'],
+    ]);
+    expect(within(groups[1]).getByTestId('reference-unresolved')).toHaveTextContent('COBS, Rule 6.1.1: not in your library');
+    expect(screen.queryByText(/refers to nothing/)).toBeNull();
+
+    await user.click(within(groups[0]).getByTestId('reference'));
+    await expectSection('sec_2_1_3');
+    const own = await screen.findAllByTestId('reference-group');
+    expect(own.map((g) => g.textContent)).toEqual(['In this sectionCOBS, Rule 6.1.1: not in your library']);
+  });
+
+  it('shows no internal id in the heading line: the heading, and the printed number where the heading lacks it', async () => {
+    const { user } = renderApp(stubBackend(), { view: 'reader' });
+    await user.click(await screen.findByRole('button', { name: /GEN General Rulebook/ }));
+    await expectSection('s_1');
+    const line = () => `${screen.getByTestId('reader-heading').textContent} ${screen.getByTestId('reader-meta').textContent}`;
+    expect(line()).toBe('General Rulebook GEN General Rulebook · p. 1');
+    await user.click(screen.getAllByTestId('outline-item').find((i) => i.dataset.sectionId === 'sec_2')!);
+    await expectSection('sec_2');
+    expect(line()).toBe('2 Core Principles GEN General Rulebook · pp. 2–5');
+    expect(line()).not.toMatch(/\b(?:sec|s|part|item)_[0-9a-z_]+\b/);
+  });
+
+  it('names a definition’s section by its heading, and leaves it out rather than show its id', async () => {
+    const base = stubBackend();
+    // The glossary's outline cannot be read: its headings are unknown.
+    const outline = vi.fn(async (doc: string) => {
+      if (doc === '2') throw { code: 'storage', message: 'busy' };
+      return base.outline(doc);
+    });
+    const { user } = setup({ outline });
+    await openVia(user, '2.1.1', 'sec_2_1_1');
+    const term = screen.getAllByTestId('term').find((t) => t.dataset.key === 'authorised_person')!;
+    act(() => term.focus());
+    const popover = await screen.findByTestId('definition-popover');
+    await waitFor(() => expect(popover).toHaveTextContent('“Authorised Person” means'));
+    await waitFor(() => expect(outline).toHaveBeenCalledWith('2'));
+    expect(popover.querySelector('.popover-source')?.textContent).toBe('Defined in GLO');
+    expect(popover).not.toHaveTextContent('s_1_1_2');
+  });
+
   it('opens the original PDF page with highlights and pages through it', async () => {
     const pageImage = vi.fn(stubBackend().pageImage);
     const { user } = setup({ pageImage });

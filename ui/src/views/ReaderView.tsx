@@ -11,7 +11,7 @@ import { useNav } from '../state/nav';
 import { useQuery } from '../state/query';
 import { useHeadings } from '../state/useHeadings';
 import { formatPages } from '../text/format';
-import { sectionLabel } from '../text/sections';
+import { sectionName } from '../text/sections';
 
 export type ReaderViewProps = {
   loc: Loc | null;
@@ -114,6 +114,10 @@ export function ReaderView({ loc, canBack, canForward, onBack, onForward }: Read
     return (id: number) => m.get(id) ?? `#${id}`;
   }, [docs]);
 
+  // The parts of the shown document by id, to say where each of its references is written.
+  const partNames = useMemo(() => new Map((outlineData?.sections ?? []).map((s) => [s.section_id, sectionName(s)])), [outlineData]);
+  const partName = useCallback((id: string) => partNames.get(id) ?? null, [partNames]);
+
   const headings = useHeadings(backend, version);
   const sectionHeading = headings.heading;
   useEffect(() => {
@@ -140,6 +144,7 @@ export function ReaderView({ loc, canBack, canForward, onBack, onForward }: Read
   }
 
   const currentId = view?.section.section_id ?? sectionId;
+  const number = view?.section.number?.trim() || null;
   const open = (l: Loc) => nav.open(l);
 
   return (
@@ -209,12 +214,13 @@ export function ReaderView({ loc, canBack, canForward, onBack, onForward }: Read
         {view && (
           <article className={`reader-article${loading ? ' stale' : ''}`} aria-busy={loading}>
             <h1 className="reader-heading" data-testid="reader-heading" data-section-id={view.section.section_id}>
-              {view.section.heading}
+              {sectionName(view.section)}
             </h1>
-            <p className="reader-meta muted">
+            <p className="reader-meta muted" data-testid="reader-meta">
               <span className="doc-label">{view.label}</span> {view.document}
               {view.pages && <> · {formatPages(view.pages)}</>}
-              <> · {sectionLabel(view.section.section_id)}</>
+              {/* The number as printed, where the heading does not already start with it. */}
+              {number && !sectionName(view.section).startsWith(number) && <> · {number}</>}
             </p>
             {view.text.trim() ? (
               <SectionText view={view} define={define} onOpen={open} headings={headings} />
@@ -223,7 +229,14 @@ export function ReaderView({ loc, canBack, canForward, onBack, onForward }: Read
                 This section has no text of its own; see its subsections in the outline.
               </div>
             )}
-            <RefsPanel backlinks={backlinks} docLabel={docLabel} sectionHeading={sectionHeading} onOpen={open} />
+            <RefsPanel
+              backlinks={backlinks}
+              shownSection={view.section.section_id}
+              partName={partName}
+              docLabel={docLabel}
+              sectionHeading={sectionHeading}
+              onOpen={open}
+            />
           </article>
         )}
         {!view && loading && <p className="muted">Loading…</p>}
@@ -238,10 +251,25 @@ export function ReaderView({ loc, canBack, canForward, onBack, onForward }: Read
 
 type RefsPanelProps = {
   backlinks: Backlinks | null;
+  /** The section shown: its own references are "in this section". */
+  shownSection: string;
+  /** The heading of a part of the shown document (null: not in its outline). */
+  partName(id: string): string | null;
   docLabel(id: number): string;
-  sectionHeading(docId: number, id: string): string;
+  sectionHeading(docId: number, id: string): string | null;
   onOpen(loc: Loc): void;
 };
+
+/** References grouped by the part of the shown text they are written in, in the order they come. */
+export function byPart(refs: RefRow[]): { from: string; refs: RefRow[] }[] {
+  const groups: { from: string; refs: RefRow[] }[] = [];
+  for (const r of refs) {
+    const g = groups.find((x) => x.from === r.from_section);
+    if (g) g.refs.push(r);
+    else groups.push({ from: r.from_section, refs: [r] });
+  }
+  return groups;
+}
 
 /** Where an outgoing reference leads, or null when not in the library. */
 export function refTarget(r: RefRow): Loc | null {
@@ -251,9 +279,12 @@ export function refTarget(r: RefRow): Loc | null {
   return null;
 }
 
-function RefsPanel({ backlinks, docLabel, sectionHeading, onOpen }: RefsPanelProps) {
+function RefsPanel({ backlinks, shownSection, partName, docLabel, sectionHeading, onOpen }: RefsPanelProps) {
   if (!backlinks) return null;
   const { incoming, outgoing } = backlinks;
+  // What the Reader shows with a section (its subsections, its guidance) refers from it too: each
+  // reference under the part it is written in.
+  const where = (from: string) => (from === shownSection ? 'In this section' : `In ${partName(from) ?? 'a part shown with it'}`);
   return (
     <section className="refs-panel" aria-label="References">
       <div className="refs-column">
@@ -271,7 +302,7 @@ function RefsPanel({ backlinks, docLabel, sectionHeading, onOpen }: RefsPanelPro
                   data-section-id={r.from_section}
                   onClick={() => onOpen({ doc: String(r.doc_id), sectionId: r.from_section })}
                 >
-                  <span className="doc-label">{docLabel(r.doc_id)}</span> {sectionHeading(r.doc_id, r.from_section)}
+                  <span className="doc-label">{docLabel(r.doc_id)}</span> {sectionHeading(r.doc_id, r.from_section) ?? ''}
                 </button>
                 <span className="muted ref-quote"> “{r.text}”</span>
               </li>
@@ -282,25 +313,34 @@ function RefsPanel({ backlinks, docLabel, sectionHeading, onOpen }: RefsPanelPro
       <div className="refs-column">
         <h2>References {outgoing.length > 0 && <span className="count">{outgoing.length}</span>}</h2>
         {outgoing.length === 0 ? (
-          <p className="muted">This section refers to nothing.</p>
+          <p className="muted">Nothing in this section or its parts refers elsewhere.</p>
         ) : (
           <ul>
-            {outgoing.map((r, i) => {
-              const target = refTarget(r);
-              return (
-                <li key={i}>
-                  {target ? (
-                    <button type="button" className="link-button ref-link" data-testid="reference" data-target-section={target.sectionId ?? ''} onClick={() => onOpen(target)}>
-                      {r.document ? `${r.document} ${r.label}` : r.label || r.text}
-                    </button>
-                  ) : (
-                    <span className="xref unresolved" data-testid="reference-unresolved" title={unresolvedNote(r)}>
-                      {unresolvedNote(r)}
-                    </span>
-                  )}
-                </li>
-              );
-            })}
+            {byPart(outgoing).map((g) => (
+              <li key={g.from} className="refs-part" data-testid="reference-group" data-from-section={g.from}>
+                <h3 className="refs-part-name" data-testid="reference-group-name">
+                  {where(g.from)}
+                </h3>
+                <ul>
+                  {g.refs.map((r, i) => {
+                    const target = refTarget(r);
+                    return (
+                      <li key={i}>
+                        {target ? (
+                          <button type="button" className="link-button ref-link" data-testid="reference" data-target-section={target.sectionId ?? ''} onClick={() => onOpen(target)}>
+                            {r.document ? `${r.document} ${r.label}` : r.label || r.text}
+                          </button>
+                        ) : (
+                          <span className="xref unresolved" data-testid="reference-unresolved" title={unresolvedNote(r)}>
+                            {unresolvedNote(r)}
+                          </span>
+                        )}
+                      </li>
+                    );
+                  })}
+                </ul>
+              </li>
+            ))}
           </ul>
         )}
       </div>

@@ -236,6 +236,62 @@ describe('library', () => {
     await waitFor(() => expect(screen.getAllByTestId('doc-row').map((r) => r.dataset.label)).toEqual(['GEN']));
   });
 
+  it('renames a document in place (Enter saves, Escape cancels), marks the title as the user’s, and resets it', async () => {
+    const renameDocument = vi.fn(stubBackend().renameDocument);
+    const base = stubBackend();
+    const backend = Object.assign(base, { renameDocument: renameDocument.bind(base) });
+    const { user } = renderApp(backend, { view: 'library' });
+    const genRow = () => screen.getAllByTestId('doc-row').find((r) => r.dataset.label === 'GEN')!;
+    await screen.findAllByTestId('doc-row');
+    expect(within(genRow()).queryByTestId('renamed-hint')).toBeNull();
+    expect(within(genRow()).queryByTestId('reset-title')).toBeNull();
+
+    // Escape leaves it as it was.
+    await user.click(within(genRow()).getByTestId('rename'));
+    const input = within(genRow()).getByTestId('rename-input');
+    expect(input).toHaveValue('General Rulebook');
+    expect(input).toHaveFocus();
+    await user.type(input, ' (draft){Escape}');
+    expect(within(genRow()).queryByTestId('rename-input')).toBeNull();
+    expect(within(genRow()).getByTestId('doc-title')).toHaveTextContent('General Rulebook');
+    expect(renameDocument).not.toHaveBeenCalled();
+
+    await user.click(within(genRow()).getByTestId('rename'));
+    await user.clear(within(genRow()).getByTestId('rename-input'));
+    await user.type(within(genRow()).getByTestId('rename-input'), 'ADGM General Rules{Enter}');
+    expect(renameDocument).toHaveBeenCalledWith('1', 'ADGM General Rules');
+    await waitFor(() => expect(within(genRow()).getByTestId('doc-title')).toHaveTextContent('ADGM General Rules'));
+    expect(within(genRow()).getByTestId('renamed-hint')).toHaveTextContent('renamed');
+    // The library itself holds the new title (search, citations and the reader read it there).
+    expect((await backend.libraryDocuments())[0].document).toMatchObject({ title: 'ADGM General Rules', renamed: true });
+
+    await user.click(within(genRow()).getByTestId('reset-title'));
+    expect(renameDocument).toHaveBeenLastCalledWith('1', null);
+    await waitFor(() => expect(within(genRow()).getByTestId('doc-title')).toHaveTextContent('General Rulebook'));
+    expect(within(genRow()).queryByTestId('renamed-hint')).toBeNull();
+    expect(within(genRow()).queryByTestId('reset-title')).toBeNull();
+  });
+
+  it('turns renaming off while the library is read-only, and shows a failed rename’s message', async () => {
+    const { user } = renderApp(
+      stubBackend({
+        renameDocument: async () => {
+          throw { code: 'storage', message: 'The catalog is busy.' };
+        },
+      }),
+      { view: 'library' },
+    );
+    const gen = (await screen.findAllByTestId('doc-row'))[0];
+    await user.click(within(gen).getByTestId('rename'));
+    await user.type(within(gen).getByTestId('rename-input'), ' 2{Enter}');
+    expect(await screen.findByRole('alert')).toHaveTextContent('The catalog is busy.');
+    expect(within(gen).getByTestId('doc-title')).toHaveTextContent('General Rulebook');
+
+    const readOnly = new FakeBackend({ delayMs: 1, writable: false });
+    renderApp(readOnly, { view: 'library' });
+    await waitFor(() => expect(screen.getAllByTestId('rename').at(-1)).toBeDisabled());
+  });
+
   it('re-indexes a document with progress, and shows a failed removal’s message', async () => {
     const reindexDocument = vi.fn(stubBackend({}, { delayMs: 1 }).reindexDocument);
     const { user } = renderApp(

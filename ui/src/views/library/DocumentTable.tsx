@@ -1,7 +1,7 @@
-import { useState } from 'react';
+import { useEffect, useState, type KeyboardEvent } from 'react';
 import { useBackend } from '../../backend';
 import { toBackendError } from '../../backend/errors';
-import type { BackendError, DocumentSummary } from '../../backend/types';
+import type { BackendError, DocumentRow, DocumentSummary } from '../../backend/types';
 import { useIngest } from '../../state/ingest';
 import { useNav } from '../../state/nav';
 import { baseName, formatBytes } from '../../text/format';
@@ -16,7 +16,8 @@ type Props = {
 
 /**
  * The library's documents with their figures (pages, sections, chunks, definitions, references);
- * a title opens the document in the reader; each row re-indexes, or removes after confirmation.
+ * a title opens the document in the reader; each row is renamed in place (a title the user gave is
+ * marked, and can be reset to the file's own), re-indexes, or removes after confirmation.
  */
 export function DocumentTable({ docs, readOnlyReason, onError }: Props) {
   const backend = useBackend();
@@ -25,8 +26,39 @@ export function DocumentTable({ docs, readOnlyReason, onError }: Props) {
   const readOnly = readOnlyReason !== undefined;
   /** The document whose removal is being confirmed. */
   const [confirming, setConfirming] = useState<number | null>(null);
-  /** The document being removed. */
+  /** The document being removed or renamed. */
   const [busy, setBusy] = useState<number | null>(null);
+  /** The document whose title is being edited, and the title typed so far. */
+  const [editing, setEditing] = useState<{ id: number; title: string } | null>(null);
+  /** Documents as a rename answered them, shown until the list is read again. */
+  const [renamed, setRenamed] = useState<Map<number, DocumentRow>>(() => new Map());
+  useEffect(() => setRenamed(new Map()), [docs]);
+
+  /** Saves a title (null: the file's own); the whole app reads the library again, titles being in citations. */
+  const rename = async (id: number, title: string | null) => {
+    setEditing(null);
+    setBusy(id);
+    try {
+      const row = await backend.renameDocument(String(id), title?.trim() ? title.trim() : null);
+      setRenamed((m) => new Map(m).set(id, row));
+      nav.libraryChanged();
+    } catch (e) {
+      onError(toBackendError(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+  const onTitleKey = (e: KeyboardEvent<HTMLInputElement>, id: number) => {
+    if (e.key === 'Enter' && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      void rename(id, e.currentTarget.value);
+    } else if (e.key === 'Escape') {
+      // Escape leaves the title as it was (and goes no further: no dialog or view closes).
+      e.preventDefault();
+      e.stopPropagation();
+      setEditing(null);
+    }
+  };
 
   const remove = async (doc: DocumentSummary) => {
     setConfirming(null);
@@ -72,13 +104,40 @@ export function DocumentTable({ docs, readOnlyReason, onError }: Props) {
         </thead>
         <tbody>
           {docs.map((d) => {
-            const row = d.document;
+            const row = renamed.get(d.document.id) ?? d.document;
+            const edit = editing?.id === row.id ? editing : null;
             return (
-              <tr key={row.id} data-testid="doc-row" data-label={row.label} data-doc-id={row.id}>
+              <tr key={row.id} data-testid="doc-row" data-label={row.label} data-doc-id={row.id} data-renamed={row.renamed ? 'true' : undefined}>
                 <td>
-                  <button type="button" className="link-button doc-title" title={`${row.path} · ${formatBytes(row.size)}`} onClick={() => nav.open({ doc: String(row.id), sectionId: null })}>
-                    {row.title || baseName(row.path)}
-                  </button>
+                  {edit ? (
+                    <input
+                      type="text"
+                      className="doc-title-input"
+                      data-testid="rename-input"
+                      aria-label={`New title for ${row.label} (Enter saves, Escape cancels; empty: the file's own title)`}
+                      value={edit.title}
+                      autoFocus
+                      spellCheck={false}
+                      onChange={(e) => setEditing({ id: row.id, title: e.target.value })}
+                      onKeyDown={(e) => onTitleKey(e, row.id)}
+                      onBlur={() => setEditing(null)}
+                    />
+                  ) : (
+                    <button
+                      type="button"
+                      className="link-button doc-title"
+                      data-testid="doc-title"
+                      title={`${row.path} · ${formatBytes(row.size)}`}
+                      onClick={() => nav.open({ doc: String(row.id), sectionId: null })}
+                    >
+                      {row.title || baseName(row.path)}
+                    </button>
+                  )}
+                  {row.renamed && !edit && (
+                    <span className="renamed-hint muted" data-testid="renamed-hint" title="You named this document; Reset title gives it back the title its file gives.">
+                      renamed
+                    </span>
+                  )}
                   {d.error && <div className="error-text">{d.error.message}</div>}
                 </td>
                 <td>
@@ -106,6 +165,28 @@ export function DocumentTable({ docs, readOnlyReason, onError }: Props) {
                     </span>
                   ) : (
                     <>
+                      <button
+                        type="button"
+                        className="button small"
+                        data-testid="rename"
+                        disabled={busy === row.id || readOnly}
+                        title={readOnlyReason ?? 'Name this document as you cite it'}
+                        onClick={() => setEditing({ id: row.id, title: row.title })}
+                      >
+                        Rename
+                      </button>
+                      {row.renamed && (
+                        <button
+                          type="button"
+                          className="button small"
+                          data-testid="reset-title"
+                          disabled={busy === row.id || readOnly}
+                          title={readOnlyReason ?? 'Give it back the title its file gives'}
+                          onClick={() => void rename(row.id, null)}
+                        >
+                          Reset title
+                        </button>
+                      )}
                       <button
                         type="button"
                         className="button small"

@@ -15,8 +15,9 @@ import { WatchedFolders } from './library/WatchedFolders';
 import { Welcome } from './library/Welcome';
 
 /**
- * The Library: adding documents (dialogs, a typed path, drops), the running ingest, watched
- * folders, what the library cites but lacks, and its documents, or a welcome while it is empty.
+ * The Library: adding documents (dialogs, a typed path, drops), watched folders, the running
+ * ingest, its documents (or a welcome while it is empty), and below them what the library cites
+ * but lacks.
  */
 export function LibraryView() {
   const backend = useBackend();
@@ -94,7 +95,6 @@ export function LibraryView() {
       <ErrorNote error={error} onDismiss={() => setError(null)} />
 
       <WatchedFolders disabledReason={readOnlyReason} />
-      <MissingDocuments />
 
       {(state.rows.length > 0 || state.running || state.error) && (
         <IngestPanel
@@ -114,6 +114,8 @@ export function LibraryView() {
       ) : (
         <DocumentTable docs={docs ?? []} readOnlyReason={readOnlyReason} onError={setError} />
       )}
+      {/* Below the documents: a hint must not push them out of view. */}
+      <MissingDocuments />
       <p className="muted drop-footnote">Drag files or folders anywhere onto the window to add them.</p>
     </div>
   );

@@ -14,8 +14,15 @@ describe('settings', () => {
     const model = await screen.findByTestId('setting-model');
     expect(model).toHaveValue('minilm');
     await user.selectOptions(model, 'fast');
+    // The ranking's settings are for experts: folded under Advanced until asked for.
+    const advanced = screen.getByTestId('settings-advanced');
+    expect(advanced).not.toHaveAttribute('open');
+    expect(screen.getByTestId('setting-fusion')).not.toBeVisible();
+    await user.click(screen.getByTestId('settings-advanced-toggle'));
+    expect(advanced).toHaveAttribute('open');
     // Fusion by score has no k; choosing RRF shows it and takes RRF's own default weights.
     const fusion = screen.getByTestId('setting-fusion');
+    expect(fusion).toBeVisible();
     expect(fusion).toHaveValue('scores');
     expect(screen.queryByTestId('setting-rrf-k')).toBeNull();
     expect(screen.getByTestId('setting-weight-dense')).toHaveValue(0.75);
@@ -83,8 +90,45 @@ describe('settings', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('RRF k must be a positive number.');
   });
 
+  it('says in one plain line what each advanced setting changes', async () => {
+    const { user } = renderApp(stubBackend(), { view: 'settings' });
+    await user.click(await screen.findByTestId('settings-advanced-toggle'));
+    await user.selectOptions(screen.getByTestId('setting-fusion'), 'rrf');
+    for (const id of ['setting-fusion', 'setting-rrf-k', 'setting-weight-dense', 'setting-weight-keyword', 'setting-weight-exact']) {
+      const hint = screen.getByTestId(id).closest('label')!.querySelector('.field-hint');
+      expect(hint?.textContent, id).toMatch(/^[A-Z].{20,}\.$/);
+    }
+  });
+
+  it('shows a provider’s key and model fields only while that provider writes the context', async () => {
+    const { user } = renderApp(stubBackend(), { view: 'settings' });
+    const select = await screen.findByTestId('setting-context-provider');
+    // Structural (offline), the default: no key, no provider fields.
+    expect(select).toHaveValue('structural');
+    expect(screen.queryByTestId('key-anthropic')).toBeNull();
+    expect(screen.queryByTestId('key-openai')).toBeNull();
+    expect(screen.queryByTestId('setting-anthropic-model')).toBeNull();
+    expect(screen.getByTestId('context-provider-hint')).toHaveTextContent('no key needed');
+    await user.selectOptions(select, 'none');
+    expect(screen.queryByTestId('key-anthropic')).toBeNull();
+    expect(screen.queryByTestId('key-openai')).toBeNull();
+
+    await user.selectOptions(select, 'anthropic');
+    expect(await screen.findByTestId('key-anthropic')).toBeInTheDocument();
+    expect(screen.queryByTestId('key-openai')).toBeNull();
+    expect(screen.getByTestId('setting-anthropic-model')).toHaveValue('claude-haiku-4-5');
+    expect(screen.queryByTestId('setting-openai-base-url')).toBeNull();
+
+    await user.selectOptions(select, 'openai');
+    expect(await screen.findByTestId('key-openai')).toBeInTheDocument();
+    expect(screen.queryByTestId('key-anthropic')).toBeNull();
+    expect(screen.getByTestId('setting-openai-base-url')).toHaveValue('http://localhost:11434/v1');
+    expect(screen.queryByTestId('setting-anthropic-model')).toBeNull();
+  });
+
   it('stores API keys in the keychain and shows only their status', async () => {
     const { user } = renderApp(stubBackend(), { view: 'settings' });
+    await user.selectOptions(await screen.findByTestId('setting-context-provider'), 'anthropic');
     const status = await screen.findByTestId('key-status-anthropic');
     await waitFor(() => expect(status).toHaveTextContent('not set'));
     const input = screen.getByTestId('key-input-anthropic');
@@ -103,11 +147,13 @@ describe('settings', () => {
   it('says which keychain holds the key, e.g. a session-only kernel keyring', async () => {
     const keychain = 'Linux kernel keyring (no Secret Service running: the key lasts until logout)';
     const keyStatus = async (provider: string): Promise<KeyStatus> => ({ provider, set: provider === 'anthropic', source: provider === 'anthropic' ? 'keychain' : 'none', keychain_available: true, keychain });
-    renderApp(stubBackend({ keyStatus }), { view: 'settings' });
+    const { user } = renderApp(stubBackend({ keyStatus }), { view: 'settings' });
+    await user.selectOptions(await screen.findByTestId('setting-context-provider'), 'anthropic');
     await waitFor(() => expect(screen.getByTestId('key-status-anthropic')).toHaveTextContent('set (keychain)'));
     expect(screen.getByTestId('key-keychain-anthropic')).toHaveTextContent(`Keychain: ${keychain}`);
-    expect(screen.getByTestId('key-keychain-openai')).toHaveTextContent(`Keychain: ${keychain}`);
     expect(screen.getByTestId('key-keychain-anthropic')).not.toHaveTextContent('No system keychain');
+    await user.selectOptions(screen.getByTestId('setting-context-provider'), 'openai');
+    await waitFor(() => expect(screen.getByTestId('key-keychain-openai')).toHaveTextContent(`Keychain: ${keychain}`));
     expect(screen.getByTestId('key-input-openai')).toBeEnabled();
   });
 
@@ -116,11 +162,13 @@ describe('settings', () => {
       provider === 'openai'
         ? { provider, set: true, source: 'environment', keychain_available: false, keychain: NO_KEYCHAIN }
         : { provider, set: false, source: 'none', keychain_available: false, keychain: NO_KEYCHAIN };
-    renderApp(stubBackend({ keyStatus }), { view: 'settings' });
+    const { user } = renderApp(stubBackend({ keyStatus }), { view: 'settings' });
+    await user.selectOptions(await screen.findByTestId('setting-context-provider'), 'openai');
     await waitFor(() => expect(screen.getByTestId('key-status-openai')).toHaveTextContent('set (environment)'));
     expect(screen.getByTestId('key-remove-openai')).toBeDisabled();
     expect(screen.getByTestId('key-openai')).toHaveTextContent('No system keychain; using the environment variable (OPENAI_API_KEY)');
     expect(screen.getByTestId('key-keychain-openai')).toHaveTextContent(`Keychain: ${NO_KEYCHAIN}`);
-    expect(screen.getByTestId('key-input-anthropic')).toBeDisabled();
+    await user.selectOptions(screen.getByTestId('setting-context-provider'), 'anthropic');
+    await waitFor(() => expect(screen.getByTestId('key-input-anthropic')).toBeDisabled());
   });
 });

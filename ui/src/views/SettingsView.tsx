@@ -12,7 +12,7 @@ import {
   isEmbeddingModel,
   isFusionMethod,
 } from '../backend/providers';
-import type { BackendError, KeyStatus, Settings, SettingsChange } from '../backend/types';
+import type { BackendError, ContextProvider, KeyStatus, Settings, SettingsChange } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { useIngest } from '../state/ingest';
 import { useNav } from '../state/nav';
@@ -22,6 +22,21 @@ const PROVIDERS: { id: string; name: string; env: string }[] = [
   { id: 'anthropic', name: 'Anthropic', env: 'ANTHROPIC_API_KEY' },
   { id: 'openai', name: 'OpenAI-compatible', env: 'OPENAI_API_KEY' },
 ];
+
+/** What each weight changes, in plain words. */
+const WEIGHT_HINTS: Record<keyof Settings['weights'], string> = {
+  dense: 'How much a passage that means the same, in other words, counts.',
+  keyword: 'How much a passage with the same words counts.',
+  exact: 'How much an exact rule number or defined term counts.',
+};
+
+/** What each context provider does when documents are added, in plain words. */
+const CONTEXT_PROVIDER_HINTS: Record<ContextProvider, string> = {
+  none: 'Passages are searched as they are, without a note of where they stand.',
+  structural: 'Each passage is noted with the headings it stands under; offline, no key needed.',
+  anthropic: "Anthropic's model writes a note on where each passage stands; needs an API key, and costs per document.",
+  openai: 'A model behind an OpenAI-compatible server (a local one, say) writes a note on where each passage stands.',
+};
 
 export function keyStatusText(s: KeyStatus): string {
   if (s.set && s.source === 'keychain') return 'set (keychain)';
@@ -86,6 +101,8 @@ export function SettingsView() {
     }
   };
 
+  const keyProvider = PROVIDERS.find((p) => p.id === settings?.context_provider) ?? null;
+
   return (
     <div className="view settings-view">
       <header className="view-head">
@@ -111,39 +128,6 @@ export function SettingsView() {
                 <option value="fast">Fast static model (smaller, quicker)</option>
               </select>
             </label>
-            <label className="field">
-              <span>Fusion of the channels</span>
-              <select
-                data-testid="setting-fusion"
-                value={settings.fusion}
-                onChange={(e) => {
-                  const v = e.target.value;
-                  // Each fusion has its own scale of weights: switching takes its defaults.
-                  if (isFusionMethod(v)) edit((s) => ({ ...s, fusion: v, weights: { ...FUSION_DEFAULT_WEIGHTS[v] } }));
-                  setChange(null);
-                }}
-              >
-                {(Object.keys(FUSION_LABELS) as (keyof typeof FUSION_LABELS)[]).map((m) => (
-                  <option key={m} value={m}>
-                    {FUSION_LABELS[m]}
-                  </option>
-                ))}
-              </select>
-            </label>
-            {settings.fusion === 'rrf' && (
-              <label className="field">
-                <span>RRF k</span>
-                <input type="number" min={1} step={1} data-testid="setting-rrf-k" value={settings.rrf_k} onChange={(e) => update('rrf_k', Number(e.target.value))} />
-              </label>
-            )}
-            <div className="field-row">
-              {(['dense', 'keyword', 'exact'] as const).map((w) => (
-                <label className="field" key={w}>
-                  <span>{w[0].toUpperCase() + w.slice(1)} weight</span>
-                  <input type="number" min={0} step={0.05} data-testid={`setting-weight-${w}`} value={settings.weights[w]} onChange={(e) => weight(w, Number(e.target.value))} />
-                </label>
-              ))}
-            </div>
           </fieldset>
           <fieldset>
             <legend>Documents</legend>
@@ -171,18 +155,28 @@ export function SettingsView() {
                 ))}
               </select>
             </label>
-            <label className="field">
-              <span>Anthropic model</span>
-              <input type="text" value={settings.anthropic_model} onChange={(e) => update('anthropic_model', e.target.value)} />
-            </label>
-            <label className="field">
-              <span>OpenAI-compatible base URL</span>
-              <input type="url" value={settings.openai_base_url} onChange={(e) => update('openai_base_url', e.target.value)} />
-            </label>
-            <label className="field">
-              <span>OpenAI-compatible model</span>
-              <input type="text" value={settings.openai_model} onChange={(e) => update('openai_model', e.target.value)} />
-            </label>
+            <small className="field-hint" data-testid="context-provider-hint">
+              {CONTEXT_PROVIDER_HINTS[settings.context_provider]}
+            </small>
+            {/* Each provider's own fields, shown only while it writes the context. */}
+            {settings.context_provider === 'anthropic' && (
+              <label className="field">
+                <span>Anthropic model</span>
+                <input type="text" data-testid="setting-anthropic-model" value={settings.anthropic_model} onChange={(e) => update('anthropic_model', e.target.value)} />
+              </label>
+            )}
+            {settings.context_provider === 'openai' && (
+              <>
+                <label className="field">
+                  <span>OpenAI-compatible base URL</span>
+                  <input type="url" data-testid="setting-openai-base-url" value={settings.openai_base_url} onChange={(e) => update('openai_base_url', e.target.value)} />
+                </label>
+                <label className="field">
+                  <span>OpenAI-compatible model</span>
+                  <input type="text" data-testid="setting-openai-model" value={settings.openai_model} onChange={(e) => update('openai_model', e.target.value)} />
+                </label>
+              </>
+            )}
           </fieldset>
           <fieldset>
             <legend>Storage</legend>
@@ -191,6 +185,46 @@ export function SettingsView() {
               <input type="text" data-testid="setting-library-dir" value={settings.library_dir} onChange={(e) => update('library_dir', e.target.value)} />
             </label>
           </fieldset>
+          <details className="settings-advanced" data-testid="settings-advanced">
+            <summary data-testid="settings-advanced-toggle">Advanced</summary>
+            <p className="muted">How search ranks what it finds. The defaults suit most libraries; change them to tune the ranking.</p>
+            <label className="field">
+              <span>Fusion of the channels</span>
+              <select
+                data-testid="setting-fusion"
+                value={settings.fusion}
+                onChange={(e) => {
+                  const v = e.target.value;
+                  // Each fusion has its own scale of weights: switching takes its defaults.
+                  if (isFusionMethod(v)) edit((s) => ({ ...s, fusion: v, weights: { ...FUSION_DEFAULT_WEIGHTS[v] } }));
+                  setChange(null);
+                }}
+              >
+                {(Object.keys(FUSION_LABELS) as (keyof typeof FUSION_LABELS)[]).map((m) => (
+                  <option key={m} value={m}>
+                    {FUSION_LABELS[m]}
+                  </option>
+                ))}
+              </select>
+              <small className="field-hint">How the matches by meaning, by words and by exact number or term are combined into one list.</small>
+            </label>
+            {settings.fusion === 'rrf' && (
+              <label className="field">
+                <span>RRF k</span>
+                <input type="number" min={1} step={1} data-testid="setting-rrf-k" value={settings.rrf_k} onChange={(e) => update('rrf_k', Number(e.target.value))} />
+                <small className="field-hint">How far the first few results of each kind lead the rest: smaller favours the top results more.</small>
+              </label>
+            )}
+            <div className="field-row">
+              {(['dense', 'keyword', 'exact'] as const).map((w) => (
+                <label className="field" key={w}>
+                  <span>{w[0].toUpperCase() + w.slice(1)} weight</span>
+                  <input type="number" min={0} step={0.05} data-testid={`setting-weight-${w}`} value={settings.weights[w]} onChange={(e) => weight(w, Number(e.target.value))} />
+                  <small className="field-hint">{WEIGHT_HINTS[w]}</small>
+                </label>
+              ))}
+            </div>
+          </details>
           <div className="form-actions">
             <button type="submit" className="button primary" data-testid="save-settings" disabled={saving}>
               {saving ? 'Saving…' : 'Save'}
@@ -217,13 +251,14 @@ export function SettingsView() {
         </form>
       )}
 
-      <section className="keys" aria-label="API keys">
-        <h2>API keys</h2>
-        <p className="muted">Keys are stored in the system keychain and never shown again.</p>
-        {PROVIDERS.map((p) => (
-          <KeyField key={p.id} provider={p.id} name={p.name} env={p.env} />
-        ))}
-      </section>
+      {/* A key only for the provider writing the context: none offline (Structural) or without one. */}
+      {keyProvider && (
+        <section className="keys" aria-label="API key">
+          <h2>API key</h2>
+          <p className="muted">Keys are stored in the system keychain and never shown again.</p>
+          <KeyField key={keyProvider.id} provider={keyProvider.id} name={keyProvider.name} env={keyProvider.env} />
+        </section>
+      )}
 
       <AboutPanel />
       <DiagnosticsPanel />

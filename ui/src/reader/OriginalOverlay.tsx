@@ -10,6 +10,8 @@ type Props = {
   view: SectionView;
   pageCount: number | null;
   chunkId: number | null;
+  /** The page to open at (the hit's passage's first); null: the section's first. */
+  page: number | null;
   onClose(): void;
 };
 
@@ -28,10 +30,10 @@ type Drawn = { page: number; image: PageImage };
  * page's frame, then the full one, which replaces it when it arrives. Both fill the same frame, and
  * each image's highlights (in its own pixels) are placed as shares of it.
  */
-export function OriginalOverlay({ view, pageCount, chunkId, onClose }: Props) {
+export function OriginalOverlay({ view, pageCount, chunkId, page: opening, onClose }: Props) {
   const backend = useBackend();
   const isPdf = view.format.toLowerCase() === 'pdf';
-  const first = view.pages?.start ?? view.section.pages?.start ?? 1;
+  const first = opening ?? view.pages?.start ?? view.section.pages?.start ?? 1;
   const [page, setPage] = useState(first);
   const doc = String(view.doc_id);
   const options = { library: false, enabled: isPdf, keepPrevious: true };

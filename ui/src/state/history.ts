@@ -7,6 +7,8 @@ export type Loc = {
   sectionId: string | null;
   /** The search hit that led here, for highlighting the original page. */
   chunkId?: number | null;
+  /** The page that hit's passage starts on, where "Open original" opens (else the section's first). */
+  page?: number | null;
 };
 
 export type History = { entries: Loc[]; index: number };

@@ -310,6 +310,22 @@ describe('reader', () => {
     fullTops.forEach((t, i) => expect(t).toBeCloseTo(quickTops[i], 0));
   });
 
+  it('opens the original at the page the hit’s passage is on, not the section’s first', async () => {
+    const base = stubBackend();
+    const [hit] = await base.search({ query: '2.3', limit: 1, documents: [], chunk_types: [], section: null });
+    // A passage of chapter 2 (pages 2–5) printed on page 4.
+    const search = vi.fn(async () => [{ ...hit, section_id: 'sec_2', pages: { start: 4, end: 4 } }]);
+    const pageImage = vi.fn(base.pageImage.bind(base));
+    const { user } = setup({ search, pageImage });
+    await searchFor('anything');
+    await user.keyboard('{Enter}');
+    await expectSection('sec_2');
+    await user.click(screen.getByTestId('open-original'));
+    expect(await screen.findByTestId('page-image')).toBeInTheDocument();
+    expect(screen.getByTestId('page-number')).toHaveTextContent('Page 4 of 5');
+    expect(pageImage).toHaveBeenCalledWith('1', 4, hit.chunk_id, null);
+  });
+
   it('shows the path and text for originals that are not PDFs', async () => {
     const pageImage = vi.fn(stubBackend().pageImage);
     const { user } = setup({ pageImage });

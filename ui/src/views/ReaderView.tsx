@@ -243,7 +243,7 @@ export function ReaderView({ loc, canBack, canForward, onBack, onForward }: Read
       </div>
 
       {original && view && (
-        <OriginalOverlay view={view} pageCount={outlineData?.document.page_count ?? null} chunkId={loc.chunkId ?? null} onClose={() => setOriginal(false)} />
+        <OriginalOverlay view={view} pageCount={outlineData?.document.page_count ?? null} chunkId={loc.chunkId ?? null} page={loc.page ?? null} onClose={() => setOriginal(false)} />
       )}
     </div>
   );

@@ -45,7 +45,7 @@ export function SearchView({ focusToken = 0, debounceMs }: SearchViewProps) {
     el?.scrollIntoView?.({ block: 'nearest' });
   }, [selected]);
 
-  const openHit = (hit: Hit) => nav.open({ doc: String(hit.doc_id), sectionId: hit.section_id, chunkId: hit.chunk_id });
+  const openHit = (hit: Hit) => nav.open({ doc: String(hit.doc_id), sectionId: hit.section_id, chunkId: hit.chunk_id, page: hit.pages?.start ?? null });
 
   const onKeyDown = (e: KeyboardEvent) => {
     const target = e.target as Node;

@@ -2,7 +2,11 @@
 // Ingests two real rulebooks from ../shared/data, searches, opens a hit and checks its breadcrumb
 // against the outline, follows a cross-reference and comes back, opens a definition, filters by
 // chunk type, shows the glossary, and then searches while a 386-page PDF ingests (each answer
-// within 200 ms). Saves a screenshot of each view under tests/artifacts/e2e/.
+// within 200 ms). What the analyst reads must be right: no internal section id in the hit list or
+// the Reader's heading line, five files added while an ingest runs are all listed at once, Open
+// original marks every line of a passage on the PDF page, the expert settings are folded under
+// Advanced, and what the library cites but lacks sits folded below the documents. Saves a
+// screenshot of each view under tests/artifacts/e2e/.
 //
 //   node tests/e2e/app.mjs   (scripts/e2e.sh sets up the display, the driver and the data)
 //
@@ -14,8 +18,9 @@
 // FOLIO_E2E_LOG_DIR (the app's log folder: the damaged library's error must be in it, and no
 // document text, query or key).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { Keys, Session, sleep } from './webdriver.mjs';
 
 const driver = process.env.FOLIO_E2E_DRIVER || 'http://127.0.0.1:4444';
@@ -59,6 +64,59 @@ async function addPath(s, path) {
   await input.clear();
   await input.type(path);
   await (await s.find('[data-testid="add-path-button"]')).click();
+}
+
+/** Internal section ids as the engine makes them (`sec_12_1_3_guidance_1`, `s_11_14_1`): never on screen. */
+const INTERNAL_ID = /\b(?:sec|s|part|item)_[0-9a-z_]+\b/;
+
+/** An ingest row's stages that are over. */
+const FINAL_STAGES = ['indexed', 'unchanged', 'failed', 'cancelled'];
+
+/**
+ * The text shown in the elements matching `css`, without the parts matching `skip` (a hit's
+ * snippet is the document's own words, where an underscored name may stand).
+ */
+async function shownText(s, css, skip = null) {
+  return s.exec(
+    `return Array.from(document.querySelectorAll(arguments[0])).map((el) => {
+       const copy = el.cloneNode(true);
+       if (arguments[1]) copy.querySelectorAll(arguments[1]).forEach((x) => x.remove());
+       return copy.textContent;
+     }).join('\n');`,
+    [css, skip],
+  );
+}
+
+/** Checks that `text` (what `where` shows) holds no internal section id. */
+function checkNoId(where, text) {
+  const found = text.match(INTERNAL_ID);
+  check(`no internal id in ${where}`, !found && text.trim().length > 0, found ? `shows "${found[0]}"` : `${text.trim().length} characters checked`);
+}
+
+/** The ingest panel's rows as [file, stage]. */
+async function ingestRows(s) {
+  return s.exec(`return Array.from(document.querySelectorAll('[data-testid="ingest-row"]')).map((r) => [r.getAttribute('data-file'), r.getAttribute('data-stage')]);`);
+}
+
+/**
+ * Five small text files, a.txt … e.txt, in a new temporary folder (removed when the test ends):
+ * copies of the rulebooks beside the e2e documents that the library does not hold, the smallest
+ * first; where there are fewer, the e2e documents with a line of their own on top (new content).
+ */
+function fiveTextFiles() {
+  const dir = mkdtempSync(join(tmpdir(), 'folio-e2e-queue-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const folder = dirname(docs[0]);
+  const others = readdirSync(folder)
+    .filter((f) => f.endsWith('.txt') && !docs.some((d) => basename(d) === f))
+    .map((f) => join(folder, f))
+    .sort((a, b) => statSync(a).size - statSync(b).size);
+  return ['a', 'b', 'c', 'd', 'e'].map((name, i) => {
+    const file = join(dir, `${name}.txt`);
+    if (others[i]) copyFileSync(others[i], file);
+    else writeFileSync(file, `Queue check ${name}\n\n${readFileSync(docs[i % docs.length], 'utf8')}`);
+    return file;
+  });
 }
 
 /** Times one search through the app's IPC, as the UI makes it. */
@@ -108,6 +166,25 @@ async function main() {
     const labels = await Promise.all((await s.findAll('[data-testid="doc-row"]')).map((r) => r.attr('data-label')));
     check('documents ingested', labels.length >= 2, labels.join(', '));
     await shot(s, 'library');
+
+    // What the library cites but lacks: below the documents, one line until shown.
+    await s.waitFor('[data-testid="missing-documents"]', { timeoutMs: 15000, what: '"Cited but not in your library"' });
+    const placed = await s.exec(
+      `const table = document.querySelector('.doc-table');
+       const panel = document.querySelector('[data-testid="missing-documents"]');
+       return { below: !!(table.compareDocumentPosition(panel) & Node.DOCUMENT_POSITION_FOLLOWING), listed: document.querySelectorAll('[data-testid="missing-document"]').length };`,
+    );
+    const summary = (await (await s.find('[data-testid="missing-summary"]')).text()).trim();
+    await (await s.find('[data-testid="missing-toggle"]')).click();
+    const cited = await s.waitFor('[data-testid="missing-document"]', { what: 'the instruments cited but missing' });
+    await s.exec(`document.querySelector('[data-testid="missing-documents"]').scrollIntoView({ block: 'end' });`);
+    await shot(s, 'missing-documents');
+    check(
+      'cited but missing: below the documents, folded to one line',
+      placed.below && placed.listed === 0 && /^Cited but not in your library: \d+ instruments? — show$/.test(summary) && cited.length > 0,
+      `"${summary}"; ${cited.length} listed when shown; below the table: ${placed.below}`,
+    );
+    await (await s.find('[data-testid="missing-toggle"]')).click();
 
     // Search: results as you type, with breadcrumbs.
     await nav(s, 'search');
@@ -186,12 +263,17 @@ async function main() {
       return null;
     }, { what: "AML's guidance 12.1.3 among the hits", timeoutMs: 20000 });
     const amlSection = await amlHit.attr('data-section-id');
+    // The hits name sections by their printed numbers and headings, not by ids like the one above.
+    checkNoId('the hit list', await shownText(s, '[data-testid="hit"]', '[data-testid="snippet"]'));
+    await shot(s, 'search-numbers');
     await (await s.find(`[data-testid="hit"][data-section-id="${amlSection}"] [data-testid="hit-title"]`)).click();
     const toGen = await s.until(async () => {
       for (const x of await s.findAll('[data-testid="xref"][data-target-section="sec_5_5_1"]')) return x;
       return null;
     }, { what: 'the link "GEN Rule 5.5.1" in AML', timeoutMs: 15000 });
     const amlHeading = (await (await s.find('[data-testid="reader-heading"]')).text()).trim();
+    checkNoId("the Reader's heading line", await shownText(s, '[data-testid="reader-heading"], [data-testid="reader-meta"], .reader-crumbs'));
+    await shot(s, 'reader-heading');
     const genDoc = await toGen.attr('data-target-doc');
     await toGen.click();
     await s.until(async () => {
@@ -250,6 +332,21 @@ async function main() {
     await nav(s, 'settings');
     await sleep(500);
     await shot(s, 'settings');
+    // The ranking's settings are folded under Advanced; with the offline context writer no key is asked for.
+    const folded = await s.exec(`return !document.querySelector('[data-testid="settings-advanced"]').open;`);
+    await (await s.find('[data-testid="settings-advanced-toggle"]')).click();
+    await s.until(async () => s.exec(`return document.querySelector('[data-testid="settings-advanced"]').open && document.querySelector('[data-testid="setting-fusion"]').offsetParent !== null;`), {
+      what: 'the Advanced settings unfolded',
+    });
+    const provider = await s.exec(`return document.querySelector('[data-testid="setting-context-provider"]').value;`);
+    const keyFields = (await s.findAll('[data-testid^="key-input-"]')).length;
+    await s.exec(`document.querySelector('[data-testid="settings-advanced"]').scrollIntoView({ block: 'center' });`);
+    await shot(s, 'settings-advanced');
+    check(
+      'settings: expert ones under Advanced, no key field for an offline context writer',
+      folded && (provider === 'structural' || provider === 'none' ? keyFields === 0 : keyFields === 1),
+      `Advanced folded at first: ${folded}; context writer ${provider}, ${keyFields} key fields`,
+    );
     // A key handed to the app (stored in the keychain, or refused where there is none): it must
     // never reach the log (checked once the app has logged an error, below).
     await s.execAsync(
@@ -298,6 +395,23 @@ async function main() {
       check('watched folder: add, rename, delete followed', true, `added ${added} ms, renamed ${renamed} ms, deleted ${deleted} ms`);
     }
 
+    // Without the big PDF, the five files go in as one folder: the engine lists them at once.
+    if (!bigPdf) {
+      await nav(s, 'library');
+      const five = fiveTextFiles();
+      await addPath(s, dirname(five[0]));
+      // Weaker than the check behind the big PDF: the rows stay once done, so this shows that the
+      // folder is listed by its five files, not that they were listed before any finished.
+      const t = Date.now();
+      const rows = await s.until(async () => {
+        const all = await ingestRows(s);
+        return five.every((f) => all.some(([file]) => file === f)) && all;
+      }, { timeoutMs: 20000, what: 'the five files of the folder in the ingest panel' });
+      await shot(s, 'ingest-queue');
+      const waiting = rows.filter(([file, stage]) => five.includes(file) && !FINAL_STAGES.includes(stage)).length;
+      check('five files added together are all listed', true, `within ${Date.now() - t} ms, ${waiting} of them not done yet (no big PDF to add them behind)`);
+    }
+
     // Responsiveness: searches while a big PDF ingests.
     if (bigPdf) {
       await nav(s, 'library');
@@ -311,6 +425,27 @@ async function main() {
         return false;
       }, { what: 'the big PDF ingesting', timeoutMs: 30000 });
       await shot(s, 'library-ingesting');
+
+      // Five files typed in while the PDF ingests: all listed at once, queued, and counted.
+      const five = fiveTextFiles();
+      for (const f of five) await addPath(s, f);
+      const listed = await s.until(
+        async () => {
+          const rows = await ingestRows(s);
+          return five.every((f) => rows.some(([file]) => file === f)) && rows;
+        },
+        { timeoutMs: 10000, what: 'the five files in the ingest panel' },
+      );
+      const heading = (await (await s.find('[data-testid="ingest-panel"] h2')).text()).trim();
+      await shot(s, 'ingest-queue');
+      const pdfStage = listed.find(([file]) => file === bigPdf)?.[1];
+      const waiting = listed.filter(([file, stage]) => five.includes(file) && stage === 'queued').length;
+      const all = Number(heading.match(/^Adding documents \(\d+\/(\d+)\)$/)?.[1] ?? 0);
+      check(
+        'five files added while an ingest runs are all listed at once',
+        waiting === 5 && pdfStage !== undefined && !FINAL_STAGES.includes(pdfStage) && all >= 6,
+        `${waiting} of 5 listed queued while the PDF is ${pdfStage}; "${heading}"`,
+      );
       const busy = async () =>
         (await s.exec(`return Array.from(document.querySelectorAll('[data-testid="ingest-row"]')).map(r => r.getAttribute('data-stage'))`)).some(
           (st) => ['queued', 'converting', 'contextualizing', 'embedding', 'indexing'].includes(st),
@@ -331,8 +466,69 @@ async function main() {
         `${times.length} searches during the ingest: median ${times[times.length >> 1]?.toFixed(1)} ms, max ${max.toFixed(1)} ms`,
       );
       writeFileSync(join(artifacts, 'search-during-ingest.json'), JSON.stringify(times));
+
+      // Open original on a passage of several lines of the PDF: each line marked on the page.
+      await s.until(async () => (await ingestRows(s)).every(([, stage]) => FINAL_STAGES.includes(stage)), {
+        timeoutMs: 900000,
+        what: 'the ingests to end',
+      });
+      const pdfRow = (await ingestRows(s)).find(([file]) => file === bigPdf);
+      check('the big PDF is indexed', pdfRow?.[1] === 'indexed', `${pdfRow?.[1]}`);
+      await checkOriginal(s, 'maintainer scripts');
     }
   });
+}
+
+/**
+ * Opens the original of a hit in the big PDF whose passage runs over several lines (its text is
+ * 300 characters or more), and checks that the page marks it line by line: two marks or more,
+ * reaching over more than one line's height. The quick low-resolution page comes first; the check
+ * waits for the full one.
+ */
+async function checkOriginal(s, query) {
+  await nav(s, 'search');
+  await clearSearch(s);
+  await (await s.find('[data-testid="search-input"]')).type(query);
+  await s.waitFor('[data-testid="hit"]', { what: `hits for "${query}"` });
+  // The passages' lengths, from the same search through the app's IPC (the list shows snippets).
+  const lengths = await s.execAsync(
+    `const done = arguments[arguments.length - 1];
+     window.__TAURI_INTERNALS__.invoke('search', { request: { query: arguments[0], limit: 30, documents: [], chunk_types: [], section: null } })
+       .then((hits) => done(Object.fromEntries(hits.map((h) => [h.chunk_id, h.path.endsWith('.pdf') ? h.content.length : 0]))), () => done({}));`,
+    [query],
+  );
+  const chunk = await s.until(
+    async () =>
+      s.exec(
+        `for (const h of document.querySelectorAll('[data-testid="hit"]')) if ((arguments[0][h.dataset.chunkId] || 0) >= 300) return h.dataset.chunkId;
+         return null;`,
+        [lengths],
+      ),
+    { what: `a hit of several lines in the PDF for "${query}"` },
+  );
+  const hit = `[data-testid="hit"][data-chunk-id="${chunk}"]`;
+  const section = await (await s.find(hit)).attr('data-section-id');
+  await (await s.find(`${hit} [data-testid="hit-title"]`)).click();
+  await s.until(async () => (await (await s.find('[data-testid="reader-heading"]')).attr('data-section-id')) === section, { what: 'the hit in the reader' });
+  await (await s.find('[data-testid="open-original"]')).click();
+  await s.waitFor('[data-testid="page-frame"][data-resolution="full"]', { timeoutMs: 30000, what: 'the full page image' });
+  const marks = await s.exec(
+    `return Array.from(document.querySelectorAll('[data-testid="page-highlight"]')).map((e) => {
+       const r = e.getBoundingClientRect();
+       return { top: r.top, bottom: r.bottom, height: r.height };
+     });`,
+  );
+  const page = (await (await s.find('[data-testid="page-number"]')).text()).trim();
+  await shot(s, 'original-highlight');
+  const heights = marks.map((m) => m.height).sort((a, b) => a - b);
+  const line = heights[heights.length >> 1] ?? 0;
+  const reach = marks.length ? Math.max(...marks.map((m) => m.bottom)) - Math.min(...marks.map((m) => m.top)) : 0;
+  check(
+    'Open original marks every line of the passage',
+    marks.length >= 2 && reach > 1.5 * line,
+    `${marks.length} marks reaching over ${reach.toFixed(0)} px (a line ${line.toFixed(0)} px), ${page}, chunk ${chunk} of ${lengths[chunk]} characters`,
+  );
+  await (await s.find('[data-testid="original-dialog"] button[aria-label="Close"]')).click();
 }
 
 /** Process ids of running copies of the app binary. */

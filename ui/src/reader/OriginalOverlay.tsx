@@ -5,6 +5,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { BackIcon, CloseIcon, ForwardIcon } from '../components/Icons';
 import { useQuery } from '../state/query';
 import { formatPages } from '../text/format';
+import { sectionName } from '../text/sections';
 
 type Props = {
   view: SectionView;
@@ -91,7 +92,7 @@ export function OriginalOverlay({ view, pageCount, chunkId, page: opening, onClo
         className="overlay-dialog"
         role="dialog"
         aria-modal="true"
-        aria-label={`Original of ${view.label} ${view.section.heading}`}
+        aria-label={`Original of ${view.label} ${sectionName(view.section)}`}
         data-testid="original-dialog"
         ref={dialogRef}
         onKeyDown={onKeyDown}
@@ -165,7 +166,7 @@ export function OriginalOverlay({ view, pageCount, chunkId, page: opening, onClo
               <p className="muted">
                 {view.format.toUpperCase()} file{view.pages ? ` · ${formatPages(view.pages)}` : ''}: <span className="path">{view.path}</span>
               </p>
-              <h2>{view.section.heading}</h2>
+              <h2>{sectionName(view.section)}</h2>
               <div className="reader-text plain">{view.text}</div>
             </div>
           )}

@@ -11,7 +11,8 @@
 //   node tests/e2e/app.mjs   (scripts/e2e.sh sets up the display, the driver and the data)
 //
 // Environment: FOLIO_E2E_DRIVER (default http://127.0.0.1:4444), FOLIO_E2E_APP (the binary),
-// FOLIO_E2E_DOCS (two documents or more, ':'-separated; GEN and AML for the cross-document check), FOLIO_E2E_BIG_PDF, FOLIO_E2E_ARTIFACTS,
+// FOLIO_E2E_DOCS (two documents or more, ':'-separated; GEN and AML for the cross-document check), FOLIO_E2E_BIG_PDF,
+// FOLIO_E2E_CLOSE_PDF (added last; the window closes while it ingests), FOLIO_E2E_ARTIFACTS,
 // FOLIO_E2E_WATCH_DIR (an empty folder: watched, then files are added, renamed and deleted in it),
 // FOLIO_E2E_LIBRARY (the library folder: after the first session its catalog is damaged, and a
 // second start of the app must offer the repair, run it and show the library again),
@@ -27,6 +28,8 @@ const driver = process.env.FOLIO_E2E_DRIVER || 'http://127.0.0.1:4444';
 const app = process.env.FOLIO_E2E_APP;
 const docs = (process.env.FOLIO_E2E_DOCS || '').split(':').filter(Boolean);
 const bigPdf = process.env.FOLIO_E2E_BIG_PDF;
+/** A PDF added last, so that the window closes during its ingest. */
+const closePdf = process.env.FOLIO_E2E_CLOSE_PDF;
 const artifacts = process.env.FOLIO_E2E_ARTIFACTS || 'tests/artifacts/e2e';
 const watchDir = process.env.FOLIO_E2E_WATCH_DIR;
 const logDir = process.env.FOLIO_E2E_LOG_DIR;
@@ -71,6 +74,7 @@ const INTERNAL_ID = /\b(?:sec|s|part|item)_[0-9a-z_]+\b/;
 
 /** An ingest row's stages that are over. */
 const FINAL_STAGES = ['indexed', 'unchanged', 'failed', 'cancelled'];
+const RUNNING_STAGES = ['converting', 'contextualizing', 'embedding', 'indexing'];
 
 /**
  * The text shown in the elements matching `css`, without the parts matching `skip` (a hit's
@@ -420,7 +424,7 @@ async function main() {
         const rows = await s.findAll('[data-testid="ingest-row"]');
         for (const r of rows) {
           const st = await r.attr('data-stage');
-          if (['converting', 'contextualizing', 'embedding', 'indexing'].includes(st)) return true;
+          if (RUNNING_STAGES.includes(st)) return true;
         }
         return false;
       }, { what: 'the big PDF ingesting', timeoutMs: 30000 });
@@ -475,6 +479,18 @@ async function main() {
       const pdfRow = (await ingestRows(s)).find(([file]) => file === bigPdf);
       check('the big PDF is indexed', pdfRow?.[1] === 'indexed', `${pdfRow?.[1]}`);
       await checkOriginal(s, 'maintainer scripts');
+
+      // One more PDF, left ingesting: the session ends (the window closes) while it runs, which
+      // closedPhase checks the app survives by exiting promptly.
+      if (closePdf) {
+        await nav(s, 'library');
+        await addPath(s, closePdf);
+        await s.until(async () => (await ingestRows(s)).some(([file, stage]) => file === closePdf && RUNNING_STAGES.includes(stage)), {
+          timeoutMs: 30000,
+          what: 'the last PDF ingesting',
+        });
+        check('a document is still ingesting as the window closes', true, basename(closePdf));
+      }
     }
   });
 }

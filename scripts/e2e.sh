@@ -14,6 +14,8 @@ if [ ! -d "$DATA/obliqa/documents" ]; then
   exit 0
 fi
 require_gui_test_tools
+# The desktop binary embeds ui/dist: a stale one would test yesterday's UI.
+[ -n "${FOLIO_UI_BUILT:-}" ] || build_ui
 cargo build --workspace
 APP=$CARGO_TARGET_DIR/debug/folio-desktop
 

@@ -28,6 +28,8 @@ done
 ensure_apt_packages "${FOLIO_BUILD_PACKAGES[@]}" "${FOLIO_GUI_TEST_PACKAGES[@]}"
 scripts/setup-assets.sh
 build_ui
+# e2e.sh builds the UI when run on its own; here it is built already.
+export FOLIO_UI_BUILT=1
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/folio-target}
 export FOLIO_PDFIUM=${FOLIO_PDFIUM:-$FOLIO_ASSETS_DIR/pdfium/libpdfium.so}

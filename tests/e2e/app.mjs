@@ -86,7 +86,7 @@ async function shownText(s, css, skip = null) {
        const copy = el.cloneNode(true);
        if (arguments[1]) copy.querySelectorAll(arguments[1]).forEach((x) => x.remove());
        return copy.textContent;
-     }).join('\n');`,
+     }).join('\\n');`,
     [css, skip],
   );
 }

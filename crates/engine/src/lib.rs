@@ -41,6 +41,7 @@ mod watcher;
 mod workspace;
 
 pub use allocator::tune_allocator;
+pub use assets::EmbeddingModel;
 pub use context::{ContextMode, ContextProvider};
 pub use diagnostics::{diagnostics, Diagnostics};
 pub use environment::Environment;

@@ -86,7 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sizes: Vec<usize> =
         [10_000, 50_000, 100_000].into_iter().filter(|n| *n < rows).chain([rows]).collect();
     for n in sizes {
-        let mut m = MemoryVectors::default();
+        let m = MemoryVectors::default();
         let recs: Vec<VectorRecord> = (0..n).map(|i| record(i as i64, vectors[i].clone())).collect();
         for chunk in recs.chunks(200) {
             m.put_document(chunk[0].doc_id, chunk)?;

@@ -4,6 +4,7 @@
 
 use crate::IndexError;
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, TermQuery};
 use tantivy::schema::{
@@ -37,12 +38,23 @@ const PAIR_GAP: usize = 3;
 pub struct KeywordIndex {
     index: Index,
     reader: IndexReader,
-    writer: Option<IndexWriter>,
+    /// Made at the first write; behind a lock so that a write goes through a shared index while
+    /// searches (which use `reader` alone) go on.
+    writer: Mutex<Option<IndexWriter>>,
     f_chunk: Field,
     f_doc: Field,
     f_type: Field,
     f_body: Field,
     f_ids: Field,
+}
+
+/// The keyword index's writer, held locked.
+struct WriterGuard<'a>(MutexGuard<'a, Option<IndexWriter>>);
+
+impl WriterGuard<'_> {
+    fn get(&mut self) -> &mut IndexWriter {
+        self.0.as_mut().expect("the writer is made before its guard is handed out")
+    }
 }
 
 /// A chunk to index.
@@ -153,22 +165,27 @@ impl KeywordIndex {
             f_ids: field("ids")?,
             index,
             reader,
-            writer: None,
+            writer: Mutex::new(None),
         })
     }
 
-    fn writer(&mut self) -> Result<&mut IndexWriter, IndexError> {
-        if self.writer.is_none() {
-            self.writer = Some(self.index.writer_with_num_threads(1, 64 * 1024 * 1024)?);
+    /// The writer, made at the first write. A panic during a write leaves tantivy's writer as
+    /// tantivy leaves it (uncommitted changes are dropped at the next commit or open), so a
+    /// poisoned lock is taken over.
+    fn writer(&self) -> Result<WriterGuard<'_>, IndexError> {
+        let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            *guard = Some(self.index.writer_with_num_threads(1, 64 * 1024 * 1024)?);
         }
-        Ok(self.writer.as_mut().expect("writer just set"))
+        Ok(WriterGuard(guard))
     }
 
     /// Replaces a document's chunks (uncommitted until [`KeywordIndex::commit`]).
-    pub fn put_document(&mut self, doc_id: u64, chunks: &[KeywordDoc<'_>]) -> Result<(), IndexError> {
+    pub fn put_document(&self, doc_id: u64, chunks: &[KeywordDoc<'_>]) -> Result<(), IndexError> {
         let (f_chunk, f_doc, f_type, f_body, f_ids) =
             (self.f_chunk, self.f_doc, self.f_type, self.f_body, self.f_ids);
-        let w = self.writer()?;
+        let mut guard = self.writer()?;
+        let w = guard.get();
         w.delete_term(Term::from_field_u64(f_doc, doc_id));
         for c in chunks {
             let body = format!("{}\n{}", c.headings, c.text);
@@ -185,9 +202,8 @@ impl KeywordIndex {
     }
 
     /// Removes a document's chunks (uncommitted until [`KeywordIndex::commit`]).
-    pub fn remove_document(&mut self, doc_id: u64) -> Result<(), IndexError> {
-        let f = self.f_doc;
-        self.writer()?.delete_term(Term::from_field_u64(f, doc_id));
+    pub fn remove_document(&self, doc_id: u64) -> Result<(), IndexError> {
+        self.writer()?.get().delete_term(Term::from_field_u64(self.f_doc, doc_id));
         Ok(())
     }
 
@@ -203,8 +219,8 @@ impl KeywordIndex {
     }
 
     /// Makes written changes durable and visible.
-    pub fn commit(&mut self) -> Result<(), IndexError> {
-        if let Some(w) = self.writer.as_mut() {
+    pub fn commit(&self) -> Result<(), IndexError> {
+        if let Some(w) = self.writer.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
             w.commit()?;
         }
         self.reader.reload()?;
@@ -395,7 +411,7 @@ mod tests {
 
     #[test]
     fn identifiers_stay_whole_and_words_stem() {
-        let mut k = KeywordIndex::in_memory().unwrap();
+        let k = KeywordIndex::in_memory().unwrap();
         let chunks = [
             KeywordDoc {
                 chunk_id: 1,
@@ -440,7 +456,7 @@ mod tests {
 
     #[test]
     fn neighbouring_query_words_rank_chunks_that_keep_them_together() {
-        let mut k = KeywordIndex::in_memory().unwrap();
+        let k = KeywordIndex::in_memory().unwrap();
         let doc =
             |chunk_id, text| KeywordDoc { chunk_id, doc_id: 1, chunk_type: "content", text, headings: "" };
         // Both chunks hold each query word once and are equally long; only chunk 2 has them as the

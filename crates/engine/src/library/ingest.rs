@@ -1,6 +1,7 @@
 //! Ingest: convert and analyse the next file ahead (see [`super::ahead`]) while contextualizing
-//! and embedding the current one as searches go on (prepare), then write it to every store under
-//! the write lock (commit), file by file.
+//! and embedding the current one (prepare), write it to every store (commit), and show it (under
+//! the write lock, a moment), file by file; searches go on throughout but for that moment. After
+//! the files, the lookup tables are computed again the same way (see [`super::lookups`]).
 
 use super::ahead::{analyse, Ahead, Converted, ReadFile, Reader};
 use super::*;
@@ -31,7 +32,7 @@ pub(super) fn stored_embedded_text(c: &ChunkRow) -> String {
 /// Replaces a document's chunks in the keyword index: the contextualized text beside the heading
 /// chain (uncommitted).
 pub(super) fn put_keywords(
-    keyword: &mut KeywordIndex,
+    keyword: &KeywordIndex,
     doc_id: i64,
     rows: &[ChunkRow],
 ) -> Result<(), folio_index::IndexError> {
@@ -58,6 +59,13 @@ pub(super) fn mtime_of(path: &Path) -> i64 {
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// A document written to the stores, not yet shown (see [`Library::show_committed`]).
+pub(super) struct Committed {
+    pub(super) doc_id: i64,
+    pub(super) chunks: usize,
+    run: Option<ContextRun>,
 }
 
 /// A document converted, analysed, contextualized and embedded, not yet written.
@@ -107,8 +115,10 @@ impl Previous {
 }
 
 /// How an ingest reaches the library: owned outright (the CLI), or behind a lock that it takes for
-/// reading while a document is prepared and for writing only while it is written, so that searches
-/// answer during a long ingest (the desktop app).
+/// reading while a document is prepared and written and for writing only while the written
+/// document is put in the lists kept in memory, so that searches answer during a long ingest (the
+/// desktop app). One ingest at a time writes a library (the shells see to it: the desktop app's
+/// ingests queue, and another process finds the library's write lock taken).
 pub(super) enum Access<'a> {
     Owned(&'a mut Library),
     Shared(&'a RwLock<Library>),
@@ -140,16 +150,30 @@ impl Access<'_> {
         p: Prepared,
         steps: &mut dyn FnMut(Step),
     ) -> Result<(usize, Option<ContextRun>), EngineError> {
+        let committed = match self {
+            Access::Owned(l) => l.commit_file(p, steps)?,
+            Access::Shared(l) => read(l).commit_file(p, steps)?,
+        };
         match self {
-            Access::Owned(l) => l.commit_file(p, steps),
-            Access::Shared(l) => write(l).commit_file(p, steps),
+            Access::Owned(l) => l.show_committed(committed.doc_id)?,
+            Access::Shared(l) => write(l).show_committed(committed.doc_id)?,
         }
+        Ok((committed.chunks, committed.run))
     }
 
+    /// After the files: the lookup tables catch up. Shared, they are computed while searches go
+    /// on, and computed again with the library to itself only when it changed meanwhile.
     pub(super) fn finish(&mut self) -> Result<(), EngineError> {
         match self {
             Access::Owned(l) => l.finish_ingest(),
-            Access::Shared(l) => write(l).finish_ingest(),
+            Access::Shared(l) => {
+                let lookups = read(l).caught_up()?;
+                let mut lib = write(l);
+                if !lib.install(lookups) {
+                    lib.finish_ingest()?;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -525,13 +549,14 @@ impl Library {
         Ok(Some(Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors }))
     }
 
-    /// The quick half: writes a prepared document to the catalog, the vectors and the keyword index,
-    /// an [`Stage::Indexing`] step after each of the four writes.
+    /// Writes a prepared document to the catalog, the vectors and the keyword index, an
+    /// [`Stage::Indexing`] step after each of the four writes. Searches do not show it until
+    /// [`Library::show_committed`] puts it in the document list.
     pub(super) fn commit_file(
-        &mut self,
+        &self,
         p: Prepared,
         steps: &mut dyn FnMut(Step),
-    ) -> Result<(usize, Option<ContextRun>), EngineError> {
+    ) -> Result<Committed, EngineError> {
         let mut indexing = |done| steps(Step::new(Stage::Indexing, done, 4));
         let Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors, .. } = p;
         // The catalog first (the document marked `writing`, so nothing shows it yet), then the
@@ -575,7 +600,7 @@ impl Library {
         indexing(1);
         self.vectors.put_document(doc_id, &records)?;
         indexing(2);
-        put_keywords(&mut self.keyword, doc_id, &rows)?;
+        put_keywords(&self.keyword, doc_id, &rows)?;
         if let Some(old) = old_id.filter(|o| *o != doc_id) {
             self.vectors.remove_document(old)?;
             self.keyword.remove_document(old as u64)?;
@@ -583,17 +608,31 @@ impl Library {
         self.keyword.commit()?;
         indexing(3);
         self.catalog.mark_indexed(doc_id)?;
-        // Searchable from now on (the exact index catches up when the ingest finishes).
-        self.docs = self.catalog.documents()?;
-        self.outlines.insert(doc_id, self.catalog.sections(doc_id)?);
         indexing(4);
-        Ok((rows.len(), run))
+        Ok(Committed { doc_id, chunks: rows.len(), run })
     }
 
-    /// After the files: the exact index and cross-document references catch up.
+    /// Shows a written document: searchable from now on (the exact index catches up when the
+    /// ingest finishes).
+    pub(super) fn show_committed(&mut self, doc_id: i64) -> Result<(), EngineError> {
+        self.docs = self.documents()?;
+        self.outlines.insert(doc_id, self.catalog.sections(doc_id)?);
+        self.changed();
+        Ok(())
+    }
+
+    /// The lookup tables as they are once an ingest's files are written, and the catalog
+    /// checkpointed (see [`Access::finish`]).
+    pub(super) fn caught_up(&self) -> Result<super::lookups::Lookups, EngineError> {
+        let lookups = self.lookups(true)?;
+        self.catalog.checkpoint()?;
+        Ok(lookups)
+    }
+
+    /// After the files, with the library to itself: the lookup tables and cross-document
+    /// references catch up.
     pub(super) fn finish_ingest(&mut self) -> Result<(), EngineError> {
-        self.rebuild_exact()?;
-        self.resolve_external()?;
+        self.rebuild_lookups(true)?;
         Ok(self.catalog.checkpoint()?)
     }
 }

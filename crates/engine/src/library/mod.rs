@@ -7,7 +7,6 @@ use folio_ai::Embedder;
 use folio_convert::{convert_file_guarded, convert_file_guarded_reporting, ConvertOptions};
 use folio_core::analysis::analyze;
 use folio_core::chunker::ChunkerConfig;
-use folio_core::crossref::{CrossIndex, SectionIndex};
 use folio_core::fusion::{fuse, Channel, ChannelRank, FusionConfig};
 use folio_core::query::parse_query;
 use folio_core::tokens::{TokenCounter, WordCounter};
@@ -28,6 +27,7 @@ mod folders;
 mod glossary;
 mod ingest;
 mod lock;
+mod lookups;
 mod repair;
 mod rerank;
 mod search;
@@ -262,7 +262,7 @@ pub struct Library {
     catalog: Catalog,
     keyword: KeywordIndex,
     exact: ExactIndex,
-    vectors: Box<dyn VectorStore + Sync>,
+    vectors: Box<dyn VectorStore>,
     embedder: Arc<dyn Embedder>,
     counter: Arc<dyn TokenCounter>,
     options: LibraryOptions,
@@ -281,6 +281,9 @@ pub struct Library {
     adoptions: glossary::Adoptions,
     /// Titles the library's glossaries give documents known only by their label (see [`titles`]).
     library_titles: std::collections::HashMap<i64, String>,
+    /// Counts the changes to the lookup tables above, so that tables computed while searches went
+    /// on are put in place only when nothing changed meanwhile (see [`lookups`]).
+    generation: u64,
 }
 
 impl Library {
@@ -301,7 +304,7 @@ impl Library {
             .map_err(|e| store_failure("catalog (catalog.sqlite)", dir, e, "from the chunk records"))?;
         let keyword = KeywordIndex::open(&dir.join("keyword"))
             .map_err(|e| store_failure("keyword index", dir, e, "from the catalog"))?;
-        let vectors: Box<dyn VectorStore + Sync> = if options.in_memory_vectors {
+        let vectors: Box<dyn VectorStore> = if options.in_memory_vectors {
             Box::new(MemoryVectors::default())
         } else {
             Box::new(
@@ -331,6 +334,7 @@ impl Library {
             outlines: std::collections::HashMap::new(),
             adoptions: glossary::Adoptions::default(),
             library_titles: std::collections::HashMap::new(),
+            generation: 0,
         };
         // Reading the stores through may find damage that opening them did not.
         let read_through = |lib: &mut Library| -> Result<(), EngineError> {
@@ -338,7 +342,7 @@ impl Library {
             if lib.is_writable() {
                 lib.repaired = lib.reconcile()?;
             }
-            lib.rebuild_exact()
+            lib.rebuild_lookups(false)
         };
         match read_through(&mut lib) {
             Ok(()) => Ok(lib),
@@ -383,7 +387,7 @@ impl Library {
             self.keyword.reload()?;
             self.vectors.reload()?;
             self.repaired = self.reconcile()?;
-            self.rebuild_exact()?;
+            self.rebuild_lookups(false)?;
             return Ok(true);
         }
         let version = self.catalog.data_version()?;
@@ -391,7 +395,7 @@ impl Library {
             return Ok(false);
         }
         self.seen_version = version;
-        self.rebuild_exact()?;
+        self.rebuild_lookups(false)?;
         self.keyword.reload()?;
         self.vectors.reload()?;
         Ok(true)
@@ -406,26 +410,6 @@ impl Library {
                 self.dir.display()
             )))
         }
-    }
-
-    fn rebuild_exact(&mut self) -> Result<(), EngineError> {
-        let mut docs = self.catalog.documents()?;
-        self.library_titles = titles::library_titles(&docs, &self.catalog.definitions(None)?);
-        self.titled(&mut docs);
-        let mut sections = Vec::new();
-        let mut outlines = std::collections::HashMap::new();
-        for d in &docs {
-            let s = self.catalog.sections(d.id)?;
-            sections.extend(s.iter().cloned());
-            outlines.insert(d.id, s);
-        }
-        let chunks = self.catalog.chunks(None)?;
-        self.exact =
-            ExactIndex::build(&docs, &sections, &chunks).with_citations(&self.catalog.resolved_references()?);
-        self.adoptions = self.adoptions_of(&docs, &chunks)?;
-        self.docs = docs;
-        self.outlines = outlines;
-        Ok(())
     }
 
     /// A section's row, from the outlines kept in memory.
@@ -471,49 +455,6 @@ impl Library {
             None => {}
         }
         out
-    }
-
-    /// The library's documents by the names they go by (labels, titles, what glossaries call them),
-    /// with their sections, for resolving references across documents.
-    pub(crate) fn cross_index(&self) -> Result<CrossIndex, EngineError> {
-        let mut x = CrossIndex::default();
-        for d in &self.docs {
-            let sections = self.outlines.get(&d.id).map(Vec::as_slice).unwrap_or(&[]);
-            let index = SectionIndex::new(
-                sections.iter().map(|s| (s.number.as_deref(), s.parent_ord.map(|p| p as usize))),
-            );
-            x.add_document(d.id, &d.label, &d.title, index);
-        }
-        for def in self.catalog.definitions(None)? {
-            if def.term.split_whitespace().count() <= 8 {
-                x.learn_definition(&def.term, &def.text);
-            }
-        }
-        Ok(x)
-    }
-
-    /// Resolves references to other documents against the documents now in the library.
-    fn resolve_external(&mut self) -> Result<(), EngineError> {
-        let refs = self.catalog.external_references()?;
-        let x = self.cross_index()?;
-        let mut out = Vec::with_capacity(refs.len());
-        for (rowid, r) in refs {
-            let container =
-                r.container.as_deref().and_then(|c| serde_json::from_value(serde_json::Value::from(c)).ok());
-            let found = r.document.as_deref().and_then(|name| x.resolve(name, &r.label, container));
-            let target_doc = found.map(|(d, _)| d);
-            let section = found.and_then(|(d, i)| {
-                let i = i?;
-                self.outlines.get(&d).and_then(|s| s.get(i)).map(|s| s.section_id.clone())
-            });
-            out.push((rowid, target_doc, section));
-        }
-        self.catalog.set_resolutions(&out)?;
-        self.exact = std::mem::take(&mut self.exact).with_citations(&self.catalog.resolved_references()?);
-        // Who cites whom has changed: so may whose definitions apply where.
-        let chunks = self.catalog.chunks(None)?;
-        self.adoptions = self.adoptions_of(&self.docs, &chunks)?;
-        Ok(())
     }
 
     /// The documents the library cites most but does not hold, most cited first: what to add so
@@ -567,8 +508,7 @@ impl Library {
         self.keyword.remove_document(d.id as u64)?;
         self.keyword.commit()?;
         self.catalog.remove_document(d.id)?;
-        self.rebuild_exact()?;
-        self.resolve_external()?;
+        self.rebuild_lookups(true)?;
         Ok(d)
     }
 
@@ -581,11 +521,7 @@ impl Library {
 
     /// Documents with the titles the library gives those known only by their label.
     fn titled(&self, docs: &mut [DocumentRow]) {
-        for d in docs {
-            if let Some(t) = self.library_titles.get(&d.id) {
-                d.title = t.clone();
-            }
-        }
+        lookups::titled(&self.library_titles, docs);
     }
 
     /// Names a document as the user wants it cited, or (`None`, or an empty title) gives it back
@@ -595,7 +531,7 @@ impl Library {
         let d = self.find_document(doc)?;
         let title = title.map(str::trim).filter(|t| !t.is_empty());
         self.catalog.rename_document(d.id, title)?;
-        self.rebuild_exact()?;
+        self.rebuild_lookups(false)?;
         self.find_document(&d.id.to_string())
     }
 

@@ -119,7 +119,7 @@ impl Library {
                 lib.embed_again(d, &rows, &defs)?;
                 report.embedded += rows.len();
             }
-            put_keywords(&mut lib.keyword, d.id, &rows)?;
+            put_keywords(&lib.keyword, d.id, &rows)?;
             lib.keyword.commit()?;
         }
         lib.finish_ingest()?;
@@ -274,9 +274,11 @@ impl Library {
                 run: None,
                 vectors: records.iter().map(|r| r.embedding.clone()).collect(),
             };
-            let (chunks, _) = lib
+            let committed = lib
                 .commit_file(prepared, &mut folio_core::progress::ignore)
                 .map_err(|e| EngineError::Damaged(format!("rebuilding {path} failed ({}): {e}", e.code())))?;
+            let chunks = committed.chunks;
+            lib.show_committed(committed.doc_id)?;
             match origin {
                 Origin::Source => rebuilt.from_source += 1,
                 Origin::Records => rebuilt.from_records.push(path),

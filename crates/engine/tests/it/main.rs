@@ -6,6 +6,7 @@
 
 mod ahead;
 mod bindings;
+mod concurrent;
 mod context;
 mod cross_documents;
 mod library;

@@ -123,7 +123,7 @@ mod tests {
         b.push(BlockKind::Table { header_rows: 1 }, "\t2022\t2021\nTotal assets\t352\t351", None);
         b.push(BlockKind::Table { header_rows: 0 }, "a\tb", None);
         let a = analyze(b.finish(), &WordCounter, &ChunkerConfig::default());
-        let mut cat = Catalog::in_memory().unwrap();
+        let cat = Catalog::in_memory().unwrap();
         let new = |path| NewDocument {
             path,
             label: "R",

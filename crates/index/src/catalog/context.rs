@@ -250,7 +250,7 @@ mod tests {
                 source: if i == 0 { "fallback".into() } else { "llm".into() },
             })
             .collect();
-        let mut cat = Catalog::in_memory().unwrap();
+        let cat = Catalog::in_memory().unwrap();
         let doc =
             NewDocument { contexts: &contexts, ..new_document("/rb.md", &a, "anthropic:claude-haiku-4-5") };
         let (id, _) = cat.put_document(&doc).unwrap();

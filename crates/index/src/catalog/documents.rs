@@ -50,7 +50,7 @@ impl Catalog {
 
     /// Replaces a document (same path) with a new analysis in one transaction; returns its id and
     /// the stored chunks (with their new ids).
-    pub fn put_document(&mut self, doc: &NewDocument<'_>) -> Result<(i64, Vec<ChunkRow>), IndexError> {
+    pub fn put_document(&self, doc: &NewDocument<'_>) -> Result<(i64, Vec<ChunkRow>), IndexError> {
         let NewDocument { path, label, mtime, size, analysis: a, contexts, context_mode } = *doc;
         let mut conn = self.conn();
         let tx = conn.transaction()?;
@@ -203,7 +203,7 @@ impl Catalog {
     }
 
     /// Removes a document and everything derived from it.
-    pub fn remove_document(&mut self, id: i64) -> Result<bool, IndexError> {
+    pub fn remove_document(&self, id: i64) -> Result<bool, IndexError> {
         Ok(self.conn().execute("DELETE FROM documents WHERE id = ?1", [id])? > 0)
     }
 
@@ -230,7 +230,7 @@ mod tests {
     #[test]
     fn a_stored_document_is_found_by_path_id_and_content_once_indexed() {
         let a = rulebook("one");
-        let mut cat = Catalog::in_memory().unwrap();
+        let cat = Catalog::in_memory().unwrap();
         let (id, chunks) = cat.put_document(&new_document("/rb.md", &a, "structural")).unwrap();
         assert_eq!(chunks.len(), a.chunks.len());
         let row = cat.document_by_path("/rb.md").unwrap().expect("stored");
@@ -248,7 +248,7 @@ mod tests {
     #[test]
     fn counts_stamps_and_removal() {
         let a = rulebook("two");
-        let mut cat = Catalog::in_memory().unwrap();
+        let cat = Catalog::in_memory().unwrap();
         let (id, _) = cat.put_document(&new_document("/rb.md", &a, "none")).unwrap();
         let [sections, chunks, definitions, references] = cat.document_counts(id).unwrap();
         assert_eq!(sections, a.outline.sections.len());
@@ -268,7 +268,7 @@ mod tests {
     #[test]
     fn storing_a_path_again_replaces_the_document() {
         let (a, b) = (rulebook("first"), rulebook("second"));
-        let mut cat = Catalog::in_memory().unwrap();
+        let cat = Catalog::in_memory().unwrap();
         cat.put_document(&new_document("/rb.md", &a, "none")).unwrap();
         let (id, _) = cat.put_document(&new_document("/rb.md", &b, "none")).unwrap();
         assert_eq!(cat.documents().unwrap().len(), 1);

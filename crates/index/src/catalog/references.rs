@@ -95,10 +95,7 @@ impl Catalog {
     }
 
     /// Records the library-level resolution of external references (rowid → target).
-    pub fn set_resolutions(
-        &mut self,
-        resolved: &[(i64, Option<i64>, Option<String>)],
-    ) -> Result<(), IndexError> {
+    pub fn set_resolutions(&self, resolved: &[(i64, Option<i64>, Option<String>)]) -> Result<(), IndexError> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         {

@@ -101,7 +101,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let old_path = dir.path().join("catalog.sqlite");
         {
-            let mut old = Catalog::open(&old_path).unwrap();
+            let old = Catalog::open(&old_path).unwrap();
             old.add_watched_folder("/rules").unwrap();
             old.put_failure(&FailureRow {
                 path: "/rules/x.pdf".into(),

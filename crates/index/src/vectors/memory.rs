@@ -1,0 +1,179 @@
+//! Exact vector search in RAM: [`VectorTable`], the vectors themselves, and [`MemoryVectors`], a
+//! store over one table behind a lock.
+
+use super::{VectorRecord, VectorStore};
+use crate::IndexError;
+use std::collections::HashMap;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Every vector by document, searched exactly; with each record's metadata (without its vector)
+/// when it is a store of its own, without when it mirrors LanceDB, which holds the metadata.
+#[derive(Debug, Default)]
+pub(super) struct VectorTable {
+    by_doc: HashMap<i64, DocVectors>,
+    metadata: Option<HashMap<i64, Vec<VectorRecord>>>,
+}
+
+/// A document's vectors, row-major, with their norms.
+#[derive(Debug, Default)]
+struct DocVectors {
+    ids: Vec<i64>,
+    flat: Vec<f32>,
+    norms: Vec<f32>,
+}
+
+impl DocVectors {
+    fn push(&mut self, id: i64, v: &[f32]) {
+        self.ids.push(id);
+        self.flat.extend_from_slice(v);
+        self.norms.push(v.iter().map(|x| x * x).sum::<f32>().sqrt());
+    }
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    // Eight independent sums let the compiler vectorise.
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+impl VectorTable {
+    /// Vectors alone, to search beside a store that keeps the metadata.
+    pub(super) fn mirror() -> Self {
+        VectorTable { by_doc: HashMap::new(), metadata: None }
+    }
+
+    fn with_metadata() -> Self {
+        VectorTable { by_doc: HashMap::new(), metadata: Some(HashMap::new()) }
+    }
+
+    pub(super) fn insert(&mut self, doc_id: i64, id: i64, v: &[f32]) {
+        self.by_doc.entry(doc_id).or_default().push(id, v);
+    }
+
+    /// Replaces a document's vectors (and metadata, when kept) with `records`.
+    pub(super) fn put_document(&mut self, doc_id: i64, records: &[VectorRecord]) {
+        let mut d = DocVectors::default();
+        for r in records {
+            d.push(r.chunk_id, &r.embedding);
+        }
+        self.by_doc.insert(doc_id, d);
+        if let Some(m) = &mut self.metadata {
+            m.insert(
+                doc_id,
+                records.iter().map(|r| VectorRecord { embedding: Vec::new(), ..r.clone() }).collect(),
+            );
+        }
+    }
+
+    pub(super) fn remove_document(&mut self, doc_id: i64) {
+        self.by_doc.remove(&doc_id);
+        if let Some(m) = &mut self.metadata {
+            m.remove(&doc_id);
+        }
+    }
+
+    /// The `limit` chunks most similar to `query` (cosine), best first; ties by chunk id.
+    pub(super) fn search(&self, query: &[f32], limit: usize, docs: &[i64]) -> Vec<(i64, f32)> {
+        let dim = query.len().max(1);
+        let qn = query.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let mut all: Vec<(i64, f32)> = Vec::new();
+        for (doc, v) in &self.by_doc {
+            if !docs.is_empty() && !docs.contains(doc) {
+                continue;
+            }
+            for ((id, row), n) in v.ids.iter().zip(v.flat.chunks_exact(dim)).zip(&v.norms) {
+                let score = if *n == 0.0 || qn == 0.0 { 0.0 } else { dot(query, row) / (n * qn) };
+                all.push((*id, score));
+            }
+        }
+        let order = |a: &(i64, f32), b: &(i64, f32)| {
+            b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0))
+        };
+        if all.len() > limit && limit > 0 {
+            all.select_nth_unstable_by(limit - 1, order);
+        }
+        all.truncate(limit);
+        all.sort_by(order);
+        all
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.by_doc.values().map(|d| d.ids.len()).sum()
+    }
+
+    pub(super) fn document_vectors(&self, doc_id: i64) -> HashMap<i64, Vec<f32>> {
+        let Some(d) = self.by_doc.get(&doc_id) else { return HashMap::new() };
+        let dim = if d.ids.is_empty() { 0 } else { d.flat.len() / d.ids.len() };
+        d.ids.iter().enumerate().map(|(k, id)| (*id, d.flat[k * dim..(k + 1) * dim].to_vec())).collect()
+    }
+
+    fn records(&self) -> Result<Vec<VectorRecord>, IndexError> {
+        let Some(metadata) = &self.metadata else {
+            return Err(IndexError::Invalid("a search mirror keeps no record metadata".into()));
+        };
+        let mut out = Vec::new();
+        for (doc, rows) in metadata {
+            let mut vectors = self.document_vectors(*doc);
+            out.extend(rows.iter().map(|r| VectorRecord {
+                embedding: vectors.remove(&r.chunk_id).unwrap_or_default(),
+                ..r.clone()
+            }));
+        }
+        Ok(out)
+    }
+}
+
+/// Exact search in RAM, with each record's metadata: the twin of [`super::LanceVectors`] for
+/// tests and for libraries kept in memory.
+#[derive(Debug)]
+pub struct MemoryVectors {
+    table: RwLock<VectorTable>,
+}
+
+impl Default for MemoryVectors {
+    fn default() -> Self {
+        MemoryVectors { table: RwLock::new(VectorTable::with_metadata()) }
+    }
+}
+
+impl MemoryVectors {
+    // A panic while the lock was held left the table whole (each write is one map insert or
+    // removal), so a poisoned lock is taken over.
+    fn read(&self) -> RwLockReadGuard<'_, VectorTable> {
+        self.table.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, VectorTable> {
+        self.table.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl VectorStore for MemoryVectors {
+    fn put_document(&self, doc_id: i64, records: &[VectorRecord]) -> Result<(), IndexError> {
+        self.write().put_document(doc_id, records);
+        Ok(())
+    }
+    fn remove_document(&self, doc_id: i64) -> Result<(), IndexError> {
+        self.write().remove_document(doc_id);
+        Ok(())
+    }
+    fn search(&self, query: &[f32], limit: usize, docs: &[i64]) -> Result<Vec<(i64, f32)>, IndexError> {
+        Ok(self.read().search(query, limit, docs))
+    }
+    fn len(&self) -> Result<usize, IndexError> {
+        Ok(self.read().len())
+    }
+    fn document_vectors(&self, doc_id: i64) -> Result<HashMap<i64, Vec<f32>>, IndexError> {
+        Ok(self.read().document_vectors(doc_id))
+    }
+    fn records(&self) -> Result<Vec<VectorRecord>, IndexError> {
+        self.read().records()
+    }
+}

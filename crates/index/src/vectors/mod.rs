@@ -1,0 +1,188 @@
+//! Dense vectors: the [`VectorStore`] trait, LanceDB on local disk ([`LanceVectors`]) and an in-RAM twin
+//! for tests ([`MemoryVectors`]). One record per chunk with its metadata; the table name carries the
+//! embedding model and dimension, so switching models never mixes vectors.
+//!
+//! Writes take `&self`: a store is shared between the threads that search and the one ingest that
+//! writes, and each store orders its own writes (a searcher never waits for a whole write, only for
+//! the moment its in-memory part is swapped).
+
+mod lance;
+mod memory;
+
+pub use lance::{LanceVectors, ANN_THRESHOLD};
+pub use memory::MemoryVectors;
+
+use crate::IndexError;
+use std::collections::HashMap;
+
+/// One chunk's record in the vector store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorRecord {
+    /// The chunk's id in the catalog.
+    pub chunk_id: i64,
+    /// Its document's id.
+    pub doc_id: i64,
+    /// The file's absolute path.
+    pub source_path: String,
+    /// The chunk's position in its document, from 0.
+    pub chunk_index: i64,
+    /// The chunk's text.
+    pub content: String,
+    /// The chunk's context, then the chunk: the text the keyword index holds.
+    pub contextualized_content: String,
+    /// The chunk's vector: of the chunk alone, or of its LLM-written context and the chunk.
+    pub embedding: Vec<f32>,
+    /// The file's modification time (Unix seconds).
+    pub mtime: i64,
+    /// The document's format (`pdf`, `docx`, …).
+    pub file_type: String,
+    /// The file's size in bytes.
+    pub file_size_bytes: i64,
+    /// JSON list of heading texts.
+    pub parent_chain: String,
+    /// The innermost section holding the whole chunk.
+    pub section_id: String,
+    /// The level of `section_id` (0 for text before the first heading).
+    pub heading_level: i64,
+    /// What the chunk mostly is (`definition`, `requirement`, …).
+    pub chunk_type: String,
+    /// JSON list of the references written in the chunk.
+    pub cross_references: String,
+    /// The document's title.
+    pub doc_summary: String,
+    /// The first term defined in the chunk, if any.
+    pub defined_term: Option<String>,
+    /// The normalised key of `defined_term`.
+    pub defined_term_normalized: Option<String>,
+    /// The first page the chunk lies on; `None` for formats without pages.
+    pub page_start: Option<i64>,
+    /// The last page it lies on (included); `None` for formats without pages.
+    pub page_end: Option<i64>,
+    /// Where the chunk starts in the document text, in bytes.
+    pub char_start: i64,
+    /// Where it ends in the document text, in bytes (exclusive).
+    pub char_end: i64,
+    /// SHA-256 (hex) of `content`.
+    pub content_hash: String,
+}
+
+/// Vector storage and nearest-neighbour search.
+pub trait VectorStore: Send + Sync {
+    /// Replaces all records of a document.
+    fn put_document(&self, doc_id: i64, records: &[VectorRecord]) -> Result<(), IndexError>;
+    /// Removes every record of a document.
+    fn remove_document(&self, doc_id: i64) -> Result<(), IndexError>;
+    /// Chunk ids with cosine similarity, best first; `docs` restricts to documents when not empty.
+    fn search(&self, query: &[f32], limit: usize, docs: &[i64]) -> Result<Vec<(i64, f32)>, IndexError>;
+    /// How many records the store holds.
+    fn len(&self) -> Result<usize, IndexError>;
+    /// A document's vectors by chunk id (to keep those of unchanged chunks on re-ingest).
+    fn document_vectors(&self, doc_id: i64) -> Result<HashMap<i64, Vec<f32>>, IndexError>;
+    /// Every record, with its vector, in no particular order: what a damaged catalog is rebuilt
+    /// from.
+    fn records(&self) -> Result<Vec<VectorRecord>, IndexError>;
+    /// Whether the store holds no record.
+    fn is_empty(&self) -> Result<bool, IndexError> {
+        Ok(self.len()? == 0)
+    }
+    /// Sees what another process wrote since this store was opened or last reloaded.
+    fn reload(&mut self) -> Result<(), IndexError> {
+        Ok(())
+    }
+}
+
+/// The table name for a model and dimension: `chunks_all_minilm_l6_v2_384`.
+pub fn table_name(model: &str, dim: usize) -> String {
+    let clean: String =
+        model.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    format!("chunks_{}_{dim}", clean.trim_matches('_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(chunk_id: i64, doc_id: i64, v: Vec<f32>) -> VectorRecord {
+        VectorRecord {
+            chunk_id,
+            doc_id,
+            source_path: format!("/docs/{doc_id}.txt"),
+            chunk_index: chunk_id,
+            content: format!("chunk {chunk_id}"),
+            contextualized_content: format!("chunk {chunk_id}"),
+            embedding: v,
+            mtime: 0,
+            file_type: "text".into(),
+            file_size_bytes: 10,
+            parent_chain: "[]".into(),
+            section_id: "sec_1".into(),
+            heading_level: 1,
+            chunk_type: "content".into(),
+            cross_references: "[]".into(),
+            doc_summary: String::new(),
+            defined_term: None,
+            defined_term_normalized: None,
+            page_start: Some(1),
+            page_end: None,
+            char_start: 0,
+            char_end: 7,
+            content_hash: "h".into(),
+        }
+    }
+
+    fn exercise(store: &dyn VectorStore) {
+        store
+            .put_document(1, &[record(1, 1, vec![1.0, 0.0, 0.0]), record(2, 1, vec![0.0, 1.0, 0.0])])
+            .unwrap();
+        store.put_document(2, &[record(3, 2, vec![0.7, 0.7, 0.0])]).unwrap();
+        assert_eq!(store.len().unwrap(), 3);
+        let hits = store.search(&[1.0, 0.1, 0.0], 2, &[]).unwrap();
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![1, 3]);
+        assert!((hits[0].1 - 0.995).abs() < 0.01);
+        let hits = store.search(&[1.0, 0.1, 0.0], 5, &[2]).unwrap();
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3]);
+        store.put_document(1, &[record(4, 1, vec![0.0, 0.0, 1.0])]).unwrap();
+        assert_eq!(store.len().unwrap(), 2, "re-putting a document replaces its records");
+        let mut all = store.records().unwrap();
+        all.sort_by_key(|r| r.chunk_id);
+        let mut three = record(3, 2, vec![0.7, 0.7, 0.0]);
+        three.defined_term = Some("Client".into());
+        three.page_end = Some(2);
+        store.put_document(2, std::slice::from_ref(&three)).unwrap();
+        let mut back = store.records().unwrap();
+        back.sort_by_key(|r| r.chunk_id);
+        assert_eq!(back, vec![three, record(4, 1, vec![0.0, 0.0, 1.0])], "records read back whole");
+        assert_eq!(all.len(), 2);
+        store.remove_document(2).unwrap();
+        assert_eq!(
+            store.search(&[0.0, 0.0, 1.0], 5, &[]).unwrap().iter().map(|h| h.0).collect::<Vec<_>>(),
+            vec![4]
+        );
+        assert_eq!(store.records().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn memory_store() {
+        exercise(&MemoryVectors::default());
+    }
+
+    #[test]
+    fn lance_store_matches_its_twin_and_persists() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let lance = LanceVectors::open(dir.path(), "test-model", 3).unwrap();
+            exercise(&lance);
+        }
+        let reopened = LanceVectors::open(dir.path(), "test-model", 3).unwrap();
+        assert_eq!(reopened.len().unwrap(), 1);
+        assert!(reopened.is_exact());
+        assert_eq!(
+            reopened.search(&[0.0, 0.0, 1.0], 5, &[]).unwrap().iter().map(|h| h.0).collect::<Vec<_>>(),
+            vec![4],
+            "the RAM mirror is rebuilt from disk"
+        );
+        let other = LanceVectors::open(dir.path(), "other-model", 3).unwrap();
+        assert_eq!(other.len().unwrap(), 0, "another model has its own table");
+        assert_eq!(table_name("all-MiniLM-L6-v2", 384), "chunks_all_minilm_l6_v2_384");
+    }
+}

@@ -327,6 +327,11 @@ async function main() {
     }, { what: 'only definition hits' });
     check('chunk-type filter', true);
     await shot(s, 'search-filtered');
+    // The filter off again, as a user would leave it before the searches below.
+    await opt.click();
+    await s.until(async () => !(await s.exec(`return document.querySelector('[data-testid="filter-chunk-type"] [data-value="definition"]').checked`)), {
+      what: 'the type filter off',
+    });
 
     // The glossary.
     await nav(s, 'definitions');

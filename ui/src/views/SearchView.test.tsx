@@ -220,6 +220,28 @@ describe('search keyboard', () => {
     expect(screen.getByTestId('nav-reader')).toHaveAttribute('aria-current', 'page');
   });
 
+  it('scrolls a hit selected with the keyboard into view, not one pressed with the mouse', async () => {
+    // Scrolling under the pointer between press and release would move the click off the title.
+    const scroll = vi.fn();
+    const original = Element.prototype.scrollIntoView;
+    Element.prototype.scrollIntoView = scroll;
+    try {
+      const { user } = renderApp(stubBackend(), { debounceMs: 5 });
+      const hits = await searchFor('authorised person');
+      expect(hits.length).toBeGreaterThan(2);
+      scroll.mockClear();
+      fireEvent.mouseDown(hits[2]);
+      await waitFor(() => expect(screen.getAllByTestId('hit')[2]).toHaveAttribute('aria-selected', 'true'));
+      expect(scroll).not.toHaveBeenCalled();
+      act(() => screen.getByTestId('search-input').focus());
+      await user.keyboard('{ArrowDown}');
+      expect(screen.getAllByTestId('hit')[3]).toHaveAttribute('aria-selected', 'true');
+      expect(scroll).toHaveBeenCalledTimes(1);
+    } finally {
+      Element.prototype.scrollIntoView = original;
+    }
+  });
+
   it('does not move past either end', async () => {
     const { user } = renderApp(stubBackend(), { debounceMs: 5 });
     const hits = await searchFor('integrity');

@@ -40,7 +40,15 @@ export function SearchView({ focusToken = 0, debounceMs }: SearchViewProps) {
 
   useEffect(() => setSelected(0), [hits]);
 
+  // A hit selected with the keyboard is scrolled into view; one selected by pressing the mouse on
+  // it is not: scrolling under the pointer between press and release would take the click (on its
+  // title, say) away from what was pressed.
+  const scrollToSelected = useRef(true);
   useEffect(() => {
+    if (!scrollToSelected.current) {
+      scrollToSelected.current = true;
+      return;
+    }
     const el = listRef.current?.querySelector<HTMLElement>(`[data-index="${selected}"]`);
     el?.scrollIntoView?.({ block: 'nearest' });
   }, [selected]);
@@ -188,7 +196,10 @@ export function SearchView({ focusToken = 0, debounceMs }: SearchViewProps) {
             index={i}
             selected={i === selected}
             copied={copied === hit.chunk_id}
-            onSelect={() => setSelected(i)}
+            onSelect={() => {
+              scrollToSelected.current = i === selected;
+              setSelected(i);
+            }}
             onOpen={() => openHit(hit)}
             onCrumb={(c) => nav.open({ doc: String(hit.doc_id), sectionId: c.section_id })}
             onScope={(c) => scopeTo(hit, c)}

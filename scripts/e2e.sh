@@ -81,6 +81,7 @@ chmod +x "$SCRATCH/folio-desktop"
 export FOLIO_E2E_APP=$SCRATCH/folio-desktop FOLIO_E2E_APP_BINARY=$APP
 export FOLIO_E2E_DOCS="$DATA/obliqa/documents/GEN_VER08.181223.txt:$DATA/obliqa/documents/GLO_VER19.181223.txt:$DATA/obliqa/documents/AML_VER09.211223.txt"
 [ -f "$BIG" ] && export FOLIO_E2E_BIG_PDF=$BIG
+export FOLIO_E2E_TABLE_PDF=$DATA/filings/MCDONALDS_2023Q1_EARNINGS.pdf
 export FOLIO_E2E_CLOSE_PDF=$DATA/debian-policy/policy.pdf
 export FOLIO_E2E_ARTIFACTS=$FOLIO_ROOT/tests/artifacts/e2e
 mkdir -p "$SCRATCH/watched"

@@ -12,7 +12,8 @@
 //
 // Environment: FOLIO_E2E_DRIVER (default http://127.0.0.1:4444), FOLIO_E2E_APP (the binary),
 // FOLIO_E2E_DOCS (two documents or more, ':'-separated; GEN and AML for the cross-document check), FOLIO_E2E_BIG_PDF,
-// FOLIO_E2E_CLOSE_PDF (added last; the window closes while it ingests), FOLIO_E2E_ARTIFACTS,
+// FOLIO_E2E_TABLE_PDF (a filing: a table hit's highlight, row by row), FOLIO_E2E_CLOSE_PDF (added
+// last; the window closes while it ingests), FOLIO_E2E_ARTIFACTS,
 // FOLIO_E2E_WATCH_DIR (an empty folder: watched, then files are added, renamed and deleted in it),
 // FOLIO_E2E_LIBRARY (the library folder: after the first session its catalog is damaged, and a
 // second start of the app must offer the repair, run it and show the library again),
@@ -28,6 +29,8 @@ const driver = process.env.FOLIO_E2E_DRIVER || 'http://127.0.0.1:4444';
 const app = process.env.FOLIO_E2E_APP;
 const docs = (process.env.FOLIO_E2E_DOCS || '').split(':').filter(Boolean);
 const bigPdf = process.env.FOLIO_E2E_BIG_PDF;
+/** A company filing in PDF whose table's highlight is checked row by row. */
+const tablePdf = process.env.FOLIO_E2E_TABLE_PDF;
 /** A PDF added last, so that the window closes during its ingest. */
 const closePdf = process.env.FOLIO_E2E_CLOSE_PDF;
 const artifacts = process.env.FOLIO_E2E_ARTIFACTS || 'tests/artifacts/e2e';
@@ -484,6 +487,16 @@ async function main() {
       const pdfRow = (await ingestRows(s)).find(([file]) => file === bigPdf);
       check('the big PDF is indexed', pdfRow?.[1] === 'indexed', `${pdfRow?.[1]}`);
       await checkOriginal(s, 'maintainer scripts');
+      // A table of a company filing: every row marked on its page.
+      if (tablePdf) {
+        await nav(s, 'library');
+        await addPath(s, tablePdf);
+        await s.until(async () => (await ingestRows(s)).some(([file, stage]) => file === tablePdf && FINAL_STAGES.includes(stage)), {
+          timeoutMs: 120000,
+          what: 'the filing indexed',
+        });
+        await checkOriginal(s, 'Sales by Company-operated restaurants revenues from franchised restaurants', { table: true });
+      }
 
       // One more PDF, left ingesting: the session ends (the window closes) while it runs, which
       // closedPhase checks the app survives by exiting promptly.
@@ -501,31 +514,32 @@ async function main() {
 }
 
 /**
- * Opens the original of a hit in the big PDF whose passage runs over several lines (its text is
- * 300 characters or more), and checks that the page marks it line by line: two marks or more,
- * reaching over more than one line's height. The quick low-resolution page comes first; the check
- * waits for the full one.
+ * Opens the original of a hit in a PDF whose passage runs over several lines (its text is 300
+ * characters or more; with `table`, a table hit), and checks that the page marks it line by line:
+ * marks on two lines or more reaching over more than one line's height, and for a table, a mark on
+ * as many lines of the page as the table has rows or more.
  */
-async function checkOriginal(s, query) {
+async function checkOriginal(s, query, { table = false } = {}) {
   await nav(s, 'search');
   await clearSearch(s);
   await (await s.find('[data-testid="search-input"]')).type(query);
   await s.waitFor('[data-testid="hit"]', { what: `hits for "${query}"` });
-  // The passages' lengths, from the same search through the app's IPC (the list shows snippets).
-  const lengths = await s.execAsync(
+  // The passages, from the same search through the app's IPC (the list shows snippets).
+  const passages = await s.execAsync(
     `const done = arguments[arguments.length - 1];
      window.__TAURI_INTERNALS__.invoke('search', { request: { query: arguments[0], limit: 30, documents: [], chunk_types: [], section: null } })
-       .then((hits) => done(Object.fromEntries(hits.map((h) => [h.chunk_id, h.path.endsWith('.pdf') ? h.content.length : 0]))), () => done({}));`,
+       .then((hits) => done(Object.fromEntries(hits.filter((h) => h.path.endsWith('.pdf')).map((h) => [h.chunk_id, { length: h.content.length, type: h.chunk_type, rows: h.content.split('\\n').filter((r) => r.trim()).length }]))), () => done({}));`,
     [query],
   );
+  const wanted = Object.fromEntries(Object.entries(passages).filter(([, p]) => p.length >= 300 && (!table || p.type === 'table')));
   const chunk = await s.until(
     async () =>
       s.exec(
-        `for (const h of document.querySelectorAll('[data-testid="hit"]')) if ((arguments[0][h.dataset.chunkId] || 0) >= 300) return h.dataset.chunkId;
+        `for (const h of document.querySelectorAll('[data-testid="hit"]')) if (arguments[0][h.dataset.chunkId]) return h.dataset.chunkId;
          return null;`,
-        [lengths],
+        [wanted],
       ),
-    { what: `a hit of several lines in the PDF for "${query}"` },
+    { what: `a ${table ? 'table ' : ''}hit of several lines in a PDF for "${query}"` },
   );
   const hit = `[data-testid="hit"][data-chunk-id="${chunk}"]`;
   const section = await (await s.find(hit)).attr('data-section-id');
@@ -540,14 +554,18 @@ async function checkOriginal(s, query) {
      });`,
   );
   const page = (await (await s.find('[data-testid="page-number"]')).text()).trim();
-  await shot(s, 'original-highlight');
+  await shot(s, table ? 'original-highlight-table' : 'original-highlight');
   const heights = marks.map((m) => m.height).sort((a, b) => a - b);
   const line = heights[heights.length >> 1] ?? 0;
   const reach = marks.length ? Math.max(...marks.map((m) => m.bottom)) - Math.min(...marks.map((m) => m.top)) : 0;
+  // Lines of the page with a mark: marks whose middles lie within half a line of each other are on one.
+  const middles = marks.map((m) => (m.top + m.bottom) / 2).sort((a, b) => a - b);
+  const lines = middles.filter((y, i) => i === 0 || y - middles[i - 1] > line / 2).length;
+  const rows = wanted[chunk].rows;
   check(
-    'Open original marks every line of the passage',
-    marks.length >= 2 && reach > 1.5 * line,
-    `${marks.length} marks reaching over ${reach.toFixed(0)} px (a line ${line.toFixed(0)} px), ${page}, chunk ${chunk} of ${lengths[chunk]} characters`,
+    table ? 'Open original marks every row of a table hit' : 'Open original marks every line of the passage',
+    marks.length >= 2 && reach > 1.5 * line && (!table || lines >= rows),
+    `${marks.length} marks on ${lines} lines reaching over ${reach.toFixed(0)} px (a line ${line.toFixed(0)} px), ${page}, chunk ${chunk} of ${wanted[chunk].length} characters${table ? ` and ${rows} rows` : ''}`,
   );
   await (await s.find('[data-testid="original-dialog"] button[aria-label="Close"]')).click();
 }

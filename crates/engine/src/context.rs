@@ -196,7 +196,7 @@ pub(crate) struct DocumentInput<'a> {
 /// The contexts of a document's chunks, and (for an LLM) what getting them took. A cancelled run
 /// keeps the answers it paid for in the cache and returns [`AiError::Cancelled`].
 pub(crate) fn contextualize(
-    catalog: &Catalog,
+    catalog: &dyn Catalog,
     mode: &ContextMode,
     doc: &DocumentInput<'_>,
     cancel: &Cancel,
@@ -224,7 +224,7 @@ fn with_table_rows(a: &Analysis, contexts: &mut [ChunkContext]) {
 }
 
 fn contexts_of(
-    catalog: &Catalog,
+    catalog: &dyn Catalog,
     mode: &ContextMode,
     doc: &DocumentInput<'_>,
     cancel: &Cancel,
@@ -339,7 +339,7 @@ fn contexts_of(
 /// What an LLM run over analysed documents would cost, counting only chunks not in the cache.
 /// Returns the estimate and the number of cached chunks.
 pub(crate) fn plan(
-    catalog: &Catalog,
+    catalog: &dyn Catalog,
     writer: &dyn ContextWriter,
     prices: &Prices,
     docs: &[Analysis],

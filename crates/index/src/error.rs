@@ -34,6 +34,15 @@ pub enum IndexError {
     /// A value that storage cannot hold or does not expect.
     #[error("invalid data: {0}")]
     Invalid(String),
+    /// A team library's server failed or refused (the message names the server, never a
+    /// password).
+    #[error("{message}")]
+    Server {
+        /// What kind of failure.
+        failure: ServerFailure,
+        /// What happened, in words.
+        message: String,
+    },
     /// An error with what was being done when it happened ("the library's vector store in … could
     /// not be opened").
     #[error("{context}: {source}")]
@@ -45,7 +54,40 @@ pub enum IndexError {
     },
 }
 
+/// What kind of failure a team library's server reported (see [`IndexError::Server`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerFailure {
+    /// No host could be reached, or the connection was lost and could not be made again.
+    Unreachable,
+    /// The server refused the login: a wrong password, an unknown user, no access to the database.
+    LoginRefused,
+    /// The role may only read: adding or removing documents is refused.
+    ReadOnly,
+    /// The database is not ready for Folio: no pgvector, or a schema from a later Folio.
+    Unprepared,
+    /// Anything else the server answered.
+    Failed,
+}
+
 impl IndexError {
+    /// Whether a team library's server could not be reached (a retry may succeed).
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            IndexError::Server { failure, .. } => *failure == ServerFailure::Unreachable,
+            IndexError::In { source, .. } => source.is_unreachable(),
+            _ => false,
+        }
+    }
+
+    /// The server failure, if the error is one (through any context).
+    pub fn server_failure(&self) -> Option<ServerFailure> {
+        match self {
+            IndexError::Server { failure, .. } => Some(*failure),
+            IndexError::In { source, .. } => source.server_failure(),
+            _ => None,
+        }
+    }
+
     /// Whether the error means a store's files are damaged: what `folio repair` is for. Only
     /// evidence of damage counts (a checksum or a parse that failed, a file the store lists that is
     /// gone, a file that ends early); a refused read or write (see [`IndexError::refusal`]), a busy

@@ -17,4 +17,4 @@ pub mod vectors;
 mod creation;
 mod error;
 
-pub use error::IndexError;
+pub use error::{IndexError, ServerFailure};

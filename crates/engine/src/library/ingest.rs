@@ -452,7 +452,7 @@ impl Library {
             .filter_map(|f| convert_file_guarded(f, &self.options.convert, &Cancel::new()).ok())
             .map(|d| analyze(d, self.counter.as_ref(), &self.options.chunker))
             .collect();
-        Ok(Some(plan(&self.catalog, writer.as_ref(), prices, &docs)?))
+        Ok(Some(plan(self.catalog.as_ref(), writer.as_ref(), prices, &docs)?))
     }
 
     /// Every recorded LLM contextualizing run, oldest first.
@@ -509,7 +509,7 @@ impl Library {
         };
         steps(Step::new(Stage::Contextualizing, 0, analysis.chunks.len()));
         let (contexts, run) = contextualize(
-            &self.catalog,
+            self.catalog.as_ref(),
             &self.options.context,
             &crate::context::DocumentInput {
                 analysis: &analysis,

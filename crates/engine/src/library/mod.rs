@@ -12,7 +12,7 @@ use folio_core::query::parse_query;
 use folio_core::tokens::{TokenCounter, WordCounter};
 use folio_index::catalog::{
     Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, DocumentStatus, FailureRow, NewDocument,
-    RefRow, SectionRow, TableRow,
+    RefRow, SectionRow, SqliteCatalog, TableRow,
 };
 use folio_index::exact::{document_label, number_keys, ExactIndex};
 use folio_index::keyword::{KeywordDoc, KeywordFilter, KeywordIndex};
@@ -259,7 +259,7 @@ fn store_of(e: &folio_index::IndexError) -> (&'static str, &'static str) {
 /// A library folder.
 pub struct Library {
     dir: PathBuf,
-    catalog: Catalog,
+    catalog: Box<dyn Catalog>,
     keyword: KeywordIndex,
     exact: ExactIndex,
     vectors: Box<dyn VectorStore>,
@@ -300,7 +300,7 @@ impl Library {
         std::fs::create_dir_all(dir)
             .map_err(|e| store_failure("folder", dir, folio_index::IndexError::from(e), ""))?;
         let write_lock = take_write_lock(dir)?;
-        let catalog = Catalog::open(&dir.join("catalog.sqlite"))
+        let catalog = SqliteCatalog::open(&dir.join("catalog.sqlite"))
             .map_err(|e| store_failure("catalog (catalog.sqlite)", dir, e, "from the chunk records"))?;
         let keyword = KeywordIndex::open(&dir.join("keyword"))
             .map_err(|e| store_failure("keyword index", dir, e, "from the catalog"))?;
@@ -320,7 +320,7 @@ impl Library {
         };
         let mut lib = Library {
             dir: dir.to_path_buf(),
-            catalog,
+            catalog: Box::new(catalog),
             keyword,
             exact: ExactIndex::default(),
             vectors,

@@ -77,7 +77,7 @@ impl Library {
         let catalog_damage = if dir.join(RECORDS_ASIDE).exists() {
             Some(folio_index::IndexError::Corrupt("an earlier repair did not finish".into()))
         } else {
-            match Catalog::open(&dir.join("catalog.sqlite")).and_then(|c| c.check()) {
+            match SqliteCatalog::open(&dir.join("catalog.sqlite")).and_then(|c| c.check()) {
                 Ok(()) => None,
                 Err(e) if e.is_damage() => Some(e),
                 Err(e) => return Err(e.into()),
@@ -230,9 +230,11 @@ impl Library {
         if dir.join("keyword").exists() {
             std::fs::remove_dir_all(dir.join("keyword")).map_err(io)?;
         }
-        let mut lib = Library::open(dir, embedder, options)?;
+        // What can be read of the damaged catalog goes into the new one first (its own file, so
+        // the salvage needs the SQLite catalog itself, not the library's view of a catalog).
         let folio_index::catalog::Salvage { documents: known_documents, copied, lost } =
-            lib.catalog.salvage_from(&damaged_copy);
+            SqliteCatalog::open(&dir.join("catalog.sqlite"))?.salvage_from(&damaged_copy);
+        let mut lib = Library::open(dir, embedder, options)?;
         let mut rebuilt =
             CatalogRebuild { damaged_copy, salvaged: copied, lost, ..CatalogRebuild::default() };
         let docs = documents_of(records);

@@ -1,12 +1,12 @@
 //! What a document holds, as stored: its chunks, outline, definitions and tables.
 
 use super::rows::*;
-use super::Catalog;
+use super::SqliteCatalog;
 use crate::IndexError;
 use folio_core::model::Span;
 use rusqlite::{params, OptionalExtension};
 
-impl Catalog {
+impl SqliteCatalog {
     /// Chunks of one document (or all, with `None`), in order.
     pub fn chunks(&self, doc_id: Option<i64>) -> Result<Vec<ChunkRow>, IndexError> {
         let sql = format!(
@@ -123,7 +123,7 @@ mod tests {
         b.push(BlockKind::Table { header_rows: 1 }, "\t2022\t2021\nTotal assets\t352\t351", None);
         b.push(BlockKind::Table { header_rows: 0 }, "a\tb", None);
         let a = analyze(b.finish(), &WordCounter, &ChunkerConfig::default());
-        let cat = Catalog::in_memory().unwrap();
+        let cat = SqliteCatalog::in_memory().unwrap();
         let new = |path| NewDocument {
             path,
             label: "R",

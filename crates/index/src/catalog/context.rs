@@ -1,7 +1,7 @@
 //! Chunk contexts: the mode each document was contextualized in, the cache of LLM-written
 //! contexts by content hash, and the record of each LLM run (requests, tokens, cost).
 
-use super::Catalog;
+use super::SqliteCatalog;
 use crate::IndexError;
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
@@ -54,7 +54,7 @@ pub struct ContextRun {
     pub cost: f64,
 }
 
-impl Catalog {
+impl SqliteCatalog {
     /// The context mode a document was indexed with (`none`, `structural`, `anthropic:MODEL`, …).
     pub fn context_mode(&self, doc_id: i64) -> Result<String, IndexError> {
         Ok(self
@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn cached_contexts_round_trip_and_the_latest_wins() {
-        let cat = Catalog::in_memory().unwrap();
+        let cat = SqliteCatalog::in_memory().unwrap();
         assert!(cat.cached_context("k1").unwrap().is_none());
         cat.put_cached_contexts(&[("k1".into(), cached("first")), ("k2".into(), cached("other"))]).unwrap();
         cat.put_cached_contexts(&[("k1".into(), cached("second"))]).unwrap();
@@ -215,7 +215,7 @@ mod tests {
 
     #[test]
     fn runs_are_listed_in_the_order_recorded() {
-        let cat = Catalog::in_memory().unwrap();
+        let cat = SqliteCatalog::in_memory().unwrap();
         let run = |path: &str, requests| ContextRun {
             path: path.into(),
             provider: "openai".into(),
@@ -250,7 +250,7 @@ mod tests {
                 source: if i == 0 { "fallback".into() } else { "llm".into() },
             })
             .collect();
-        let cat = Catalog::in_memory().unwrap();
+        let cat = SqliteCatalog::in_memory().unwrap();
         let doc =
             NewDocument { contexts: &contexts, ..new_document("/rb.md", &a, "anthropic:claude-haiku-4-5") };
         let (id, _) = cat.put_document(&doc).unwrap();

@@ -2,13 +2,13 @@
 //! transaction, looked up by path, id or content, marked indexed, removed.
 
 use super::rows::*;
-use super::Catalog;
+use super::SqliteCatalog;
 use crate::IndexError;
 use folio_core::definitions::DefinitionScope;
 use folio_core::model::BlockKind;
 use rusqlite::{params, OptionalExtension};
 
-impl Catalog {
+impl SqliteCatalog {
     /// The document stored for a path.
     pub fn document_by_path(&self, path: &str) -> Result<Option<DocumentRow>, IndexError> {
         Ok(self
@@ -230,7 +230,7 @@ mod tests {
     #[test]
     fn a_stored_document_is_found_by_path_id_and_content_once_indexed() {
         let a = rulebook("one");
-        let cat = Catalog::in_memory().unwrap();
+        let cat = SqliteCatalog::in_memory().unwrap();
         let (id, chunks) = cat.put_document(&new_document("/rb.md", &a, "structural")).unwrap();
         assert_eq!(chunks.len(), a.chunks.len());
         let row = cat.document_by_path("/rb.md").unwrap().expect("stored");
@@ -248,7 +248,7 @@ mod tests {
     #[test]
     fn counts_stamps_and_removal() {
         let a = rulebook("two");
-        let cat = Catalog::in_memory().unwrap();
+        let cat = SqliteCatalog::in_memory().unwrap();
         let (id, _) = cat.put_document(&new_document("/rb.md", &a, "none")).unwrap();
         let [sections, chunks, definitions, references] = cat.document_counts(id).unwrap();
         assert_eq!(sections, a.outline.sections.len());
@@ -268,7 +268,7 @@ mod tests {
     #[test]
     fn storing_a_path_again_replaces_the_document() {
         let (a, b) = (rulebook("first"), rulebook("second"));
-        let cat = Catalog::in_memory().unwrap();
+        let cat = SqliteCatalog::in_memory().unwrap();
         cat.put_document(&new_document("/rb.md", &a, "none")).unwrap();
         let (id, _) = cat.put_document(&new_document("/rb.md", &b, "none")).unwrap();
         assert_eq!(cat.documents().unwrap().len(), 1);

@@ -1,6 +1,6 @@
 //! Watched folders and the files that could not be added from them (tried again once changed).
 
-use super::{now, Catalog};
+use super::{now, SqliteCatalog};
 use crate::IndexError;
 use serde::Serialize;
 
@@ -21,7 +21,7 @@ pub struct FailureRow {
     pub at: i64,
 }
 
-impl Catalog {
+impl SqliteCatalog {
     /// The folders the library keeps in step with, in the order they were added.
     pub fn watched_folders(&self) -> Result<Vec<String>, IndexError> {
         let conn = self.conn();
@@ -86,7 +86,7 @@ mod tests {
 
     #[test]
     fn watched_folders_are_added_once_and_listed_in_order() {
-        let cat = Catalog::in_memory().unwrap();
+        let cat = SqliteCatalog::in_memory().unwrap();
         assert!(cat.add_watched_folder("/b").unwrap());
         assert!(cat.add_watched_folder("/a").unwrap());
         assert!(!cat.add_watched_folder("/b").unwrap());
@@ -100,7 +100,7 @@ mod tests {
 
     #[test]
     fn a_file_s_failure_is_replaced_by_its_latest_and_cleared() {
-        let cat = Catalog::in_memory().unwrap();
+        let cat = SqliteCatalog::in_memory().unwrap();
         let failure = |path: &str, code: &str| FailureRow {
             path: path.into(),
             mtime: 1,

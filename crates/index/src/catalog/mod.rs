@@ -1,8 +1,10 @@
-//! The SQLite catalog: documents, outlines, chunks, definitions and cross-references, with schema
-//! migrations. It is the library's source of truth; the keyword, exact and vector indexes are derived
-//! from it (and can be rebuilt from it).
+//! The catalog: documents, outlines, chunks, definitions and cross-references. It is the library's
+//! source of truth; the keyword, exact and vector indexes are derived from it (and can be rebuilt
+//! from it). [`Catalog`] is what the engine asks of one; [`SqliteCatalog`] keeps it in a SQLite file
+//! in the library's folder, with schema migrations (a team library keeps it in PostgreSQL, in the
+//! `folio-postgres` crate).
 //!
-//! One file per concern: [`schema`] (migrations), `rows` (the row types), `documents`, `contents`
+//! The SQLite catalog has one file per concern: [`schema`] (migrations), `rows` (the row types), `documents`, `contents`
 //! (chunks, outline, definitions, tables), `references`, `context` (modes, the LLM context cache,
 //! run records), `folders` (watched folders and failures) and `salvage` (reading a damaged catalog).
 
@@ -14,6 +16,7 @@ mod references;
 mod rows;
 mod salvage;
 pub mod schema;
+mod sqlite;
 
 pub use context::{CachedContext, ContextRun};
 pub use folders::FailureRow;
@@ -25,18 +28,118 @@ pub use salvage::{Salvage, SalvagedDocument};
 pub use schema::SCHEMA_VERSION;
 
 use crate::IndexError;
+use folio_core::model::Span;
 use rusqlite::Connection;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
-/// The catalog.
-pub struct Catalog {
+/// What the engine asks of a catalog, wherever it is kept. Every write is atomic: a document is
+/// put, with its chunks, outline, definitions, references and tables, in one transaction, so a
+/// reader sees all of it or none.
+pub trait Catalog: Send + Sync {
+    // Documents.
+    /// The document stored for a path.
+    fn document_by_path(&self, path: &str) -> Result<Option<DocumentRow>, IndexError>;
+    /// All documents, by id.
+    fn documents(&self) -> Result<Vec<DocumentRow>, IndexError>;
+    /// The document with this id, if any.
+    fn document(&self, id: i64) -> Result<Option<DocumentRow>, IndexError>;
+    /// Names a document as the user wants it cited (`None`: back to the title its file gives).
+    fn rename_document(&self, id: i64, title: Option<&str>) -> Result<(), IndexError>;
+    /// The extracted text of a document.
+    fn document_text(&self, id: i64) -> Result<String, IndexError>;
+    /// Replaces a document (same path) with a new analysis in one transaction; returns its id and
+    /// the stored chunks (with their new ids).
+    fn put_document(&self, doc: &NewDocument<'_>) -> Result<(i64, Vec<ChunkRow>), IndexError>;
+    /// Records a document's file time and size again (its content did not change).
+    fn set_stamp(&self, id: i64, mtime: i64, size: i64) -> Result<(), IndexError>;
+    /// An indexed document with this content, any path (a renamed or copied file).
+    fn document_by_hash(&self, content_hash: &str) -> Result<Option<DocumentRow>, IndexError>;
+    /// Marks a document written to every store: from now on it is visible to search.
+    fn mark_indexed(&self, doc_id: i64) -> Result<(), IndexError>;
+    /// Removes a document and everything derived from it.
+    fn remove_document(&self, id: i64) -> Result<bool, IndexError>;
+    /// Sections, chunks, definitions and references of a document.
+    fn document_counts(&self, doc_id: i64) -> Result<[usize; 4], IndexError>;
+
+    // What documents hold: chunks, outlines, definitions, tables.
+    /// Chunks of one document (or all, with `None`), in order.
+    fn chunks(&self, doc_id: Option<i64>) -> Result<Vec<ChunkRow>, IndexError>;
+    /// Chunks by id, in the order asked (missing ids skipped).
+    fn chunks_by_id(&self, ids: &[i64]) -> Result<Vec<ChunkRow>, IndexError>;
+    /// A document's sections in outline order (`ord`), the root (the document itself) first.
+    fn sections(&self, doc_id: i64) -> Result<Vec<SectionRow>, IndexError>;
+    /// Definitions, all or of one key.
+    fn definitions(&self, key: Option<&str>) -> Result<Vec<DefinitionRow>, IndexError>;
+    /// Tables inside a span of a document (a section and its subsections), in text order.
+    fn tables_within(&self, doc_id: i64, span: Span) -> Result<Vec<TableRow>, IndexError>;
+
+    // Cross-references.
+    /// Cross-references written in a section (`outgoing`) or pointing at it (backlinks).
+    fn references(&self, doc_id: i64, section_id: &str, outgoing: bool) -> Result<Vec<RefRow>, IndexError>;
+    /// Every reference of the library that points somewhere: within its own document, or to
+    /// another document of the library.
+    fn resolved_references(&self) -> Result<Vec<RefRow>, IndexError>;
+    /// References written inside a span of a document (a section and its subsections).
+    fn references_within(&self, doc_id: i64, span: Span) -> Result<Vec<RefRow>, IndexError>;
+    /// All references to other documents, for library-level resolution.
+    fn external_references(&self) -> Result<Vec<(i64, RefRow)>, IndexError>;
+    /// Documents the library cites but does not hold: each reference to another document that
+    /// resolved to none, as (citing document, the name as written, the reference as written).
+    fn unresolved_documents(&self) -> Result<Vec<(i64, String, String)>, IndexError>;
+    /// Records the library-level resolution of external references (rowid → target).
+    fn set_resolutions(&self, resolved: &[(i64, Option<i64>, Option<String>)]) -> Result<(), IndexError>;
+
+    // Contexts: modes, the LLM context cache, run records.
+    /// The context mode a document was indexed with (`none`, `structural`, `anthropic:MODEL`, …).
+    fn context_mode(&self, doc_id: i64) -> Result<String, IndexError>;
+    /// Chunks of a document whose LLM request failed (to be retried).
+    fn fallback_chunks(&self, doc_id: i64) -> Result<usize, IndexError>;
+    /// A cached context.
+    fn cached_context(&self, key: &str) -> Result<Option<CachedContext>, IndexError>;
+    /// Caches contexts (one transaction).
+    fn put_cached_contexts(&self, items: &[(String, CachedContext)]) -> Result<(), IndexError>;
+    /// Records one document's contextualizing.
+    fn record_context_run(&self, run: &ContextRun) -> Result<(), IndexError>;
+    /// Every recorded run, oldest first.
+    fn context_runs(&self) -> Result<Vec<ContextRun>, IndexError>;
+
+    // Watched folders and failed files.
+    /// The folders the library keeps in step with, in the order they were added.
+    fn watched_folders(&self) -> Result<Vec<String>, IndexError>;
+    /// Adds a watched folder; `false` when it was already watched.
+    fn add_watched_folder(&self, path: &str) -> Result<bool, IndexError>;
+    /// Stops watching a folder; `false` when it was not watched.
+    fn remove_watched_folder(&self, path: &str) -> Result<bool, IndexError>;
+    /// Records why a file failed, with the size and time it had (it is tried again when they change).
+    fn put_failure(&self, f: &FailureRow) -> Result<(), IndexError>;
+    /// Forgets a file's failure (it was indexed, or is gone).
+    fn clear_failure(&self, path: &str) -> Result<(), IndexError>;
+    /// Files that failed, by path.
+    fn failures(&self) -> Result<Vec<FailureRow>, IndexError>;
+
+    // The store itself.
+    /// Copies the write-ahead log into the database file, so the file holds the committed changes
+    /// on its own (a copied library or a lost `-wal` file loses nothing written before). Passive:
+    /// it never waits for readers (what a reader still needs stays in the log for the next one).
+    /// Called after each ingest.
+    fn checkpoint(&self) -> Result<(), IndexError>;
+    /// A number that changes whenever another connection (another process) commits a change
+    /// to the catalog; a reader compares it to know when to catch up.
+    fn data_version(&self) -> Result<i64, IndexError>;
+    /// SQLite's own check of the file (pages, indexes); a damaged catalog is reported with what
+    /// SQLite says, and the advice to restore it.
+    fn check(&self) -> Result<(), IndexError>;
+}
+
+/// The catalog in a SQLite file (see the module note).
+pub struct SqliteCatalog {
     /// Behind a mutex so that the catalog can be shared between threads (searches run while an
     /// ingest prepares its next document); each call holds it briefly.
     conn: Mutex<Connection>,
 }
 
-impl Catalog {
+impl SqliteCatalog {
     /// The connection. A panic while it was held leaves nothing half-done (statements are
     /// atomic, transactions roll back on drop), so a poisoned lock is taken over.
     fn conn(&self) -> MutexGuard<'_, Connection> {
@@ -44,21 +147,21 @@ impl Catalog {
     }
 
     /// Opens (creating and migrating as needed) the catalog at `path`.
-    pub fn open(path: &Path) -> Result<Catalog, IndexError> {
+    pub fn open(path: &Path) -> Result<SqliteCatalog, IndexError> {
         Self::setup(Connection::open(path)?)
     }
 
     /// An in-memory catalog, for tests.
-    pub fn in_memory() -> Result<Catalog, IndexError> {
+    pub fn in_memory() -> Result<SqliteCatalog, IndexError> {
         Self::setup(Connection::open_in_memory()?)
     }
 
-    fn setup(conn: Connection) -> Result<Catalog, IndexError> {
+    fn setup(conn: Connection) -> Result<SqliteCatalog, IndexError> {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         Self::use_write_ahead_log(&conn)?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         Self::migrate(&conn)?;
-        Ok(Catalog { conn: Mutex::new(conn) })
+        Ok(SqliteCatalog { conn: Mutex::new(conn) })
     }
 
     /// Puts the catalog in write-ahead-log mode (readers never wait for the writer). The mode is
@@ -181,13 +284,13 @@ mod tests {
     fn a_new_catalog_is_at_the_current_schema_version_and_reopens_without_migrating_again() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("catalog.sqlite");
-        let cat = Catalog::open(&path).unwrap();
+        let cat = SqliteCatalog::open(&path).unwrap();
         cat.add_watched_folder("/docs").unwrap();
         drop(cat);
         let version: i64 =
             Connection::open(&path).unwrap().pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
         assert_eq!(version, SCHEMA_VERSION);
-        let cat = Catalog::open(&path).unwrap();
+        let cat = SqliteCatalog::open(&path).unwrap();
         assert_eq!(cat.watched_folders().unwrap(), vec!["/docs".to_string()]);
         cat.check().unwrap();
     }
@@ -196,9 +299,9 @@ mod tests {
     fn a_catalog_from_a_later_version_is_refused_not_migrated() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("catalog.sqlite");
-        drop(Catalog::open(&path).unwrap());
+        drop(SqliteCatalog::open(&path).unwrap());
         Connection::open(&path).unwrap().pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
-        match Catalog::open(&path) {
+        match SqliteCatalog::open(&path) {
             Err(e @ IndexError::Newer(_)) => {
                 assert!(e.to_string().contains("schema version"), "{e}");
                 assert!(!e.is_damage(), "a later version is not damage: {e}");
@@ -212,21 +315,21 @@ mod tests {
     fn a_checkpoint_leaves_every_change_in_the_database_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("catalog.sqlite");
-        let cat = Catalog::open(&path).unwrap();
+        let cat = SqliteCatalog::open(&path).unwrap();
         cat.add_watched_folder("/kept").unwrap();
         cat.checkpoint().unwrap();
         // A copy of the database file alone, without its log, has the change.
         let copy = dir.path().join("copy.sqlite");
         std::fs::copy(&path, &copy).unwrap();
-        assert_eq!(Catalog::open(&copy).unwrap().watched_folders().unwrap(), vec!["/kept".to_string()]);
+        assert_eq!(SqliteCatalog::open(&copy).unwrap().watched_folders().unwrap(), vec!["/kept".to_string()]);
     }
 
     #[test]
     fn another_connection_s_commit_changes_the_data_version() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("catalog.sqlite");
-        let reader = Catalog::open(&path).unwrap();
-        let writer = Catalog::open(&path).unwrap();
+        let reader = SqliteCatalog::open(&path).unwrap();
+        let writer = SqliteCatalog::open(&path).unwrap();
         let before = reader.data_version().unwrap();
         writer.add_watched_folder("/x").unwrap();
         assert_ne!(reader.data_version().unwrap(), before);

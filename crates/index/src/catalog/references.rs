@@ -1,12 +1,12 @@
 //! Cross-references as stored, and their resolution to other documents of the library.
 
 use super::rows::*;
-use super::Catalog;
+use super::SqliteCatalog;
 use crate::IndexError;
 use folio_core::model::Span;
 use rusqlite::params;
 
-impl Catalog {
+impl SqliteCatalog {
     /// Cross-references written in a section (`outgoing`) or pointing at it (backlinks).
     pub fn references(
         &self,

@@ -288,21 +288,29 @@ pub(super) fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefRow> {
 }
 
 pub(super) fn chunk_row_of(id: i64, doc_id: i64, c: &Chunk, context: ChunkContext) -> ChunkRow {
-    ChunkRow {
-        id,
-        doc_id,
-        chunk_index: c.chunk_index as i64,
-        section_id: c.section_id.clone(),
-        section_ids: c.section_ids.clone(),
-        parent_chain: c.parent_chain.clone(),
-        heading_level: c.heading_level as i64,
-        chunk_type: c.chunk_type.as_str().to_string(),
-        pages: c.pages,
-        span: c.span,
-        content_hash: c.content_hash.clone(),
-        content: c.text.clone(),
-        context: context.text,
-        context_source: context.source,
-        defined_terms: c.defined_terms.clone(),
+    ChunkRow::stored(id, doc_id, c, context)
+}
+
+impl ChunkRow {
+    /// The row of a chunk stored with id `id` in document `doc_id`, with its context (what a
+    /// catalog's `put_document` gives back).
+    pub fn stored(id: i64, doc_id: i64, c: &Chunk, context: ChunkContext) -> ChunkRow {
+        ChunkRow {
+            id,
+            doc_id,
+            chunk_index: c.chunk_index as i64,
+            section_id: c.section_id.clone(),
+            section_ids: c.section_ids.clone(),
+            parent_chain: c.parent_chain.clone(),
+            heading_level: c.heading_level as i64,
+            chunk_type: c.chunk_type.as_str().to_string(),
+            pages: c.pages,
+            span: c.span,
+            content_hash: c.content_hash.clone(),
+            content: c.text.clone(),
+            context: context.text,
+            context_source: context.source,
+            defined_terms: c.defined_terms.clone(),
+        }
     }
 }

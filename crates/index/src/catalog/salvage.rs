@@ -1,15 +1,15 @@
 //! What a damaged catalog still gives: the tables the chunk records do not hold, copied into a
 //! new catalog, and the documents' labels and context modes.
 
-use super::Catalog;
+use super::SqliteCatalog;
 use rusqlite::Connection;
 use std::path::Path;
 
-/// The tables [`Catalog::salvage_from`] copies from a damaged catalog: what the chunk records in
+/// The tables [`SqliteCatalog::salvage_from`] copies from a damaged catalog: what the chunk records in
 /// the vector store do not hold.
 const SALVAGED_TABLES: [&str; 4] = ["context_cache", "context_runs", "watched_folders", "failures"];
 
-/// What [`Catalog::salvage_from`] could read of a damaged catalog.
+/// What [`SqliteCatalog::salvage_from`] could read of a damaged catalog.
 #[derive(Debug, Clone, Default)]
 pub struct Salvage {
     /// Indexed documents by path.
@@ -29,7 +29,7 @@ pub struct SalvagedDocument {
     pub context_mode: String,
 }
 
-impl Catalog {
+impl SqliteCatalog {
     /// Copies what still reads from a damaged catalog file into this new one — the context cache,
     /// the record of context runs, watched folders and failures, each table whole or not at all —
     /// and returns what it could read of the documents (label and context mode by path). The
@@ -101,7 +101,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let old_path = dir.path().join("catalog.sqlite");
         {
-            let old = Catalog::open(&old_path).unwrap();
+            let old = SqliteCatalog::open(&old_path).unwrap();
             old.add_watched_folder("/rules").unwrap();
             old.put_failure(&FailureRow {
                 path: "/rules/x.pdf".into(),
@@ -116,7 +116,7 @@ mod tests {
             let (id, _) = old.put_document(&new_document("/rules/rb.md", &a, "structural")).unwrap();
             old.mark_indexed(id).unwrap();
         }
-        let new = Catalog::in_memory().unwrap();
+        let new = SqliteCatalog::in_memory().unwrap();
         let got = new.salvage_from(&old_path);
         assert!(got.lost.is_empty(), "{:?}", got.lost);
         assert_eq!(got.copied.len(), SALVAGED_TABLES.len());
@@ -133,7 +133,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let garbage = dir.path().join("catalog.sqlite");
         std::fs::write(&garbage, b"this is not a database").unwrap();
-        let new = Catalog::in_memory().unwrap();
+        let new = SqliteCatalog::in_memory().unwrap();
         let got = new.salvage_from(&garbage);
         assert!(got.copied.is_empty());
         assert!(got.documents.is_empty());

@@ -6,6 +6,7 @@
 //! writes, and each store orders its own writes (a searcher never waits for a whole write, only for
 //! the moment its in-memory part is swapped).
 
+pub mod conformance;
 mod lance;
 mod memory;
 
@@ -100,70 +101,13 @@ pub fn table_name(model: &str, dim: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::conformance::{exercise, exercise_records};
     use super::*;
-
-    fn record(chunk_id: i64, doc_id: i64, v: Vec<f32>) -> VectorRecord {
-        VectorRecord {
-            chunk_id,
-            doc_id,
-            source_path: format!("/docs/{doc_id}.txt"),
-            chunk_index: chunk_id,
-            content: format!("chunk {chunk_id}"),
-            contextualized_content: format!("chunk {chunk_id}"),
-            embedding: v,
-            mtime: 0,
-            file_type: "text".into(),
-            file_size_bytes: 10,
-            parent_chain: "[]".into(),
-            section_id: "sec_1".into(),
-            heading_level: 1,
-            chunk_type: "content".into(),
-            cross_references: "[]".into(),
-            doc_summary: String::new(),
-            defined_term: None,
-            defined_term_normalized: None,
-            page_start: Some(1),
-            page_end: None,
-            char_start: 0,
-            char_end: 7,
-            content_hash: "h".into(),
-        }
-    }
-
-    fn exercise(store: &dyn VectorStore) {
-        store
-            .put_document(1, &[record(1, 1, vec![1.0, 0.0, 0.0]), record(2, 1, vec![0.0, 1.0, 0.0])])
-            .unwrap();
-        store.put_document(2, &[record(3, 2, vec![0.7, 0.7, 0.0])]).unwrap();
-        assert_eq!(store.len().unwrap(), 3);
-        let hits = store.search(&[1.0, 0.1, 0.0], 2, &[]).unwrap();
-        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![1, 3]);
-        assert!((hits[0].1 - 0.995).abs() < 0.01);
-        let hits = store.search(&[1.0, 0.1, 0.0], 5, &[2]).unwrap();
-        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3]);
-        store.put_document(1, &[record(4, 1, vec![0.0, 0.0, 1.0])]).unwrap();
-        assert_eq!(store.len().unwrap(), 2, "re-putting a document replaces its records");
-        let mut all = store.records().unwrap();
-        all.sort_by_key(|r| r.chunk_id);
-        let mut three = record(3, 2, vec![0.7, 0.7, 0.0]);
-        three.defined_term = Some("Client".into());
-        three.page_end = Some(2);
-        store.put_document(2, std::slice::from_ref(&three)).unwrap();
-        let mut back = store.records().unwrap();
-        back.sort_by_key(|r| r.chunk_id);
-        assert_eq!(back, vec![three, record(4, 1, vec![0.0, 0.0, 1.0])], "records read back whole");
-        assert_eq!(all.len(), 2);
-        store.remove_document(2).unwrap();
-        assert_eq!(
-            store.search(&[0.0, 0.0, 1.0], 5, &[]).unwrap().iter().map(|h| h.0).collect::<Vec<_>>(),
-            vec![4]
-        );
-        assert_eq!(store.records().unwrap().len(), 1);
-    }
 
     #[test]
     fn memory_store() {
         exercise(&MemoryVectors::default());
+        exercise_records(&MemoryVectors::default());
     }
 
     #[test]
@@ -183,6 +127,7 @@ mod tests {
         );
         let other = LanceVectors::open(dir.path(), "other-model", 3).unwrap();
         assert_eq!(other.len().unwrap(), 0, "another model has its own table");
+        exercise_records(&other);
         assert_eq!(table_name("all-MiniLM-L6-v2", 384), "chunks_all_minilm_l6_v2_384");
     }
 }

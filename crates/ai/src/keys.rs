@@ -47,9 +47,15 @@ pub fn env_var(provider: &str) -> Option<&'static str> {
     match provider {
         "anthropic" => Some("ANTHROPIC_API_KEY"),
         "openai" => Some("OPENAI_API_KEY"),
+        // A team library's password, as libpq reads it.
+        p if p.starts_with(TEAM_LIBRARY) => Some("PGPASSWORD"),
         _ => None,
     }
 }
+
+/// The prefix of a team library's entry: `postgres:` and the library's key
+/// (`user@host:port/database`), whose secret is the role's password.
+pub const TEAM_LIBRARY: &str = "postgres:";
 
 /// Keys of the context and embedding providers.
 #[derive(Debug, Clone)]
@@ -70,9 +76,11 @@ impl ApiKeys {
     }
 
     fn check(provider: &str) -> Result<(), AiError> {
-        env_var(provider)
-            .map(|_| ())
-            .ok_or_else(|| AiError::Config(format!("unknown provider '{provider}' (anthropic or openai)")))
+        env_var(provider).map(|_| ()).ok_or_else(|| {
+            AiError::Config(format!(
+                "unknown provider '{provider}' (anthropic, openai or a team library's postgres:// address)"
+            ))
+        })
     }
 
     /// The key: from the keychain, else from the environment.

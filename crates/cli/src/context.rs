@@ -159,7 +159,8 @@ pub fn print_runs(runs: &[ContextRun]) {
 
 #[derive(Subcommand, Debug, Clone)]
 pub enum AuthAction {
-    /// Save a provider's API key in the OS keychain (read from standard input).
+    /// Save a provider's API key (anthropic, openai), or a team library's password (its
+    /// postgres:// address), in the OS keychain (read from standard input).
     Set { provider: String },
     /// Whether a key is set, and where it comes from (never the key).
     Status { provider: String },
@@ -170,10 +171,25 @@ pub enum AuthAction {
 /// `folio auth`.
 pub fn auth(action: &AuthAction) -> Result<(), String> {
     let keys = ApiKeys::default();
+    // A team library's password is filed under its address's key (user, hosts, database).
+    let entry = |provider: &str| -> Result<String, String> {
+        if folio_engine::TeamAddress::is_address(provider) {
+            let a = folio_engine::TeamAddress::parse(provider).map_err(|e| e.to_string())?;
+            Ok(format!("{}{}", folio_ai::keys::TEAM_LIBRARY, a.key()))
+        } else {
+            Ok(provider.to_string())
+        }
+    };
+    let action = match action {
+        AuthAction::Set { provider } => AuthAction::Set { provider: entry(provider)? },
+        AuthAction::Status { provider } => AuthAction::Status { provider: entry(provider)? },
+        AuthAction::Remove { provider } => AuthAction::Remove { provider: entry(provider)? },
+    };
+    let action = &action;
     let status = match action {
         AuthAction::Set { provider } => {
             if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-                eprintln!("Paste the {provider} API key and press Enter (it is not echoed anywhere but your terminal):");
+                eprintln!("Paste the {provider} key or password and press Enter (it is not echoed anywhere but your terminal):");
             }
             let mut key = String::new();
             std::io::stdin().lock().read_line(&mut key).map_err(|e| e.to_string())?;

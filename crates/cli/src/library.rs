@@ -7,7 +7,7 @@ use crate::search_args::SearchArgs;
 use clap::Subcommand;
 use folio_core::cancel::Cancel;
 use folio_engine::assets::{self, EmbeddingModel};
-use folio_engine::{Environment, Library, Stage};
+use folio_engine::{Environment, Library, Stage, TeamAddress, TeamLocation};
 use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
@@ -161,6 +161,12 @@ fn open(
         options.convert.memory_limit = m.max(16) * 1024 * 1024;
     }
     options.convert.ocr = !limits.no_ocr;
+    if let Some(address) = library.and_then(Path::to_str).filter(|s| TeamAddress::is_address(s)) {
+        let team = TeamLocation::for_address(address, &folio_ai::keys::ApiKeys::default())
+            .map_err(|e| e.to_string())?;
+        let shown = team.address.shown().to_string();
+        return Library::open_team(&team, embedder, options).map_err(|e| format!("{shown}: {e}"));
+    }
     let dir = library.map(Path::to_path_buf).unwrap_or_else(default_library);
     Library::open(&dir, embedder, options).map_err(|e| format!("{}: {e}", dir.display()))
 }

@@ -18,7 +18,11 @@ use std::process::ExitCode;
     about = "Offline document research: structure, definitions, cross-references"
 )]
 struct Cli {
-    /// The library folder (default: the user's data folder, e.g. ~/.local/share/folio/library).
+    /// The library: a folder (default: the user's data folder, e.g. ~/.local/share/folio/library),
+    /// or a team library on PostgreSQL, `postgres://user@host:port/database` (several hosts
+    /// `host1:port1,host2:port2` for a primary and its replicas; `?sslmode=verify-full&sslrootcert=ca.pem`).
+    /// Its password comes from the OS keychain (`folio auth set ADDRESS`) or PGPASSWORD, never the
+    /// address.
     #[arg(long, global = true)]
     library: Option<std::path::PathBuf>,
     /// The embedding model: `minilm` (all-MiniLM-L6-v2, the default) or `fast` (potion-base-2M:

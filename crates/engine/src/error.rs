@@ -6,6 +6,7 @@
 //! bad query, a damaged file, a library another window holds) from faults of the installation or
 //! of Folio itself.
 
+use folio_index::ServerFailure;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -59,11 +60,18 @@ pub enum ErrorCode {
     /// The operating system refused to read or write the library's files (permission denied, disk
     /// full, a read-only file system); nothing is damaged.
     Refused,
+    /// A team library's server cannot be reached (the network, the server down).
+    Unreachable,
+    /// A team library's server refused the login (a wrong password, an unknown user).
+    LoginRefused,
+    /// A team library's database is not ready for Folio (no pgvector, a schema only a role that
+    /// may write can bring up to date).
+    Unprepared,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order.
-    pub const ALL: [ErrorCode; 22] = [
+    pub const ALL: [ErrorCode; 25] = [
         ErrorCode::NotFound,
         ErrorCode::Invalid,
         ErrorCode::ReadOnly,
@@ -86,6 +94,9 @@ impl ErrorCode {
         ErrorCode::OutOfMemory,
         ErrorCode::Crashed,
         ErrorCode::Refused,
+        ErrorCode::Unreachable,
+        ErrorCode::LoginRefused,
+        ErrorCode::Unprepared,
     ];
 
     /// The code's name as serialised (`"not_found"`).
@@ -113,6 +124,9 @@ impl ErrorCode {
             ErrorCode::OutOfMemory => "out_of_memory",
             ErrorCode::Crashed => "crashed",
             ErrorCode::Refused => "refused",
+            ErrorCode::Unreachable => "unreachable",
+            ErrorCode::LoginRefused => "login_refused",
+            ErrorCode::Unprepared => "unprepared",
         }
     }
 
@@ -162,7 +176,10 @@ impl ErrorCode {
             | ErrorCode::TimedOut
             | ErrorCode::OutOfMemory
             | ErrorCode::Crashed
-            | ErrorCode::Refused => true,
+            | ErrorCode::Refused
+            | ErrorCode::Unreachable
+            | ErrorCode::LoginRefused
+            | ErrorCode::Unprepared => true,
             ErrorCode::Damaged
             | ErrorCode::Storage
             | ErrorCode::Embedding
@@ -230,6 +247,13 @@ impl EngineError {
             EngineError::Internal(_) => ErrorCode::Internal,
             EngineError::Refused(_) => ErrorCode::Refused,
             EngineError::Storage(e) if e.refusal().is_some() => ErrorCode::Refused,
+            EngineError::Storage(e) if e.server_failure().is_some() => match e.server_failure() {
+                Some(ServerFailure::Unreachable) => ErrorCode::Unreachable,
+                Some(ServerFailure::LoginRefused) => ErrorCode::LoginRefused,
+                Some(ServerFailure::ReadOnly) => ErrorCode::ReadOnly,
+                Some(ServerFailure::Unprepared) => ErrorCode::Unprepared,
+                Some(ServerFailure::Failed) | None => ErrorCode::Storage,
+            },
             EngineError::Storage(_) => ErrorCode::Storage,
             EngineError::Embedding(_) => ErrorCode::Embedding,
         }

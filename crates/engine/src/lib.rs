@@ -48,6 +48,7 @@ pub use environment::Environment;
 pub use error::{EngineError, ErrorCode};
 pub use folio_ai::keys::KeyStatus;
 pub use folio_core::cancel::Cancel;
+pub use folio_postgres::{TeamAddress, TlsMode};
 pub use settings::{Settings, SettingsChange, Weights};
 pub use workspace::{
     BackendError, DocumentStats, DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage, Rect,
@@ -78,7 +79,7 @@ pub use folio_index::catalog::{DocumentRow, DocumentStatus, SectionRow};
 pub use library::{
     ingest_shared, is_library_file, Backlinks, CatalogRebuild, Crumb, DefinitionHit, Hit, IngestFailure,
     IngestReport, Library, LibraryOptions, MissingDocument, Progress, RepairReport, SearchOptions,
-    SectionText, Stage, SyncPlan, UsedTerm, DEFAULT_CHUNK_TOKENS, DEFAULT_DEPTH,
+    SectionText, Stage, SyncPlan, TeamLocation, UsedTerm, DEFAULT_CHUNK_TOKENS, DEFAULT_DEPTH,
 };
 pub use outcome::FileFailure;
 pub use throttle::ProgressThrottle;

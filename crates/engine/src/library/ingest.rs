@@ -489,6 +489,14 @@ impl Library {
                 }
             }
         }
+        // A team library holds one document per content: the same file added on another computer
+        // (at another path) is there already.
+        if old.is_none()
+            && self.catalog.one_document_per_content()
+            && self.catalog.document_by_hash(converted.content_hash())?.is_some()
+        {
+            return Ok(None);
+        }
         let size = std::fs::metadata(&abs).map(|m| m.len() as i64).unwrap_or(0);
         let analysis = match converted {
             Converted::Analysed(a) => a,
@@ -600,14 +608,24 @@ impl Library {
         indexing(1);
         self.vectors.put_document(doc_id, &records)?;
         indexing(2);
-        put_keywords(&self.keyword, doc_id, &rows)?;
         if let Some(old) = old_id.filter(|o| *o != doc_id) {
             self.vectors.remove_document(old)?;
-            self.keyword.remove_document(old as u64)?;
         }
-        self.keyword.commit()?;
-        indexing(3);
-        self.catalog.mark_indexed(doc_id)?;
+        if self.is_team() {
+            // A team library's keyword index is this computer's cache of the catalog: it follows
+            // the change the mark below records, as it follows other clients' changes.
+            indexing(3);
+            self.catalog.mark_indexed(doc_id)?;
+            self.sync_keywords()?;
+        } else {
+            put_keywords(&self.keyword, doc_id, &rows)?;
+            if let Some(old) = old_id.filter(|o| *o != doc_id) {
+                self.keyword.remove_document(old as u64)?;
+            }
+            self.keyword.commit()?;
+            indexing(3);
+            self.catalog.mark_indexed(doc_id)?;
+        }
         indexing(4);
         Ok(Committed { doc_id, chunks: rows.len(), run })
     }

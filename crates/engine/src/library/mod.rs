@@ -31,6 +31,7 @@ mod lookups;
 mod repair;
 mod rerank;
 mod search;
+mod team;
 mod titles;
 
 use folders::collect_files;
@@ -43,6 +44,7 @@ pub use repair::{CatalogRebuild, RepairReport};
 #[cfg(test)]
 use search::{highlight_terms, snippet};
 pub use search::{Hit, SearchOptions, DEFAULT_DEPTH};
+pub use team::TeamLocation;
 
 /// The most word pieces of a library chunk's text. A section (a numbered rule with its list of
 /// items, a definition table row) up to this size stays one chunk; larger ones split at sentences.
@@ -259,7 +261,7 @@ fn store_of(e: &folio_index::IndexError) -> (&'static str, &'static str) {
 /// A library folder.
 pub struct Library {
     dir: PathBuf,
-    catalog: Box<dyn Catalog>,
+    catalog: Arc<dyn Catalog>,
     keyword: KeywordIndex,
     exact: ExactIndex,
     vectors: Box<dyn VectorStore>,
@@ -269,6 +271,9 @@ pub struct Library {
     /// The library's write lock (`write.lock`, an OS file lock, released by the OS when this
     /// process ends, however it ends); `None` when another process holds it and this one reads only.
     write_lock: Option<std::fs::File>,
+    /// A team library's own part (its catalog's change sequence, the keyword cache's place in it);
+    /// `None` for a folder library.
+    team: Option<team::Team>,
     /// Documents rolled back on open.
     repaired: Vec<String>,
     /// The catalog's data version when a read-only library last caught up (see `refresh`).
@@ -320,7 +325,7 @@ impl Library {
         };
         let mut lib = Library {
             dir: dir.to_path_buf(),
-            catalog: Box::new(catalog),
+            catalog: Arc::new(catalog),
             keyword,
             exact: ExactIndex::default(),
             vectors,
@@ -328,6 +333,7 @@ impl Library {
             counter,
             options,
             write_lock,
+            team: None,
             repaired: Vec::new(),
             seen_version: 0,
             docs: Vec::new(),
@@ -361,13 +367,18 @@ impl Library {
 
     /// Whether this process may write the library (another one holds its write lock otherwise).
     pub fn is_writable(&self) -> bool {
-        self.write_lock.is_some()
+        // A team library takes writes from every client; its server refuses a role that may only
+        // read (`ErrorCode::ReadOnly`).
+        self.write_lock.is_some() || self.team.is_some()
     }
 
     /// Whether a read-only library is behind: the writing process committed since it last caught
     /// up, or let go of the library. Cheap (one SQLite pragma and a lock probe); always `false` for
     /// the writer.
     pub fn is_stale(&self) -> bool {
+        if self.team.is_some() {
+            return self.team_is_stale();
+        }
         !self.is_writable()
             && (self.catalog.data_version().is_ok_and(|v| v != self.seen_version) || lock_is_free(&self.dir))
     }
@@ -378,6 +389,9 @@ impl Library {
     /// takes the write lock (rolling back what a crashed writer left half-written) and becomes
     /// writable. Returns whether anything changed.
     pub fn refresh(&mut self) -> Result<bool, EngineError> {
+        if self.team.is_some() {
+            return self.team_refresh();
+        }
         if self.is_writable() {
             return Ok(false);
         }

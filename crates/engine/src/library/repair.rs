@@ -45,7 +45,7 @@ impl Library {
     pub(super) fn reconcile(&mut self) -> Result<Vec<String>, EngineError> {
         let mut repaired = Vec::new();
         for d in self.catalog.documents()? {
-            if d.status != DocumentStatus::Indexed {
+            if d.status != DocumentStatus::Indexed && self.catalog.is_abandoned(d.id)? {
                 self.vectors.remove_document(d.id)?;
                 self.keyword.remove_document(d.id as u64)?;
                 self.keyword.commit()?;

@@ -118,6 +118,22 @@ pub trait Catalog: Send + Sync {
     /// Files that failed, by path.
     fn failures(&self) -> Result<Vec<FailureRow>, IndexError>;
 
+    // How the catalog is shared.
+
+    /// Whether the same content at two paths is one document (a team library, where two computers
+    /// add the same file): an ingest then takes a file whose content the library holds as
+    /// unchanged. A folder library keeps one document per path.
+    fn one_document_per_content(&self) -> bool {
+        false
+    }
+
+    /// Whether a document left `writing` was abandoned (its writer is gone), so that opening the
+    /// library rolls it back. A folder library has one writer, and the one opening it for writing
+    /// finds every such document abandoned; a team library asks whether a writer still claims it.
+    fn is_abandoned(&self, _doc_id: i64) -> Result<bool, IndexError> {
+        Ok(true)
+    }
+
     // The store itself.
     /// Copies the write-ahead log into the database file, so the file holds the committed changes
     /// on its own (a copied library or a lost `-wal` file loses nothing written before). Passive:

@@ -13,6 +13,24 @@ use postgres::{GenericClient, Transaction};
 const PATH_LOCK: &str = "SELECT pg_advisory_xact_lock(hashtextextended('path:' || $1, 0))";
 const CONTENT_LOCK: &str = "SELECT pg_advisory_xact_lock(hashtextextended('content:' || $1, 0))";
 
+/// Taken before a change is recorded and held to the commit, so that the change sequence's order
+/// is the order of the commits: a client that has read up to a change never misses one committed
+/// after it with a lower number.
+const CHANGES_LOCK: &str = "SELECT pg_advisory_xact_lock(7008)";
+
+/// A writer's claim on a document it is writing: a session lock (class 7007, the document's id),
+/// held from the put to the mark `indexed`, and released by the server when the writer's
+/// connection ends, however it ends. A `writing` document nobody claims was abandoned.
+pub(super) const CLAIM: &str = "SELECT pg_advisory_lock(7007, ($1::bigint)::int)";
+pub(super) const UNCLAIM: &str = "SELECT pg_advisory_unlock(7007, ($1::bigint)::int)";
+pub(super) const TRY_CLAIM: &str = "SELECT pg_try_advisory_xact_lock(7007, ($1::bigint)::int)";
+
+fn record_change(tx: &mut Transaction<'_>, doc_id: i64, removed: bool) -> Result<(), postgres::Error> {
+    tx.execute(CHANGES_LOCK, &[])?;
+    tx.execute("INSERT INTO changes (doc_id, removed) VALUES ($1, $2)", &[&doc_id, &removed])?;
+    Ok(())
+}
+
 /// Puts a document in one transaction (see [`folio_index::catalog::Catalog::put_document`]).
 /// Another path holding the same content is the same document: its id and chunks are given back
 /// and nothing is written (the same file added from two computers is one document).
@@ -47,7 +65,7 @@ pub(super) fn put(
     let old: Option<i64> =
         tx.query_opt("DELETE FROM documents WHERE path = $1 RETURNING id", &[&path])?.map(|r| r.get(0));
     if let Some(old) = old {
-        tx.execute("INSERT INTO changes (doc_id, removed) VALUES ($1, true)", &[&old])?;
+        record_change(tx, old, true)?;
     }
     let page_count = m.page_count.map(|p| p as i64);
     let doc_id: i64 = tx
@@ -57,6 +75,7 @@ pub(super) fn put(
             &[&path, &label, &m.title, &m.format.as_str(), &m.content_hash, &mtime, &size, &page_count, &a.document.text, &context_mode, &user_title],
         )?
         .get(0);
+    tx.execute(CLAIM, &[&doc_id])?;
     put_outline(tx, doc_id, a)?;
     put_definitions_and_references(tx, doc_id, a)?;
     let insert = tx.prepare(
@@ -194,8 +213,9 @@ pub(super) fn mark_indexed(tx: &mut Transaction<'_>, doc_id: i64) -> Result<(), 
         &[&doc_id],
     )?;
     if changed > 0 {
-        tx.execute("INSERT INTO changes (doc_id, removed) VALUES ($1, false)", &[&doc_id])?;
+        record_change(tx, doc_id, false)?;
     }
+    tx.execute(UNCLAIM, &[&doc_id])?;
     Ok(())
 }
 
@@ -203,7 +223,7 @@ pub(super) fn mark_indexed(tx: &mut Transaction<'_>, doc_id: i64) -> Result<(), 
 pub(super) fn remove(tx: &mut Transaction<'_>, doc_id: i64) -> Result<bool, postgres::Error> {
     let removed = tx.execute("DELETE FROM documents WHERE id = $1", &[&doc_id])? > 0;
     if removed {
-        tx.execute("INSERT INTO changes (doc_id, removed) VALUES ($1, true)", &[&doc_id])?;
+        record_change(tx, doc_id, true)?;
     }
     Ok(removed)
 }

@@ -421,6 +421,15 @@ impl Catalog for PgCatalog {
         })
     }
 
+    fn one_document_per_content(&self) -> bool {
+        true
+    }
+
+    fn is_abandoned(&self, doc_id: i64) -> Result<bool, IndexError> {
+        // A transaction lock conflicts with the writer's session lock: taken, nobody holds it.
+        self.server.write(|tx| Ok(tx.query_one(documents::TRY_CLAIM, &[&doc_id])?.get(0)))
+    }
+
     fn checkpoint(&self) -> Result<(), IndexError> {
         // The server keeps its own write-ahead log durable: nothing to copy.
         Ok(())

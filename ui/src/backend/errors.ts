@@ -8,7 +8,7 @@ import type { BackendError, ErrorCode } from './types';
 const ADVICE: Record<ErrorCode, string | null> = {
   not_found: null,
   invalid: null,
-  read_only: 'Another Folio window has this library open; close it to make changes here.',
+  read_only: 'Close the other Folio window that has this library open; for a team library, ask its administrator for a role that may add documents.',
   damaged: null,
   storage: 'Copy the diagnostics (Settings › About Folio) into a bug report: they hold the log.',
   embedding: 'Check the model files, and for LLM contexts the provider, its address and key in Settings.',
@@ -28,6 +28,9 @@ const ADVICE: Record<ErrorCode, string | null> = {
   out_of_memory: 'Split the document into smaller parts.',
   crashed: 'Open the file in its own application and save a fresh copy, then add that.',
   refused: 'Check that you may read and write the library folder, and that its disk has free space.',
+  unreachable: 'Check the network and that the team library\'s server is running; Folio connects again by itself.',
+  login_refused: 'Check the user and password of the team library in Settings › Library.',
+  unprepared: 'Ask the team library\'s administrator to prepare the database (see Folio\'s README: CREATE EXTENSION vector).',
 };
 
 /** Whether `value` is one of the engine's error codes. */

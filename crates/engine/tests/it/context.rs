@@ -8,6 +8,7 @@ use folio_ai::context::{AnthropicConfig, AnthropicWriter};
 use folio_ai::http::RetryPolicy;
 use folio_core::cancel::Cancel;
 use folio_engine::{ContextMode, Library, LibraryOptions, SearchOptions};
+use folio_testkit::library::{Provider, TestLibrary};
 use folio_testkit::files::files_containing;
 use folio_testkit::http::{anthropic_answer, chunk_of, Reply, Server};
 use std::path::{Path, PathBuf};
@@ -48,6 +49,11 @@ fn llm(server: &Server) -> ContextMode {
 fn open(dir: &Path, embedder: Arc<folio_ai::StaticEmbedder>, mode: ContextMode) -> Library {
     let options = LibraryOptions { in_memory_vectors: true, context: mode, ..LibraryOptions::default() };
     Library::open(dir, embedder, options).unwrap()
+}
+
+fn open_on(test: &TestLibrary, embedder: Arc<folio_ai::StaticEmbedder>, mode: ContextMode) -> Library {
+    let options = LibraryOptions { in_memory_vectors: true, context: mode, ..LibraryOptions::default() };
+    test.open(embedder, options).unwrap()
 }
 
 #[test]
@@ -107,9 +113,7 @@ fn contexts_are_cached_and_never_asked_twice() {
     );
 }
 
-#[test]
-#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
-fn failed_requests_fall_back_and_are_retried_next_time() {
+fn failed_requests_fall_back_and_are_retried_next_time(provider: Provider) {
     let embedder = embedder();
     let broken = Arc::new(AtomicBool::new(true));
     let b = broken.clone();
@@ -120,9 +124,9 @@ fn failed_requests_fall_back_and_are_retried_next_time() {
             Reply::ok(anthropic_answer("An LLM context.", 0, 0))
         }
     });
-    let lib_dir = tempfile::tempdir().unwrap();
+    let test = TestLibrary::new(provider);
     let docs = docs();
-    let mut lib = open(lib_dir.path(), embedder, llm(&server));
+    let mut lib = open_on(&test, embedder, llm(&server));
     let report = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &Cancel::new());
     assert_eq!(report.indexed.len(), 2, "the ingest never stops because the LLM did: {report:?}");
     let fallbacks: u64 = report.contexts.iter().map(|r| r.fallbacks).sum();
@@ -144,13 +148,11 @@ fn failed_requests_fall_back_and_are_retried_next_time() {
     assert!(lib.chunks().unwrap().iter().all(|c| c.context_source == "llm"));
 }
 
-#[test]
-#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
-fn structural_contexts_by_default() {
+fn structural_contexts_by_default(provider: Provider) {
     let embedder = embedder();
-    let lib_dir = tempfile::tempdir().unwrap();
+    let test = TestLibrary::new(provider);
     let docs = docs();
-    let mut lib = open(lib_dir.path(), embedder, ContextMode::default());
+    let mut lib = open_on(&test, embedder, ContextMode::default());
     let report = lib.ingest(&[docs.path().to_path_buf()], &mut |_| {}, &Cancel::new());
     assert_eq!(report.indexed.len(), 2);
     assert!(report.contexts.is_empty(), "no LLM, no usage");
@@ -162,3 +164,12 @@ fn structural_contexts_by_default() {
     assert_eq!(again.indexed.len(), 2);
     assert!(lib.chunks().unwrap().iter().all(|c| c.context.is_empty()));
 }
+
+folio_testkit::on_each_provider!(
+    failed_requests_fall_back_and_are_retried_next_time,
+    ignore = "needs .assets (scripts/setup-assets.sh), and for the team library PostgreSQL (scripts/postgres.sh); scripts/test.sh runs it"
+);
+folio_testkit::on_each_provider!(
+    structural_contexts_by_default,
+    ignore = "needs .assets (scripts/setup-assets.sh), and for the team library PostgreSQL (scripts/postgres.sh); scripts/test.sh runs it"
+);

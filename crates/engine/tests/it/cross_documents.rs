@@ -5,7 +5,8 @@
 //! skips with a message when `.assets/minilm` is absent (run scripts/setup-assets.sh).
 
 use folio_core::cancel::Cancel;
-use folio_engine::{Library, LibraryOptions};
+use folio_engine::LibraryOptions;
+use folio_testkit::library::{Provider, TestLibrary};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -22,18 +23,16 @@ const GEN: &str = "5.\tAUTHORISATION\n5.5\tMandatory appointments\n\
     5.5.1\tAn Authorised Person must make the following appointments: a Senior Executive Officer and a \
     Money Laundering Reporting Officer.\n5.5.2\tThe appointments must be held by Approved Persons.\n";
 
-#[test]
-#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
-fn references_across_documents_follow_the_library() {
+fn references_across_documents_follow_the_library(provider: Provider) {
     let model = assets();
-    let lib_dir = tempfile::tempdir().unwrap();
+    let test = TestLibrary::new(provider);
     let docs = tempfile::tempdir().unwrap();
     let (aml, gen) = (docs.path().join("AML_rules.txt"), docs.path().join("GEN_rules.txt"));
     std::fs::write(&aml, AML).unwrap();
     std::fs::write(&gen, GEN).unwrap();
     let embedder = Arc::new(folio_ai::MiniLm::load(&model).expect("MiniLM loads"));
     let options = LibraryOptions { vocab: Some(model.join("vocab.txt")), ..LibraryOptions::default() };
-    let mut lib = Library::open(lib_dir.path(), embedder, options).expect("library opens");
+    let mut lib = test.open(embedder, options).expect("library opens");
     let stop = Cancel::new();
 
     lib.ingest(std::slice::from_ref(&aml), &mut |_| {}, &stop);
@@ -64,3 +63,8 @@ fn references_across_documents_follow_the_library() {
     assert!(out.iter().all(|r| r.target_doc_id.is_none()), "{out:?}");
     assert_eq!(lib.missing_documents(10).unwrap().len(), 2);
 }
+
+folio_testkit::on_each_provider!(
+    references_across_documents_follow_the_library,
+    ignore = "needs .assets (scripts/setup-assets.sh), and for the team library PostgreSQL (scripts/postgres.sh); scripts/test.sh runs it"
+);

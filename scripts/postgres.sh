@@ -104,6 +104,20 @@ init_primary() {
   echo "host replication postgres 127.0.0.1/32 trust" | as_server_user tee -a "$dir/pg_hba.conf" >/dev/null
 }
 
+# Members of folio_password_roles log in with a password (SCRAM), the others are trusted: the
+# tests of passwords and of roles that may only read make such roles. The line goes first (the
+# first matching line decides).
+PASSWORD_LINE="host all +folio_password_roles 127.0.0.1/32 scram-sha-256"
+require_passwords() {
+  local hba
+  hba=$(server_dir primary)/pg_hba.conf
+  if ! as_server_user grep -qF "$PASSWORD_LINE" "$hba"; then
+    as_server_user sh -c "{ echo '$PASSWORD_LINE'; cat '$hba'; } > '$hba.new' && mv '$hba.new' '$hba'"
+    running primary && as_server_user "$PG_BIN/pg_ctl" -D "$(server_dir primary)" reload >/dev/null
+  fi
+  psql_primary -d postgres -c "DO \$\$ BEGIN CREATE ROLE folio_password_roles NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$" >/dev/null
+}
+
 psql_primary() { "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PORT" -U postgres "$@"; }
 
 cmd_start() {
@@ -111,6 +125,7 @@ cmd_start() {
   install_binaries
   init_primary
   start_server primary "$PORT"
+  require_passwords
   psql_primary -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$DB'" | grep -q 1 ||
     psql_primary -d postgres -c "CREATE DATABASE $DB"
   psql_primary -d "$DB" -c "CREATE EXTENSION IF NOT EXISTS vector"

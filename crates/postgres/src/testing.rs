@@ -15,6 +15,8 @@ pub struct TestDatabase {
     admin: String,
     name: String,
     url: String,
+    /// Roles made for the test, dropped with the database.
+    roles: std::sync::Mutex<Vec<String>>,
 }
 
 impl TestDatabase {
@@ -36,7 +38,7 @@ impl TestDatabase {
         let url = format!("{base}/{name}");
         let mut d = postgres::Client::connect(&url, postgres::NoTls).expect("the test database");
         d.batch_execute("CREATE EXTENSION IF NOT EXISTS vector").expect("pgvector");
-        TestDatabase { admin, name, url }
+        TestDatabase { admin, name, url, roles: std::sync::Mutex::new(Vec::new()) }
     }
 
     /// The database's address.
@@ -59,6 +61,25 @@ impl TestDatabase {
     }
 }
 
+impl TestDatabase {
+    /// Makes a role that logs in with `password` (the test server asks members of
+    /// `folio_password_roles` for one) and may only read this database's tables; returns the
+    /// database's address as that role (without the password).
+    pub fn reader_role(&self, password: &str) -> String {
+        let role = format!("{}_reader", self.name);
+        self.admin_sql(&format!(
+            "CREATE ROLE {role} LOGIN PASSWORD '{password}' IN ROLE folio_password_roles;
+             GRANT CONNECT ON DATABASE {db} TO {role};
+             GRANT USAGE ON SCHEMA public TO {role};
+             GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role};",
+            db = self.name
+        ));
+        self.roles.lock().unwrap_or_else(|e| e.into_inner()).push(role.clone());
+        let rest = self.url.split_once('@').map_or(self.url.as_str(), |(_, r)| r);
+        format!("postgres://{role}@{rest}")
+    }
+}
+
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         // A database left behind costs disk on the test server only; say so, do not panic in drop.
@@ -67,6 +88,13 @@ impl Drop for TestDatabase {
         });
         if let Err(e) = dropped {
             eprintln!("the test database {} was not dropped: {e}", self.name);
+        }
+        for role in self.roles.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let dropped = postgres::Client::connect(&self.admin, postgres::NoTls)
+                .and_then(|mut c| c.batch_execute(&format!("DROP ROLE IF EXISTS {role}")));
+            if let Err(e) = dropped {
+                eprintln!("the test role {role} was not dropped: {e}");
+            }
         }
     }
 }

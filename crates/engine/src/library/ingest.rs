@@ -184,10 +184,11 @@ impl Access<'_> {
         }
     }
 
-    pub(super) fn dir(&self) -> PathBuf {
+    /// Where the library is, as the user names it (a folder, a team library's address).
+    pub(super) fn location(&self) -> String {
         match self {
-            Access::Owned(l) => l.dir.clone(),
-            Access::Shared(l) => read(l).dir.clone(),
+            Access::Owned(l) => l.location(),
+            Access::Shared(l) => read(l).location(),
         }
     }
 
@@ -228,11 +229,7 @@ pub(super) fn ingest_with(
     let n = files.len();
     let mut report = IngestReport::default();
     if let Err(e) = access.writable() {
-        report.failed.push(IngestFailure {
-            path: access.dir().display().to_string(),
-            code: e.code(),
-            message: e.to_string(),
-        });
+        report.failed.push(IngestFailure { path: access.location(), code: e.code(), message: e.to_string() });
         return report;
     }
     for (i, file) in files.iter().enumerate() {
@@ -253,11 +250,7 @@ pub(super) fn ingest_with(
         ingest_files(access, &files, &ahead, &mut report, progress, cancel);
     });
     if let Err(e) = access.finish() {
-        report.failed.push(IngestFailure {
-            path: access.dir().display().to_string(),
-            code: e.code(),
-            message: e.to_string(),
-        });
+        report.failed.push(IngestFailure { path: access.location(), code: e.code(), message: e.to_string() });
     }
     report.seconds = start.elapsed().as_secs_f64();
     report

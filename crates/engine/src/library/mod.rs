@@ -360,9 +360,18 @@ impl Library {
         }
     }
 
-    /// The library folder.
+    /// The library folder (for a team library, this computer's cache folder of it).
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Where the library is, as the user names it: its folder, or a team library's address
+    /// (without a password).
+    pub fn location(&self) -> String {
+        match &self.team {
+            Some(_) => self.team_address(),
+            None => self.dir.display().to_string(),
+        }
     }
 
     /// Whether this process may write the library (another one holds its write lock otherwise).
@@ -416,6 +425,18 @@ impl Library {
     }
 
     fn check_writable(&self) -> Result<(), EngineError> {
+        if self.team.is_some() {
+            // The server decides what a role may write: asked up front, so that a role that may
+            // only read is told so once, before any work.
+            return if self.catalog.may_write()? {
+                Ok(())
+            } else {
+                Err(EngineError::ReadOnly(format!(
+                    "the team library {} is read-only for you: you can search and read it, not add or remove documents",
+                    self.location()
+                )))
+            };
+        }
         if self.is_writable() {
             Ok(())
         } else {

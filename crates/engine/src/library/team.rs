@@ -130,10 +130,18 @@ impl Library {
             generation: 0,
         };
         lib.seen_version = lib.catalog.data_version()?;
-        lib.repaired = lib.reconcile()?;
+        // A role that may only read leaves others' half-written documents to those who may write.
+        if lib.catalog.may_write()? {
+            lib.repaired = lib.reconcile()?;
+        }
         lib.sync_keywords()?;
         lib.rebuild_lookups(false)?;
         Ok(lib)
+    }
+
+    /// A team library's address as shown (empty for a folder library).
+    pub(super) fn team_address(&self) -> String {
+        self.team.as_ref().map(|t| t.catalog.server().address().shown().to_string()).unwrap_or_default()
     }
 
     /// Whether this library is a team library.

@@ -13,4 +13,5 @@ mod library;
 mod lock;
 mod open;
 mod shared;
+mod team;
 mod watch;

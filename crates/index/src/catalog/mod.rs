@@ -127,6 +127,11 @@ pub trait Catalog: Send + Sync {
         false
     }
 
+    /// Whether this client may add and remove documents (a team library's role may only read).
+    fn may_write(&self) -> Result<bool, IndexError> {
+        Ok(true)
+    }
+
     /// Whether a document left `writing` was abandoned (its writer is gone), so that opening the
     /// library rolls it back. A folder library has one writer, and the one opening it for writing
     /// finds every such document abandoned; a team library asks whether a writer still claims it.

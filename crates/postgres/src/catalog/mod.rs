@@ -425,6 +425,17 @@ impl Catalog for PgCatalog {
         true
     }
 
+    fn may_write(&self) -> Result<bool, IndexError> {
+        self.server.read(|c| {
+            Ok(c.query_one(
+                "SELECT has_table_privilege('documents', 'INSERT') AND has_table_privilege('documents', 'DELETE')
+                        AND has_table_privilege('chunks', 'INSERT') AND has_table_privilege('changes', 'INSERT')",
+                &[],
+            )?
+            .get(0))
+        })
+    }
+
     fn is_abandoned(&self, doc_id: i64) -> Result<bool, IndexError> {
         // A transaction lock conflicts with the writer's session lock: taken, nobody holds it.
         self.server.write(|tx| Ok(tx.query_one(documents::TRY_CLAIM, &[&doc_id])?.get(0)))

@@ -2,4 +2,5 @@
 //! module out (`--skip shared::`) when the data is absent, saying so.
 
 mod crash;
+mod team_ingest;
 mod two_process;

@@ -138,6 +138,11 @@ cmd_start() {
     fi
     start_server "replica$k" $((PORT + k))
   done
+  # With replicas, a commit waits until one of them has it: a document the primary confirmed is
+  # not lost when the primary fails and a replica takes over. Without, nothing waits.
+  local sync=""
+  [ "$replicas" -gt 0 ] && sync="ANY 1 (*)"
+  psql_primary -d postgres -c "ALTER SYSTEM SET synchronous_standby_names = '$sync'" -c "SELECT pg_reload_conf()" >/dev/null
   cmd_url
 }
 

@@ -2,5 +2,6 @@
 //! module out (`--skip shared::`) when the data is absent, saying so.
 
 mod crash;
+mod team_failover;
 mod team_ingest;
 mod two_process;

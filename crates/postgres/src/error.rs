@@ -56,10 +56,32 @@ pub(crate) fn from_pg(e: postgres::Error, address: &TeamAddress) -> IndexError {
             };
             (failure, text)
         }
-        None if is_connection_lost(&e) || e.to_string().contains("error connecting") => {
-            (ServerFailure::Unreachable, format!("the team library {library} cannot be reached: {e}"))
+        None if is_connection_lost(&e)
+            || e.to_string().contains("error connecting")
+            || e.to_string().contains("TLS") =>
+        {
+            (
+                ServerFailure::Unreachable,
+                format!("the team library {library} cannot be reached: {}", with_causes(&e)),
+            )
         }
-        None => (ServerFailure::Failed, format!("the team library {library}: {e}")),
+        None => (ServerFailure::Failed, format!("the team library {library}: {}", with_causes(&e))),
     };
     IndexError::Server { failure, message }
+}
+
+/// The error and what caused it, down the chain ("error performing TLS handshake: invalid peer
+/// certificate: UnknownIssuer"): the driver's own words stop at the first.
+fn with_causes(e: &postgres::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cause = c.source();
+    }
+    out
 }

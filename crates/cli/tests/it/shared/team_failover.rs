@@ -116,7 +116,7 @@ fn searches_and_an_ingest_go_on_when_the_primary_fails() {
             stop.store(true, Ordering::SeqCst);
             (n, errors, longest)
         });
-        let mut ingest = Command::new(env!("CARGO_BIN_EXE_folio"))
+        let ingest = Command::new(env!("CARGO_BIN_EXE_folio"))
             .args(["--model", "fast", "--library", &url, "ingest"])
             .arg(&docs)
             .env("XDG_CACHE_HOME", caches.path().join("writer"))

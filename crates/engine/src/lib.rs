@@ -49,7 +49,7 @@ pub use error::{EngineError, ErrorCode};
 pub use folio_ai::keys::KeyStatus;
 pub use folio_core::cancel::Cancel;
 pub use folio_postgres::{TeamAddress, TlsMode};
-pub use settings::{Settings, SettingsChange, Weights};
+pub use settings::{Settings, SettingsChange, TeamLibrarySettings, Weights};
 pub use workspace::{
     BackendError, DocumentStats, DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage, Rect,
     SearchRequest, SectionFilter, SectionView, TableMark, TermMark, WatchedFolder, Workspace,

@@ -38,6 +38,54 @@ pub struct Settings {
     /// Whether PDF pages without a text layer (scans) are read with OCR when ingested.
     #[serde(default = "yes")]
     pub ocr: bool,
+    /// A team library on PostgreSQL, when the user chose one over the folder (`None`: the folder
+    /// [`Settings::library_dir`]). Its password is in the OS keychain, never here.
+    #[serde(default)]
+    pub team_library: Option<TeamLibrarySettings>,
+}
+
+/// Where a team library is, as the Settings ask it (see [`TeamLibrarySettings::address`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TeamLibrarySettings {
+    /// The server's host name, or several `host:port`, comma-separated (a primary and its
+    /// replicas).
+    pub host: String,
+    /// The port of a host given without one.
+    pub port: u16,
+    /// The database.
+    pub database: String,
+    /// The user (role) to log in as.
+    pub user: String,
+    /// TLS: `disable`, `prefer`, `require`, `verify-ca` or `verify-full`.
+    pub tls: String,
+    /// The certificate authority's file for `verify-ca` and `verify-full` (empty: the web's roots).
+    #[serde(default)]
+    pub root_cert: String,
+}
+
+impl TeamLibrarySettings {
+    /// The library's address (`postgres://user@host:port/database?sslmode=…`), without a password.
+    pub fn address(&self) -> String {
+        let hosts: Vec<String> = self
+            .host
+            .split(',')
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
+            .map(|h| if h.contains(':') { h.to_string() } else { format!("{h}:{}", self.port) })
+            .collect();
+        let mut a = format!(
+            "postgres://{}@{}/{}?sslmode={}",
+            self.user.trim(),
+            hosts.join(","),
+            self.database.trim(),
+            self.tls
+        );
+        if !self.root_cert.trim().is_empty() {
+            a.push_str("&sslrootcert=");
+            a.push_str(&self.root_cert.trim().replace('%', "%25").replace(' ', "%20").replace('&', "%26"));
+        }
+        a
+    }
 }
 
 fn yes() -> bool {
@@ -73,6 +121,7 @@ impl Default for Settings {
             rrf_k: f.k,
             weights: Weights { dense: f.dense, keyword: f.keyword, exact: f.exact },
             ocr: true,
+            team_library: None,
         }
     }
 }

@@ -57,7 +57,7 @@ pub struct DocumentSummary {
 /// when it opened.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct LibraryStatus {
-    /// The library's folder.
+    /// The library's folder, or a team library's address (without a password).
     pub dir: String,
     /// The embedding model it is indexed with.
     pub model: EmbeddingModel,
@@ -236,7 +236,8 @@ impl Workspace {
         settings: Settings,
         env: &Environment,
     ) -> Result<Workspace, EngineError> {
-        let library = open_library(&settings, env)?;
+        let keys = ApiKeys::default();
+        let library = open_library(&settings, env, &keys)?;
         let ws = Workspace {
             settings_path: settings_path.to_path_buf(),
             settings: RwLock::new(settings),
@@ -245,7 +246,7 @@ impl Workspace {
             watcher: Mutex::new(None),
             sync_sink: Mutex::new(None),
             cancel: Cancel::new(),
-            keys: ApiKeys::default(),
+            keys,
             env: env.clone(),
         };
         Ok(ws)
@@ -292,7 +293,7 @@ impl Workspace {
     pub fn status(&self) -> LibraryStatus {
         let lib = self.lib();
         LibraryStatus {
-            dir: lib.dir().display().to_string(),
+            dir: lib.location(),
             model: read_settings(&self.settings).model,
             writable: lib.is_writable(),
             repaired: lib.repaired().to_vec(),
@@ -560,14 +561,18 @@ impl Workspace {
         if context_changed {
             reasons.push("the context provider changed: chunk contexts must be written again");
         }
-        if new.library_dir != old.library_dir || new.model != old.model || new.ocr != old.ocr {
+        if new.library_dir != old.library_dir
+            || new.model != old.model
+            || new.ocr != old.ocr
+            || new.team_library != old.team_library
+        {
             // The watcher follows the folders of the library it started on: stopped first, started
             // again on the new one.
             let watcher = self.watcher.lock().unwrap_or_else(|e| e.into_inner()).take();
             drop(watcher);
             {
                 let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
-                *write(&self.library) = open_library(&new, &self.env)?;
+                *write(&self.library) = open_library(&new, &self.env, &self.keys)?;
             }
             self.restart_watcher()?;
         }
@@ -650,19 +655,49 @@ impl Workspace {
         self.lib().failures()
     }
 
-    /// Where a provider's key comes from (never the key).
-    pub fn key_status(&self, provider: &str) -> KeyStatus {
-        self.keys.status(provider)
+    /// The keychain entry of `provider`: `postgres` stands for the team library the settings name
+    /// (its password), filed under its address.
+    fn entry(&self, provider: &str) -> Result<String, EngineError> {
+        if provider == "postgres" {
+            team_entry(&self.settings())
+        } else {
+            Ok(provider.to_string())
+        }
     }
 
-    /// Saves a key in the keychain.
+    /// Where a provider's key comes from (never the key).
+    pub fn key_status(&self, provider: &str) -> KeyStatus {
+        match self.entry(provider) {
+            Ok(entry) => self.keys.status(&entry),
+            Err(_) => self.keys.status(provider),
+        }
+    }
+
+    /// Saves a key in the keychain; the team library's password (`postgres`) opens it again with
+    /// the password.
     pub fn set_key(&self, provider: &str, key: &str) -> Result<KeyStatus, EngineError> {
-        Ok(self.keys.set(provider, key)?)
+        let status = self.keys.set(&self.entry(provider)?, key)?;
+        if provider == "postgres" {
+            self.reopen()?;
+        }
+        Ok(status)
     }
 
     /// Deletes a key from the keychain.
     pub fn remove_key(&self, provider: &str) -> Result<KeyStatus, EngineError> {
-        Ok(self.keys.remove(provider)?)
+        Ok(self.keys.remove(&self.entry(provider)?)?)
+    }
+
+    /// Opens the library the settings name again (after its password changed).
+    fn reopen(&self) -> Result<(), EngineError> {
+        let settings = self.settings();
+        let watcher = self.watcher.lock().unwrap_or_else(|e| e.into_inner()).take();
+        drop(watcher);
+        {
+            let _one = self.ingesting.lock().unwrap_or_else(|e| e.into_inner());
+            *write(&self.library) = open_library(&settings, &self.env, &self.keys)?;
+        }
+        self.restart_watcher()
     }
 
     /// The context mode the settings ask for.
@@ -679,10 +714,23 @@ impl Workspace {
     }
 }
 
-fn open_library(s: &Settings, env: &Environment) -> Result<Library, EngineError> {
+fn open_library(s: &Settings, env: &Environment, keys: &ApiKeys) -> Result<Library, EngineError> {
     let (embedder, mut options) = library_setup(s.model, env)?;
     options.convert.ocr = s.ocr;
-    Library::open(Path::new(&s.library_dir), embedder, options)
+    match &s.team_library {
+        Some(team) => {
+            Library::open_team(&crate::TeamLocation::for_address(&team.address(), keys)?, embedder, options)
+        }
+        None => Library::open(Path::new(&s.library_dir), embedder, options),
+    }
+}
+
+/// The keychain entry of the settings' team library's password (`postgres:` and its key).
+fn team_entry(s: &Settings) -> Result<String, EngineError> {
+    let team =
+        s.team_library.as_ref().ok_or_else(|| EngineError::Invalid("no team library is set".into()))?;
+    let address = crate::TeamAddress::parse(&team.address())?;
+    Ok(format!("{}{}", folio_ai::keys::TEAM_LIBRARY, address.key()))
 }
 
 /// Standard base64 with padding.

@@ -41,6 +41,43 @@ describe('settings', () => {
     await waitFor(() => expect(reindexDocument.mock.calls.map((c) => c[0])).toEqual(['1', '2']), { timeout: 3000 });
   });
 
+  it('switches to a team library on PostgreSQL, then takes its password into the keychain', async () => {
+    const base = stubBackend();
+    const saveSettings = vi.fn(async (s: Parameters<typeof base.saveSettings>[0]) => ({ settings: s, needs_reindex: false, reason: null }));
+    const setKey = vi.fn(base.setKey.bind(base));
+    const { user } = renderApp(Object.assign(base, { saveSettings, setKey }), { view: 'settings' });
+    const local = await screen.findByTestId('setting-library-local');
+    expect(local).toBeChecked();
+    expect(screen.getByTestId('setting-library-dir')).toBeVisible();
+    expect(screen.queryByTestId('key-postgres')).toBeNull();
+    await user.click(screen.getByTestId('setting-library-team'));
+    expect(screen.queryByTestId('setting-library-dir')).toBeNull();
+    await user.type(screen.getByTestId('setting-team-host'), 'db1.example.org:5432,db2.example.org:5432');
+    await user.type(screen.getByTestId('setting-team-user'), 'analyst');
+    expect(screen.getByTestId('setting-team-tls')).toHaveValue('verify-full');
+    await user.type(screen.getByTestId('setting-team-root-cert'), '/etc/folio/ca.pem');
+    // No password field before the address is saved (the password is filed under it).
+    expect(screen.queryByTestId('key-postgres')).toBeNull();
+    await user.click(screen.getByTestId('save-settings'));
+    expect(saveSettings).toHaveBeenCalledWith(
+      expect.objectContaining({
+        team_library: { host: 'db1.example.org:5432,db2.example.org:5432', port: 5432, database: 'folio', user: 'analyst', tls: 'verify-full', root_cert: '/etc/folio/ca.pem' },
+      }),
+    );
+    const field = await screen.findByTestId('key-postgres');
+    expect(field).toHaveTextContent('Team library password');
+    await user.type(within(field).getByTestId('key-input-postgres'), 'correct horse');
+    await user.click(within(field).getByTestId('key-save-postgres'));
+    expect(setKey).toHaveBeenCalledWith('postgres', 'correct horse');
+    await waitFor(() => expect(within(field).getByTestId('key-status-postgres')).toHaveTextContent('set (keychain)'));
+    expect(within(field).getByTestId('key-input-postgres')).toHaveValue('');
+    // Back to this computer: the folder again, and no password field once saved.
+    await user.click(screen.getByTestId('setting-library-local'));
+    await user.click(screen.getByTestId('save-settings'));
+    expect(saveSettings).toHaveBeenLastCalledWith(expect.objectContaining({ team_library: null }));
+    await waitFor(() => expect(screen.queryByTestId('key-postgres')).toBeNull());
+  });
+
   it('turns OCR of scanned pages off and on', async () => {
     const base = stubBackend();
     const saveSettings = vi.fn(async (s: Parameters<typeof base.saveSettings>[0]) => ({ settings: s, needs_reindex: false, reason: null }));

@@ -12,7 +12,7 @@ import {
   isEmbeddingModel,
   isFusionMethod,
 } from '../backend/providers';
-import type { BackendError, ContextProvider, KeyStatus, Settings, SettingsChange } from '../backend/types';
+import type { BackendError, ContextProvider, KeyStatus, Settings, SettingsChange, TeamLibrarySettings } from '../backend/types';
 import { ErrorNote } from '../components/ErrorNote';
 import { useIngest } from '../state/ingest';
 import { useNav } from '../state/nav';
@@ -58,6 +58,9 @@ export function SettingsView() {
   const [change, setChange] = useState<SettingsChange | null>(null);
   const [reindexStarted, setReindexStarted] = useState(false);
   const noticeRef = useRef<HTMLDivElement>(null);
+  // The team library as last loaded or saved (edits change the loaded settings in place).
+  const initialTeam = useRef<{ team: TeamLibrarySettings | null } | null>(null);
+  if (loaded.data && initialTeam.current === null) initialTeam.current = { team: loaded.data.team_library };
 
   useEffect(() => {
     if (change?.needs_reindex) noticeRef.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
@@ -81,6 +84,7 @@ export function SettingsView() {
     setError(null);
     try {
       const result = await backend.saveSettings(settings);
+      initialTeam.current = { team: result.settings.team_library };
       setSettings(result.settings);
       setChange(result);
       setReindexStarted(false);
@@ -102,6 +106,8 @@ export function SettingsView() {
   };
 
   const keyProvider = PROVIDERS.find((p) => p.id === settings?.context_provider) ?? null;
+  /** The team library as last saved: its password is filed under that address. */
+  const savedTeam = initialTeam.current?.team ?? null;
 
   return (
     <div className="view settings-view">
@@ -179,11 +185,37 @@ export function SettingsView() {
             )}
           </fieldset>
           <fieldset>
-            <legend>Storage</legend>
-            <label className="field">
-              <span>Library folder</span>
-              <input type="text" data-testid="setting-library-dir" value={settings.library_dir} onChange={(e) => update('library_dir', e.target.value)} />
-            </label>
+            <legend>Library</legend>
+            <div className="radio-row" role="radiogroup" aria-label="Where the library is">
+              <label>
+                <input
+                  type="radio"
+                  name="library-kind"
+                  data-testid="setting-library-local"
+                  checked={!settings.team_library}
+                  onChange={() => update('team_library', null)}
+                />
+                <span>On this computer</span>
+              </label>
+              <label>
+                <input
+                  type="radio"
+                  name="library-kind"
+                  data-testid="setting-library-team"
+                  checked={!!settings.team_library}
+                  onChange={() => update('team_library', settings.team_library ?? NEW_TEAM_LIBRARY)}
+                />
+                <span>Team library (PostgreSQL)</span>
+              </label>
+            </div>
+            {settings.team_library ? (
+              <TeamLibraryFields team={settings.team_library} onChange={(t) => update('team_library', t)} />
+            ) : (
+              <label className="field">
+                <span>Library folder</span>
+                <input type="text" data-testid="setting-library-dir" value={settings.library_dir} onChange={(e) => update('library_dir', e.target.value)} />
+              </label>
+            )}
           </fieldset>
           <details className="settings-advanced" data-testid="settings-advanced">
             <summary data-testid="settings-advanced-toggle">Advanced</summary>
@@ -251,6 +283,15 @@ export function SettingsView() {
         </form>
       )}
 
+      {/* The team library's password, once its address is saved (it is filed under the address). */}
+      {savedTeam && !saving && (
+        <section className="keys" aria-label="Team library password">
+          <h2>Team library password</h2>
+          <p className="muted">The password of {savedTeam.user} is stored in the system keychain, never in the settings or the log.</p>
+          <KeyField key={`postgres:${savedTeam.user}@${savedTeam.host}/${savedTeam.database}`} provider="postgres" name="Team library" label="password" env="PGPASSWORD" />
+        </section>
+      )}
+
       {/* A key only for the provider writing the context: none offline (Structural) or without one. */}
       {keyProvider && (
         <section className="keys" aria-label="API key">
@@ -266,7 +307,61 @@ export function SettingsView() {
   );
 }
 
-function KeyField({ provider, name, env }: { provider: string; name: string; env: string }) {
+/** A new team library's fields, as the user starts filling them in. */
+const NEW_TEAM_LIBRARY: TeamLibrarySettings = { host: '', port: 5432, database: 'folio', user: '', tls: 'verify-full', root_cert: '' };
+
+const TLS_MODES: { id: string; label: string }[] = [
+  { id: 'verify-full', label: 'Verify the server (recommended)' },
+  { id: 'verify-ca', label: 'Verify the authority only' },
+  { id: 'require', label: 'Encrypt, do not verify' },
+  { id: 'prefer', label: 'Encrypt when offered' },
+  { id: 'disable', label: 'No encryption' },
+];
+
+/** Where the team library is: its server, database, user and how the connection is secured. */
+function TeamLibraryFields({ team, onChange }: { team: TeamLibrarySettings; onChange: (t: TeamLibrarySettings) => void }) {
+  const set = <K extends keyof TeamLibrarySettings>(key: K, value: TeamLibrarySettings[K]) => onChange({ ...team, [key]: value });
+  const verifies = team.tls === 'verify-full' || team.tls === 'verify-ca';
+  return (
+    <div className="team-library" data-testid="team-library">
+      <label className="field">
+        <span>Host</span>
+        <input type="text" data-testid="setting-team-host" placeholder="db.example.org, or primary:5432,replica:5432" value={team.host} onChange={(e) => set('host', e.target.value)} />
+      </label>
+      <label className="field">
+        <span>Port</span>
+        <input type="number" min={1} max={65535} data-testid="setting-team-port" value={team.port} onChange={(e) => set('port', Number(e.target.value) || 5432)} />
+      </label>
+      <label className="field">
+        <span>Database</span>
+        <input type="text" data-testid="setting-team-database" value={team.database} onChange={(e) => set('database', e.target.value)} />
+      </label>
+      <label className="field">
+        <span>User</span>
+        <input type="text" data-testid="setting-team-user" value={team.user} onChange={(e) => set('user', e.target.value)} />
+      </label>
+      <label className="field">
+        <span>Connection security</span>
+        <select data-testid="setting-team-tls" value={team.tls} onChange={(e) => set('tls', e.target.value)}>
+          {TLS_MODES.map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      {verifies && (
+        <label className="field">
+          <span>Certificate authority file</span>
+          <input type="text" data-testid="setting-team-root-cert" placeholder="the system's authorities when empty" value={team.root_cert} onChange={(e) => set('root_cert', e.target.value)} />
+        </label>
+      )}
+      <p className="muted">Save, then give the password below: it goes to the system keychain.</p>
+    </div>
+  );
+}
+
+function KeyField({ provider, name, env, label = 'API key' }: { provider: string; name: string; env: string; label?: string }) {
   const backend = useBackend();
   const key = useQuery(() => backend.keyStatus(provider), [backend, provider], { library: false });
   const status = key.data ?? null;
@@ -292,12 +387,14 @@ function KeyField({ provider, name, env }: { provider: string; name: string; env
   return (
     <div className="key-field" data-testid={`key-${provider}`}>
       <label className="field">
-        <span>{name} API key</span>
+        <span>
+          {name} {label}
+        </span>
         <input
           type="password"
           autoComplete="off"
           spellCheck={false}
-          placeholder={noKeychain ? `Set ${env} instead` : 'Paste a key'}
+          placeholder={noKeychain ? `Set ${env} instead` : `Paste the ${label}`}
           value={value}
           disabled={noKeychain}
           onChange={(e) => setValue(e.target.value)}

@@ -55,6 +55,7 @@ const DEFAULT_SETTINGS: Settings = {
   rrf_k: 60,
   weights: { dense: 0.75, keyword: 1, exact: 2 },
   ocr: true,
+  team_library: null,
 };
 
 export type FakeOptions = {

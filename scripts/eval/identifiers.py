@@ -31,9 +31,12 @@ def main():
     ap.add_argument("--fusion", default=None, help="folio eval --fusion (scores or rrf)")
     ap.add_argument("--weights", default=None, help="dense,keyword,exact (default: folio's)")
     ap.add_argument("--lenient", action="store_true", help="right when the first hit names the section at all")
+    ap.add_argument("--sample-from", default=None,
+                    help="a folder library holding the same documents (ingested in the same order) to draw the "
+                         "queries from, when --library is a team library (postgres://…)")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
-    db = sqlite3.connect(os.path.join(a.library, "catalog.sqlite"))
+    db = sqlite3.connect(os.path.join(a.sample_from or a.library, "catalog.sqlite"))
     docs = {row[0]: row[1] for row in db.execute("SELECT id, label FROM documents")}
     short = {i: l for i, l in docs.items() if l.isupper() and 2 <= len(l) <= 6}
     queries = []

@@ -1,0 +1,210 @@
+//! A team library at scale: N chunks of the real shape (texts drawn from the ObliQA rulebooks,
+//! 384-d MiniLM vectors) in a new database on a PostgreSQL with pgvector. Prints the load rate, the
+//! HNSW index's build time, the keyword cache's build time (a client's first open), search
+//! latency p50 / p99 through the engine with all three channels, the HNSW index's recall@10
+//! against exact search, and the catch-up after another client adds 1,000 chunks.
+//!
+//!     cargo run --profile dist -p folio-engine --example team_scale -- ADMIN_URL SOURCE_URL [CHUNKS]
+//!
+//! ADMIN_URL: a server where the user may create databases (`scripts/postgres.sh url`).
+//! SOURCE_URL: a team library holding the 40 ObliQA rulebooks ingested with MiniLM (the texts and
+//! vectors are drawn from it; each copy's vector is its source's, nudged by a little noise and
+//! normalised again, so that no two are the same). CHUNKS: 1,000,000 by default.
+
+use folio_engine::{Library, SearchOptions, TeamAddress, TeamLocation};
+use folio_index::vectors::VectorStore;
+use postgres::{Client, NoTls};
+use std::io::Write;
+use std::time::Instant;
+
+const PER_DOCUMENT: usize = 1000;
+
+/// A small deterministic generator (xorshift), for the noise.
+struct Noise(u64);
+
+impl Noise {
+    fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    }
+}
+
+fn vector_text(v: &[f32]) -> String {
+    let mut s = String::with_capacity(v.len() * 10);
+    s.push('[');
+    for (i, x) in v.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!("{x:.6}"));
+    }
+    s.push(']');
+    s
+}
+
+fn copy_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r")
+}
+
+fn main() {
+    folio_engine::serve_converter_if_asked();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [admin, source, rest @ ..] = &args[..] else {
+        eprintln!("usage: team_scale ADMIN_URL SOURCE_URL [CHUNKS]");
+        std::process::exit(2);
+    };
+    let n: usize = rest.first().map(|s| s.parse().expect("a number of chunks")).unwrap_or(1_000_000);
+    let env = folio_engine::Environment::from_process().expect("the environment");
+    let (embedder, options) =
+        folio_engine::assets::library_setup(folio_engine::EmbeddingModel::Minilm, &env).expect("MiniLM");
+
+    // The source: texts and MiniLM vectors of the real library.
+    let mut src = Client::connect(source, NoTls).expect("the source library");
+    let table = folio_index::vectors::table_name(embedder.id(), embedder.dim());
+    let rows = src
+        .query(
+            &format!("SELECT c.content, c.section_id, c.chunk_type, v.embedding FROM chunks c JOIN {table} v ON v.id = c.id ORDER BY c.id"),
+            &[],
+        )
+        .expect("the source's chunks");
+    let source: Vec<(String, String, String, Vec<f32>)> = rows
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get::<_, pgvector::Vector>(3).to_vec()))
+        .collect();
+    println!("source: {} chunks with vectors", source.len());
+
+    // A new database.
+    let name = format!("folio_scale_{n}");
+    let mut a = Client::connect(admin, NoTls).expect("the admin server");
+    a.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).unwrap();
+    a.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    let url = format!("{}/{name}", admin.rsplit_once('/').unwrap().0);
+    let cache = tempfile::tempdir().unwrap();
+    let team = |computer: &str| TeamLocation {
+        address: TeamAddress::parse(&url).unwrap(),
+        cache: cache.path().join(computer),
+        computer: computer.into(),
+    };
+    // The schema and the (empty) vector table, with its index, as a client makes them.
+    drop(Library::open_team(&team("setup"), embedder.clone(), options.clone()).expect("the schema"));
+    let mut c = Client::connect(&url, NoTls).unwrap();
+    c.batch_execute(&format!("DROP INDEX {table}_hnsw")).unwrap();
+
+    // Load: documents of 1,000 chunks, chunks and vectors by COPY.
+    let load = Instant::now();
+    let mut noise = Noise(0x5EED);
+    let docs = n.div_ceil(PER_DOCUMENT);
+    let mut chunk_id: i64 = 0;
+    for d in 0..docs {
+        let doc_id: i64 = c
+            .query_one(
+                "INSERT INTO documents (path, label, title, format, content_hash, mtime, size, status, text) VALUES ($1, $2, $3, 'text', $4, 0, 0, 'indexed', '') RETURNING id",
+                &[&format!("/scale/doc{d}.txt"), &format!("D{d}"), &format!("Scale document {d}"), &format!("hash{d}")],
+            )
+            .unwrap()
+            .get(0);
+        let count = PER_DOCUMENT.min(n - d * PER_DOCUMENT);
+        let mut chunks = Vec::with_capacity(count * 300);
+        let mut vectors = Vec::with_capacity(count * 3000);
+        for k in 0..count {
+            chunk_id += 1;
+            let (text, section, kind, v) = &source[(chunk_id as usize * 7919) % source.len()];
+            let mut w: Vec<f32> = v.iter().map(|x| x + 0.02 * noise.next()).collect();
+            let norm = w.iter().map(|x| x * x).sum::<f32>().sqrt();
+            w.iter_mut().for_each(|x| *x /= norm);
+            writeln!(
+                chunks,
+                "{chunk_id}\t{doc_id}\t{k}\t{section}\t[]\t[]\t1\t{kind}\t\\N\t\\N\t0\t{}\th{chunk_id}\t{}\t\t[]\tnone",
+                text.len(),
+                copy_escape(text)
+            )
+            .unwrap();
+            writeln!(vectors, "{chunk_id}\t{doc_id}\t{}", vector_text(&w)).unwrap();
+        }
+        let mut w = c
+            .copy_in(
+                "COPY chunks (id, doc_id, chunk_index, section_id, section_ids, parent_chain, heading_level, chunk_type, page_start, page_end, span_start, span_end, content_hash, content, context, defined_terms, context_source) FROM STDIN",
+            )
+            .unwrap();
+        w.write_all(&chunks).unwrap();
+        w.finish().unwrap();
+        let mut w = c.copy_in(&format!("COPY {table} (id, doc_id, embedding) FROM STDIN")).unwrap();
+        w.write_all(&vectors).unwrap();
+        w.finish().unwrap();
+        c.execute("INSERT INTO changes (doc_id, removed) VALUES ($1, false)", &[&doc_id]).unwrap();
+    }
+    c.batch_execute(&format!("SELECT setval('chunks_id_seq', {chunk_id})")).unwrap();
+    let load_s = load.elapsed().as_secs_f64();
+    println!("load: {n} chunks in {load_s:.1} s ({:.0} chunks/s)", n as f64 / load_s);
+
+    let build = Instant::now();
+    c.batch_execute(&format!(
+        "SET maintenance_work_mem = '2GB'; SET max_parallel_maintenance_workers = 2;
+         CREATE INDEX {table}_hnsw ON {table} USING hnsw (embedding vector_cosine_ops); ANALYZE {table}; ANALYZE chunks;"
+    ))
+    .unwrap();
+    println!("HNSW build: {:.1} s", build.elapsed().as_secs_f64());
+
+    // A client's first open builds its keyword cache from the stored chunks.
+    let open = Instant::now();
+    let mut lib = Library::open_team(&team("client"), embedder.clone(), options.clone()).expect("opens");
+    println!("first open (keyword cache built, lookups): {:.1} s", open.elapsed().as_secs_f64());
+
+    let questions: Vec<String> = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/obliqa/questions_dev.json"
+    ))
+    .ok()
+    .and_then(|s| serde_json::from_str::<Vec<serde_json::Value>>(&s).ok())
+    .map(|qs| qs.iter().take(200).filter_map(|q| q["Question"].as_str().map(String::from)).collect())
+    .unwrap_or_else(|| source.iter().take(200).map(|s| s.0.chars().take(80).collect()).collect());
+    let mut times = Vec::new();
+    for q in &questions {
+        let t = Instant::now();
+        lib.search(q, &SearchOptions::default()).expect("a search");
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    let at = |p: f64| times[((times.len() - 1) as f64 * p) as usize];
+    println!(
+        "search, all channels, {} questions: p50 {:.1} ms, p99 {:.1} ms",
+        times.len(),
+        at(0.5),
+        at(0.99)
+    );
+
+    // HNSW recall@10 against exact search.
+    let server = std::sync::Arc::new(
+        folio_postgres::Server::connect(TeamAddress::parse(&url).unwrap()).expect("a connection"),
+    );
+    let vectors = folio_postgres::PgVectors::open(server, embedder.id(), embedder.dim()).unwrap();
+    let (mut found, mut asked) = (0usize, 0usize);
+    for q in questions.iter().take(100) {
+        let v = embedder.embed_query(q).expect("a query vector");
+        let ann: std::collections::HashSet<i64> =
+            vectors.search(&v, 10, &[]).unwrap().iter().map(|h| h.0).collect();
+        let exact = vectors.search_exact(&v, 10).unwrap();
+        found += exact.iter().filter(|h| ann.contains(&h.0)).count();
+        asked += exact.len();
+    }
+    println!(
+        "HNSW recall@10 against exact search (ef_search {}): {:.3}",
+        folio_postgres::EF_SEARCH,
+        found as f64 / asked as f64
+    );
+
+    // Another client adds a document of 1,000 chunks; this one catches up.
+    let other = tempfile::tempdir().unwrap();
+    let file = other.path().join("added.txt");
+    let body: Vec<&str> = source.iter().take(1000).map(|s| s.0.as_str()).collect();
+    std::fs::write(&file, body.join("\n\n")).unwrap();
+    let mut writer = Library::open_team(&team("writer"), embedder.clone(), options).expect("opens");
+    let report = writer.ingest(&[file], &mut |_| {}, &folio_engine::Cancel::new());
+    println!("another client added {} chunks", report.chunks);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let catch = Instant::now();
+    lib.refresh().expect("catches up");
+    println!("catch-up of this client: {:.2} s", catch.elapsed().as_secs_f64());
+}

@@ -175,7 +175,7 @@ pub fn auth(action: &AuthAction) -> Result<(), String> {
     let entry = |provider: &str| -> Result<String, String> {
         if folio_engine::TeamAddress::is_address(provider) {
             let a = folio_engine::TeamAddress::parse(provider).map_err(|e| e.to_string())?;
-            Ok(format!("{}{}", folio_ai::keys::TEAM_LIBRARY, a.key()))
+            Ok(folio_engine::TeamLocation::keychain_entry(&a))
         } else {
             Ok(provider.to_string())
         }

@@ -730,7 +730,7 @@ fn team_entry(s: &Settings) -> Result<String, EngineError> {
     let team =
         s.team_library.as_ref().ok_or_else(|| EngineError::Invalid("no team library is set".into()))?;
     let address = crate::TeamAddress::parse(&team.address())?;
-    Ok(format!("{}{}", folio_ai::keys::TEAM_LIBRARY, address.key()))
+    Ok(crate::TeamLocation::keychain_entry(&address))
 }
 
 /// Standard base64 with padding.

@@ -45,11 +45,13 @@ impl Library {
     pub(super) fn reconcile(&mut self) -> Result<Vec<String>, EngineError> {
         let mut repaired = Vec::new();
         for d in self.catalog.documents()? {
-            if d.status != DocumentStatus::Indexed && self.catalog.is_abandoned(d.id)? {
+            // The catalog first: whether it is abandoned is the catalog's to say, at the moment of
+            // removal (another client of a team library may be writing it). Its records in the
+            // other stores go after; a crash between leaves only records nothing points to.
+            if d.status != DocumentStatus::Indexed && self.catalog.remove_if_abandoned(d.id)? {
                 self.vectors.remove_document(d.id)?;
                 self.keyword.remove_document(d.id as u64)?;
                 self.keyword.commit()?;
-                self.catalog.remove_document(d.id)?;
                 repaired.push(d.path);
             }
         }

@@ -43,13 +43,20 @@ impl TeamLocation {
                 parsed.shown()
             )));
         }
-        let entry = format!("{}{}", folio_ai::keys::TEAM_LIBRARY, parsed.key());
-        let address = match keys.get(&entry) {
+        let address = match keys.get(&Self::keychain_entry(&parsed)) {
             Some((password, _)) => parsed.with_password(&password),
             None => parsed,
         };
         let cache = dirs::cache_dir().unwrap_or_else(|| PathBuf::from(".")).join("folio");
         Ok(TeamLocation { address, cache, computer: computer_name() })
+    }
+}
+
+impl TeamLocation {
+    /// The keychain entry of a team library's password: `postgres:` and the address's key (user,
+    /// hosts, database), so that every way of writing the same address finds it.
+    pub fn keychain_entry(address: &TeamAddress) -> String {
+        format!("{}{}", folio_ai::keys::TEAM_LIBRARY, address.key())
     }
 }
 

@@ -132,11 +132,13 @@ pub trait Catalog: Send + Sync {
         Ok(true)
     }
 
-    /// Whether a document left `writing` was abandoned (its writer is gone), so that opening the
-    /// library rolls it back. A folder library has one writer, and the one opening it for writing
-    /// finds every such document abandoned; a team library asks whether a writer still claims it.
-    fn is_abandoned(&self, _doc_id: i64) -> Result<bool, IndexError> {
-        Ok(true)
+    /// Removes a document left `writing` when it was abandoned (its writer is gone), so that
+    /// opening the library rolls it back; returns whether it did. A folder library has one writer,
+    /// and the one opening it for writing finds every such document abandoned. A team library asks
+    /// whether a writer still claims it, and removes it only while it is still `writing`, in one
+    /// transaction: a writer that marks it indexed meanwhile keeps it.
+    fn remove_if_abandoned(&self, doc_id: i64) -> Result<bool, IndexError> {
+        self.remove_document(doc_id)
     }
 
     // The store itself.

@@ -228,6 +228,23 @@ pub(super) fn remove(tx: &mut Transaction<'_>, doc_id: i64) -> Result<bool, post
     Ok(removed)
 }
 
+/// Removes a document left `writing` whose writer is gone: a transaction lock conflicts with the
+/// writer's session claim, so taking it means nobody claims the document. The writer lets go of
+/// its claim as it marks the document indexed, before that mark is committed: the removal is of a
+/// document still `writing` only (a removal that meets the writer's uncommitted mark waits for
+/// it, then finds the document indexed and leaves it).
+pub(super) fn remove_if_abandoned(tx: &mut Transaction<'_>, doc_id: i64) -> Result<bool, postgres::Error> {
+    let unclaimed: bool = tx.query_one(TRY_CLAIM, &[&doc_id])?.get(0);
+    if !unclaimed {
+        return Ok(false);
+    }
+    let removed = tx.execute("DELETE FROM documents WHERE id = $1 AND status <> 'indexed'", &[&doc_id])? > 0;
+    if removed {
+        record_change(tx, doc_id, true)?;
+    }
+    Ok(removed)
+}
+
 /// One document by a condition on `documents` (`$1` its value).
 pub(super) fn one(
     c: &mut impl GenericClient,

@@ -436,9 +436,8 @@ impl Catalog for PgCatalog {
         })
     }
 
-    fn is_abandoned(&self, doc_id: i64) -> Result<bool, IndexError> {
-        // A transaction lock conflicts with the writer's session lock: taken, nobody holds it.
-        self.server.write(|tx| Ok(tx.query_one(documents::TRY_CLAIM, &[&doc_id])?.get(0)))
+    fn remove_if_abandoned(&self, doc_id: i64) -> Result<bool, IndexError> {
+        self.server.write(|tx| documents::remove_if_abandoned(tx, doc_id))
     }
 
     fn checkpoint(&self) -> Result<(), IndexError> {
@@ -453,5 +452,63 @@ impl Catalog for PgCatalog {
     fn check(&self) -> Result<(), IndexError> {
         // The server checks its own pages; what Folio can check is that it answers.
         self.server.read(|c| c.execute("SELECT 1", &[]).map(|_| ()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::documents::{CLAIM, UNCLAIM};
+    use super::*;
+    use crate::testing::TestDatabase;
+    use postgres::{Client, NoTls};
+
+    /// A writer's document, `writing`, put and claimed on the writer's own session.
+    fn writing(db: &TestDatabase, path: &str) -> (Client, i64) {
+        let mut writer = Client::connect(db.url(), NoTls).unwrap();
+        let id: i64 = writer
+            .query_one(
+                "INSERT INTO documents (path, label, title, format, content_hash, mtime, size, status, text)
+                 VALUES ($1, 'P', 'P', 'text', $1, 0, 0, 'writing', '') RETURNING id",
+                &[&path],
+            )
+            .unwrap()
+            .get(0);
+        writer.execute(CLAIM, &[&id]).unwrap();
+        (writer, id)
+    }
+
+    #[test]
+    #[ignore = "needs PostgreSQL with pgvector (scripts/postgres.sh start); scripts/test.sh runs it"]
+    fn only_documents_nobody_writes_are_rolled_back() {
+        let db = TestDatabase::create();
+        let catalog = PgCatalog::open(db.server(), "checker").unwrap();
+        let (writer, claimed) = writing(&db, "/claimed");
+        let (gone, abandoned) = writing(&db, "/abandoned");
+        drop(gone); // the writer's connection ends: its claim with it
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(!catalog.remove_if_abandoned(claimed).unwrap(), "a claimed document stays");
+        assert!(catalog.remove_if_abandoned(abandoned).unwrap(), "an abandoned one goes");
+        assert_eq!(catalog.documents().unwrap().len(), 1);
+        drop(writer);
+    }
+
+    #[test]
+    #[ignore = "needs PostgreSQL with pgvector (scripts/postgres.sh start); scripts/test.sh runs it"]
+    fn a_document_marked_indexed_meanwhile_is_not_rolled_back() {
+        let db = TestDatabase::create();
+        let catalog = PgCatalog::open(db.server(), "checker").unwrap();
+        let (mut writer, id) = writing(&db, "/doc");
+        // The writer marks it indexed: its claim goes at once, the mark only at the commit.
+        let mut tx = writer.transaction().unwrap();
+        tx.execute("UPDATE documents SET status = 'indexed' WHERE id = $1", &[&id]).unwrap();
+        tx.execute(UNCLAIM, &[&id]).unwrap();
+        // Another client opening the library meanwhile looks for abandoned documents.
+        let other = std::thread::spawn(move || catalog.remove_if_abandoned(id).unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        tx.commit().unwrap();
+        assert!(!other.join().unwrap(), "the document the writer marked indexed is kept");
+        let n: i64 =
+            writer.query_one("SELECT COUNT(*) FROM documents WHERE status = 'indexed'", &[]).unwrap().get(0);
+        assert_eq!(n, 1);
     }
 }

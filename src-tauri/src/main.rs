@@ -77,6 +77,19 @@ impl App {
         }
     }
 
+    /// The settings file.
+    fn settings_path(&self) -> PathBuf {
+        self.settings.get().cloned().unwrap_or_else(folio_engine::default_settings_path)
+    }
+
+    /// Opens the library the settings name, after a change to what stopped it from opening.
+    fn reopen(&self) -> Result<(), BackendError> {
+        let ws = Arc::new(Workspace::open(&self.settings_path(), self.env())?);
+        self.watch(&ws);
+        *self.repaired.write().unwrap_or_else(|e| e.into_inner()) = Some(ws);
+        Ok(())
+    }
+
     /// Repairs the library that could not be opened, then opens it.
     fn repair(&self, mut progress: impl FnMut(Progress)) -> Result<RepairReport, BackendError> {
         if self.workspace().is_ok() {
@@ -273,29 +286,61 @@ async fn definitions(app: State<'_, Arc<App>>) -> Res<Vec<DefinitionHit>> {
     run(&app, |w| w.definitions()).await
 }
 
+// The settings and the keys answer also while no library is open (the one the settings name could
+// not be opened: a team library's server out of reach, its password not given yet), so that the
+// user can change what stops it; a change tries to open it again.
+
 #[tauri::command]
 async fn get_settings(app: State<'_, Arc<App>>) -> Res<Settings> {
-    run(&app, |w| Ok(w.settings())).await
+    off_thread(&app, |a| match a.workspace() {
+        Ok(w) => Ok(w.settings()),
+        Err(_) => Ok(folio_engine::settings_at(&a.settings_path())),
+    })
+    .await
 }
 
 #[tauri::command]
 async fn save_settings(app: State<'_, Arc<App>>, settings: Settings) -> Res<SettingsChange> {
-    run(&app, move |w| w.save_settings(settings)).await
+    off_thread(&app, move |a| match a.workspace() {
+        Ok(w) => w.save_settings(settings).map_err(BackendError::from),
+        Err(_) => {
+            folio_engine::write_settings(&a.settings_path(), &settings)?;
+            a.reopen()?;
+            Ok(SettingsChange { settings, needs_reindex: false, reason: None })
+        }
+    })
+    .await
 }
 
 #[tauri::command]
 async fn key_status(app: State<'_, Arc<App>>, provider: String) -> Res<KeyStatus> {
-    run(&app, move |w| Ok(w.key_status(&provider))).await
+    off_thread(&app, move |a| match a.workspace() {
+        Ok(w) => Ok(w.key_status(&provider)),
+        Err(_) => Ok(folio_engine::key_status_at(&a.settings_path(), &provider)?),
+    })
+    .await
 }
 
 #[tauri::command]
 async fn set_key(app: State<'_, Arc<App>>, provider: String, key: String) -> Res<KeyStatus> {
-    run(&app, move |w| w.set_key(&provider, &key)).await
+    off_thread(&app, move |a| match a.workspace() {
+        Ok(w) => w.set_key(&provider, &key).map_err(BackendError::from),
+        Err(_) => {
+            let status = folio_engine::set_key_at(&a.settings_path(), &provider, &key)?;
+            a.reopen()?;
+            Ok(status)
+        }
+    })
+    .await
 }
 
 #[tauri::command]
 async fn remove_key(app: State<'_, Arc<App>>, provider: String) -> Res<KeyStatus> {
-    run(&app, move |w| w.remove_key(&provider)).await
+    off_thread(&app, move |a| match a.workspace() {
+        Ok(w) => w.remove_key(&provider).map_err(BackendError::from),
+        Err(_) => Ok(folio_engine::remove_key_at(&a.settings_path(), &provider)?),
+    })
+    .await
 }
 
 #[tauri::command]

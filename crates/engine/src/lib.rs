@@ -49,10 +49,13 @@ pub use error::{EngineError, ErrorCode};
 pub use folio_ai::keys::KeyStatus;
 pub use folio_core::cancel::Cancel;
 pub use folio_postgres::{TeamAddress, TlsMode};
-pub use settings::{Settings, SettingsChange, TeamLibrarySettings, Weights};
+pub use settings::{
+    key_entry, settings_at, write_settings, Settings, SettingsChange, TeamLibrarySettings, Weights,
+};
 pub use workspace::{
-    BackendError, DocumentStats, DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage, Rect,
-    SearchRequest, SectionFilter, SectionView, TableMark, TermMark, WatchedFolder, Workspace,
+    key_status_at, remove_key_at, set_key_at, BackendError, DocumentStats, DocumentSummary, LibraryStatus,
+    LinkMark, Outline, PageImage, Rect, SearchRequest, SectionFilter, SectionView, TableMark, TermMark,
+    WatchedFolder, Workspace,
 };
 
 /// Call first thing in a shell's `main`: in a process started as a converter worker, converts

@@ -142,6 +142,36 @@ pub(crate) fn read_settings(s: &RwLock<Settings>) -> std::sync::RwLockReadGuard<
 }
 
 /// The settings saved at a path (defaults when the file is absent or unreadable).
+/// Writes settings to `path` (the folder made when missing).
+pub fn write_settings(path: &Path, settings: &Settings) -> Result<(), crate::EngineError> {
+    let json =
+        serde_json::to_string_pretty(settings).map_err(|e| crate::EngineError::Internal(e.to_string()))?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(folio_index::IndexError::from)?;
+    }
+    std::fs::write(path, json).map_err(folio_index::IndexError::from)?;
+    Ok(())
+}
+
+/// The keychain entry of `provider` under `settings`: `postgres` stands for the team library the
+/// settings name (its password, filed under its address); the others are themselves.
+pub fn key_entry(settings: &Settings, provider: &str) -> Result<String, crate::EngineError> {
+    if provider != "postgres" {
+        return Ok(provider.to_string());
+    }
+    let team = settings
+        .team_library
+        .as_ref()
+        .ok_or_else(|| crate::EngineError::Invalid("no team library is set".into()))?;
+    Ok(crate::TeamLocation::keychain_entry(&crate::TeamAddress::parse(&team.address())?))
+}
+
+/// The settings saved at a path (defaults when the file is absent or unreadable): what a shell
+/// shows when no library could be opened, so that the user can change them.
+pub fn settings_at(path: &Path) -> Settings {
+    saved_settings(path)
+}
+
 pub(crate) fn saved_settings(path: &Path) -> Settings {
     std::fs::read_to_string(path).ok().and_then(|s| settings_from_json(&s)).unwrap_or_default()
 }
@@ -165,6 +195,35 @@ fn settings_from_json(text: &str) -> Option<Settings> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_team_library_is_an_address_without_a_password_and_its_keychain_entry() {
+        let team = TeamLibrarySettings {
+            host: "db1.example.org, db2.example.org:5433".into(),
+            port: 5432,
+            database: "folio".into(),
+            user: "analyst".into(),
+            tls: "verify-full".into(),
+            root_cert: "/etc/folio/ca root.pem".into(),
+        };
+        assert_eq!(
+            team.address(),
+            "postgres://analyst@db1.example.org:5432,db2.example.org:5433/folio?sslmode=verify-full&sslrootcert=/etc/folio/ca%20root.pem"
+        );
+        let settings = Settings { team_library: Some(team), ..Settings::default() };
+        assert_eq!(
+            key_entry(&settings, "postgres").unwrap(),
+            "postgres:analyst@db1.example.org:5432,db2.example.org:5433/folio"
+        );
+        assert_eq!(key_entry(&settings, "anthropic").unwrap(), "anthropic");
+        assert!(key_entry(&Settings::default(), "postgres").is_err(), "no team library, no entry");
+        // Saved and read back whole; a file without the field reads as the folder library.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        write_settings(&path, &settings).unwrap();
+        assert_eq!(settings_at(&path), settings);
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("password"));
+    }
+
     use super::*;
 
     #[test]

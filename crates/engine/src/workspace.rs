@@ -576,11 +576,7 @@ impl Workspace {
             }
             self.restart_watcher()?;
         }
-        let json = serde_json::to_string_pretty(&new).map_err(|e| EngineError::Internal(e.to_string()))?;
-        if let Some(dir) = self.settings_path.parent() {
-            std::fs::create_dir_all(dir).map_err(folio_index::IndexError::from)?;
-        }
-        std::fs::write(&self.settings_path, json).map_err(folio_index::IndexError::from)?;
+        crate::settings::write_settings(&self.settings_path, &new)?;
         *self.settings.write().unwrap_or_else(|e| e.into_inner()) = new.clone();
         let needs_reindex = !reasons.is_empty() && !self.lib().documents()?.is_empty();
         Ok(SettingsChange { settings: new, needs_reindex, reason: needs_reindex.then(|| reasons.join("; ")) })
@@ -658,11 +654,7 @@ impl Workspace {
     /// The keychain entry of `provider`: `postgres` stands for the team library the settings name
     /// (its password), filed under its address.
     fn entry(&self, provider: &str) -> Result<String, EngineError> {
-        if provider == "postgres" {
-            team_entry(&self.settings())
-        } else {
-            Ok(provider.to_string())
-        }
+        crate::settings::key_entry(&self.settings(), provider)
     }
 
     /// Where a provider's key comes from (never the key).
@@ -714,6 +706,25 @@ impl Workspace {
     }
 }
 
+/// Where a provider's key comes from, under the settings saved at `settings_path` (no library
+/// open: the one the settings name could not be opened, and its password may be what is missing).
+pub fn key_status_at(settings_path: &Path, provider: &str) -> Result<KeyStatus, EngineError> {
+    let entry = crate::settings::key_entry(&saved_settings(settings_path), provider)?;
+    Ok(ApiKeys::default().status(&entry))
+}
+
+/// Saves a key under the settings saved at `settings_path` (see [`key_status_at`]).
+pub fn set_key_at(settings_path: &Path, provider: &str, key: &str) -> Result<KeyStatus, EngineError> {
+    let entry = crate::settings::key_entry(&saved_settings(settings_path), provider)?;
+    Ok(ApiKeys::default().set(&entry, key)?)
+}
+
+/// Deletes a key under the settings saved at `settings_path` (see [`key_status_at`]).
+pub fn remove_key_at(settings_path: &Path, provider: &str) -> Result<KeyStatus, EngineError> {
+    let entry = crate::settings::key_entry(&saved_settings(settings_path), provider)?;
+    Ok(ApiKeys::default().remove(&entry)?)
+}
+
 fn open_library(s: &Settings, env: &Environment, keys: &ApiKeys) -> Result<Library, EngineError> {
     let (embedder, mut options) = library_setup(s.model, env)?;
     options.convert.ocr = s.ocr;
@@ -723,14 +734,6 @@ fn open_library(s: &Settings, env: &Environment, keys: &ApiKeys) -> Result<Libra
         }
         None => Library::open(Path::new(&s.library_dir), embedder, options),
     }
-}
-
-/// The keychain entry of the settings' team library's password (`postgres:` and its key).
-fn team_entry(s: &Settings) -> Result<String, EngineError> {
-    let team =
-        s.team_library.as_ref().ok_or_else(|| EngineError::Invalid("no team library is set".into()))?;
-    let address = crate::TeamAddress::parse(&team.address())?;
-    Ok(crate::TeamLocation::keychain_entry(&address))
 }
 
 /// Standard base64 with padding.

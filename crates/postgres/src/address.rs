@@ -93,7 +93,11 @@ impl TeamAddress {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             match key {
                 "sslmode" => tls = TlsMode::parse(value)?,
-                "sslrootcert" => root_cert = Some(PathBuf::from(percent_decode(value))),
+                "sslrootcert" => {
+                    root_cert = Some(PathBuf::from(
+                        percent_encoding::percent_decode_str(value).decode_utf8_lossy().into_owned(),
+                    ))
+                }
                 _ => kept.push(pair),
             }
         }
@@ -201,26 +205,6 @@ fn without_password(url: &str) -> String {
         }
         None => url.to_string(),
     }
-}
-
-/// Decodes `%XX` escapes (a certificate path in an address).
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

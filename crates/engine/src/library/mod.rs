@@ -291,7 +291,51 @@ pub struct Library {
     generation: u64,
 }
 
+/// What a library is opened on: its stores, and where it is.
+struct Stores {
+    dir: PathBuf,
+    catalog: Arc<dyn Catalog>,
+    keyword: KeywordIndex,
+    vectors: Box<dyn VectorStore>,
+    write_lock: Option<std::fs::File>,
+    team: Option<team::Team>,
+}
+
 impl Library {
+    /// A library on its stores, its lookup tables still empty (the caller reads the stores through).
+    fn with_stores(
+        stores: Stores,
+        embedder: Arc<dyn Embedder>,
+        options: LibraryOptions,
+    ) -> Result<Library, EngineError> {
+        // Chunks are sized in the embedder's own pieces when its vocabulary is given; one that
+        // cannot be read is an error (another counter would cut different chunks).
+        let counter: Arc<dyn TokenCounter> = match &options.vocab {
+            Some(path) => Arc::new(folio_ai::load_vocabulary(path)?),
+            None => Arc::new(WordCounter),
+        };
+        let Stores { dir, catalog, keyword, vectors, write_lock, team } = stores;
+        Ok(Library {
+            dir,
+            catalog,
+            keyword,
+            exact: ExactIndex::default(),
+            vectors,
+            embedder,
+            counter,
+            options,
+            write_lock,
+            team,
+            repaired: Vec::new(),
+            seen_version: 0,
+            docs: Vec::new(),
+            outlines: std::collections::HashMap::new(),
+            adoptions: glossary::Adoptions::default(),
+            library_titles: std::collections::HashMap::new(),
+            generation: 0,
+        })
+    }
+
     /// Opens (or creates) the library in `dir`. The lookup tables are rebuilt from storage.
     ///
     /// A store that cannot be opened is reported for what happened: [`EngineError::Damaged`] only
@@ -317,31 +361,15 @@ impl Library {
                     .map_err(|e| store_failure("vector store", dir, e, "from the catalog"))?,
             )
         };
-        // Chunks are sized in the embedder's own pieces when its vocabulary is given; one that
-        // cannot be read is an error (another counter would cut different chunks).
-        let counter: Arc<dyn TokenCounter> = match &options.vocab {
-            Some(path) => Arc::new(folio_ai::load_vocabulary(path)?),
-            None => Arc::new(WordCounter),
-        };
-        let mut lib = Library {
+        let stores = Stores {
             dir: dir.to_path_buf(),
             catalog: Arc::new(catalog),
             keyword,
-            exact: ExactIndex::default(),
             vectors,
-            embedder,
-            counter,
-            options,
             write_lock,
             team: None,
-            repaired: Vec::new(),
-            seen_version: 0,
-            docs: Vec::new(),
-            outlines: std::collections::HashMap::new(),
-            adoptions: glossary::Adoptions::default(),
-            library_titles: std::collections::HashMap::new(),
-            generation: 0,
         };
+        let mut lib = Library::with_stores(stores, embedder, options)?;
         // Reading the stores through may find damage that opening them did not.
         let read_through = |lib: &mut Library| -> Result<(), EngineError> {
             lib.seen_version = lib.catalog.data_version()?;

@@ -6,11 +6,9 @@
 //! stored chunks.
 
 use super::ingest::put_keywords;
-use super::{glossary, Library, LibraryOptions};
+use super::{Library, LibraryOptions, Stores};
 use crate::EngineError;
 use folio_ai::Embedder;
-use folio_core::tokens::{TokenCounter, WordCounter};
-use folio_index::exact::ExactIndex;
 use folio_index::keyword::KeywordIndex;
 use folio_postgres::{PgCatalog, PgVectors, Server, TeamAddress};
 use std::path::{Path, PathBuf};
@@ -108,34 +106,15 @@ impl Library {
         let dir = cache_folder(&team.cache, &team.address);
         std::fs::create_dir_all(&dir).map_err(folio_index::IndexError::from)?;
         let (keyword, seen) = open_cache(&dir)?;
-        let counter: Arc<dyn TokenCounter> = match &options.vocab {
-            Some(path) => Arc::new(folio_ai::load_vocabulary(path)?),
-            None => Arc::new(WordCounter),
-        };
-        let mut lib = Library {
-            dir: dir.clone(),
+        let team = Team {
             catalog: catalog.clone(),
-            keyword,
-            exact: ExactIndex::default(),
-            vectors: Box::new(vectors),
-            embedder,
-            counter,
-            options,
-            write_lock: None,
-            team: Some(Team {
-                catalog,
-                seen_file: dir.join("keyword.seen"),
-                seen: Mutex::new(seen),
-                checked: Mutex::new(None),
-            }),
-            repaired: Vec::new(),
-            seen_version: 0,
-            docs: Vec::new(),
-            outlines: std::collections::HashMap::new(),
-            adoptions: glossary::Adoptions::default(),
-            library_titles: std::collections::HashMap::new(),
-            generation: 0,
+            seen_file: dir.join("keyword.seen"),
+            seen: Mutex::new(seen),
+            checked: Mutex::new(None),
         };
+        let stores =
+            Stores { dir, catalog, keyword, vectors: Box::new(vectors), write_lock: None, team: Some(team) };
+        let mut lib = Library::with_stores(stores, embedder, options)?;
         lib.seen_version = lib.catalog.data_version()?;
         // A role that may only read leaves others' half-written documents to those who may write.
         if lib.catalog.may_write()? {

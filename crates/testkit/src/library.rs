@@ -19,6 +19,16 @@ pub fn open_library(dir: &Path) -> Library {
         .expect("the library opens")
 }
 
+/// The fast model (potion-base-2M) from `.assets`, with the options a library opens with: what
+/// the tests that run `folio --model fast` open the same library with.
+pub fn fast_model() -> (Arc<dyn folio_ai::Embedder>, LibraryOptions) {
+    folio_engine::assets::library_setup(
+        folio_engine::assets::EmbeddingModel::Fast,
+        &folio_engine::Environment { assets_dir: Some(crate::paths::assets_dir()), ..Default::default() },
+    )
+    .expect("the fast model in .assets (scripts/setup-assets.sh)")
+}
+
 /// Where a test library keeps its stores: a folder (SQLite, LanceDB or RAM vectors, tantivy), or a
 /// team library on the test PostgreSQL server (a database of its own, dropped after the test; the
 /// keyword cache in a temporary folder).

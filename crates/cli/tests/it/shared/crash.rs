@@ -6,7 +6,7 @@
 //! the next moments are drawn below the time it took, until 20 ingests were really killed. Prints
 //! every outcome. Skips when the data or assets are absent.
 
-use folio_engine::{assets, Library, SearchOptions};
+use folio_engine::{Library, SearchOptions};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -27,14 +27,7 @@ impl At<'_> {
     }
 
     fn open(&self) -> Library {
-        let (embedder, options) = assets::library_setup(
-            assets::EmbeddingModel::Fast,
-            &folio_engine::Environment {
-                assets_dir: Some(folio_testkit::paths::assets_dir()),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let (embedder, options) = folio_testkit::library::fast_model();
         match self {
             At::Folder(p) => Library::open(p, embedder, options).expect("the library opens after a crash"),
             At::Team(url, cache) => {

@@ -5,7 +5,7 @@
 //! on answering (the errors and the longest gap between answers are printed), the ingest goes on
 //! against the new primary, and no document it reported indexed is lost.
 
-use folio_engine::{assets, Library, SearchOptions, TeamAddress, TeamLocation};
+use folio_engine::{Library, SearchOptions, TeamAddress, TeamLocation};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -58,14 +58,7 @@ impl Drop for Cluster {
 }
 
 fn open(url: &str, cache: &Path) -> Library {
-    let (embedder, options) = assets::library_setup(
-        assets::EmbeddingModel::Fast,
-        &folio_engine::Environment {
-            assets_dir: Some(folio_testkit::paths::assets_dir()),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let (embedder, options) = folio_testkit::library::fast_model();
     let team = TeamLocation {
         address: TeamAddress::parse(url).unwrap(),
         cache: cache.to_path_buf(),

@@ -4,7 +4,7 @@
 //! final chunk, with the final text), the reader must see documents arrive during the ingest, and
 //! once the writer exits the reader sees all 40 and becomes the writer. Skips without the data.
 
-use folio_engine::{assets, Library, SearchOptions};
+use folio_engine::{Library, SearchOptions};
 use std::collections::{HashMap, HashSet};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -38,14 +38,7 @@ fn a_reader_searches_while_another_process_ingests() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let (embedder, options) = assets::library_setup(
-        assets::EmbeddingModel::Fast,
-        &folio_engine::Environment {
-            assets_dir: Some(folio_testkit::paths::assets_dir()),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let (embedder, options) = folio_testkit::library::fast_model();
     let start = Instant::now();
     let mut lib = loop {
         if lib_dir.join("write.lock").exists() && lib_dir.join("catalog.sqlite").exists() {

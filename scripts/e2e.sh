@@ -21,8 +21,15 @@ APP=$CARGO_TARGET_DIR/debug/folio-desktop
 
 SCRATCH=$(mktemp -d)
 PIDS=()
+TEAM_DB=
+STARTED_PG=
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  if [ -n "$TEAM_DB" ]; then
+    "$PG_BIN/psql" -q "$FOLIO_TEST_POSTGRES" -c "DROP DATABASE IF EXISTS $TEAM_DB WITH (FORCE)" >/dev/null 2>&1 ||
+      warn "could not drop the e2e team database $TEAM_DB"
+  fi
+  [ -n "$STARTED_PG" ] && scripts/postgres.sh stop
   # The driver's log (the app's own output included) is kept beside the screenshots.
   [ -f "$SCRATCH/driver.log" ] && cp "$SCRATCH/driver.log" "$FOLIO_ROOT/tests/artifacts/e2e/driver.log" 2>/dev/null
   rm -rf "$SCRATCH"
@@ -89,4 +96,34 @@ export FOLIO_E2E_WATCH_DIR=$SCRATCH/watched
 export FOLIO_E2E_LIBRARY=$SCRATCH/library
 # The app's log folder under the scratch home's data folder (folio_engine::log::default_log_dir).
 export FOLIO_E2E_LOG_DIR=$XDG_DATA_HOME/folio/logs
+
+# A team library: a new database on the test server (started here when test.sh has not), and a
+# second app with its own home whose settings point at it.
+if [ -z "${FOLIO_TEST_POSTGRES:-}" ]; then
+  scripts/postgres.sh start >/dev/null
+  STARTED_PG=1
+  FOLIO_TEST_POSTGRES=$(scripts/postgres.sh url)
+fi
+PG_BIN=$(scripts/postgres.sh bin)
+TEAM_DB=folio_e2e_$$
+"$PG_BIN/psql" -q "$FOLIO_TEST_POSTGRES" -c "CREATE DATABASE $TEAM_DB" >/dev/null
+PG_PORT=$(printf '%s\n' "$FOLIO_TEST_POSTGRES" | sed -E 's|^[a-z]+://[^@]*@[^:/]+:([0-9]+)/.*$|\1|')
+TEAM_JSON="{\"host\": \"127.0.0.1\", \"port\": $PG_PORT, \"database\": \"$TEAM_DB\", \"user\": \"postgres\", \"tls\": \"disable\", \"root_cert\": \"\"}"
+export FOLIO_E2E_TEAM=$TEAM_JSON
+SECOND=$SCRATCH/second
+mkdir -p "$SECOND/config/folio"
+cat >"$SECOND/config/folio/settings.json" <<JSON
+{"library_dir": "$SECOND/library", "model": "fast", "context_provider": "structural",
+ "anthropic_model": "claude-haiku-4-5", "openai_base_url": "http://localhost:11434/v1", "openai_model": "",
+ "rrf_k": 60.0, "weights": {"dense": 0.25, "keyword": 1.0, "exact": 2.0}, "team_library": $TEAM_JSON}
+JSON
+cat >"$SCRATCH/folio-desktop-second" <<SH
+#!/bin/sh
+echo "== \$(date +%T.%N) second app start: \$*" >>"$APP_LOG"
+export XDG_CONFIG_HOME=$SECOND/config XDG_DATA_HOME=$SECOND/data XDG_CACHE_HOME=$SECOND/cache
+exec "$APP" "\$@" >>"$APP_LOG" 2>&1
+SH
+chmod +x "$SCRATCH/folio-desktop-second"
+export FOLIO_E2E_SECOND_APP=$SCRATCH/folio-desktop-second
+
 node tests/e2e/app.mjs

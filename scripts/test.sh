@@ -34,6 +34,12 @@ export FOLIO_UI_BUILT=1
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/folio-target}
 export FOLIO_PDFIUM=${FOLIO_PDFIUM:-$FOLIO_ASSETS_DIR/pdfium/libpdfium.so}
 say "CARGO_TARGET_DIR=$CARGO_TARGET_DIR"
+# A CI run builds each commit once: incremental state (gigabytes for the engine's crates) would
+# only take disk space. Old test binaries go before the build adds new ones.
+if [ "${CI:-}" = true ]; then
+  export CARGO_INCREMENTAL=0
+fi
+scripts/prune-build.sh "$CARGO_TARGET_DIR"
 
 step() {
   local name=$1

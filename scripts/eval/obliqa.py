@@ -63,6 +63,8 @@ def main():
                     help="only the even- or odd-numbered questions: tune on one half, report the other")
     ap.add_argument("--out", default=None, help="keep the raw folio eval output here")
     ap.add_argument("--model", default=None, help="embedding model (minilm or fast)")
+    ap.add_argument("--team-keywords", choices=["cache", "server"], default=None,
+                    help="a team library's keyword ranking (folio --team-keywords)")
     ap.add_argument("--score-only", default=None, help="score an existing folio eval output")
     ap.add_argument("--min-passage-chars", type=int, default=0,
                     help="a diagnostic, not the issue's measure: passages shorter than this (squashed) are "
@@ -76,6 +78,8 @@ def main():
         print(f"SKIP: {DATA} not found", file=sys.stderr)
         return 0
     base = [a.folio, "--library", a.library] + (["--model", a.model] if a.model else [])
+    if a.team_keywords:
+        base += ["--team-keywords", a.team_keywords]
     if a.ingest:
         subprocess.run(base + ["ingest", os.path.join(DATA, "documents")], check=True)
     with open(os.path.join(DATA, "questions_dev.json")) as f:

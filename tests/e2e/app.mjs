@@ -18,7 +18,10 @@
 // FOLIO_E2E_LIBRARY (the library folder: after the first session its catalog is damaged, and a
 // second start of the app must offer the repair, run it and show the library again),
 // FOLIO_E2E_LOG_DIR (the app's log folder: the damaged library's error must be in it, and no
-// document text, query or key).
+// document text, query or key), FOLIO_E2E_TEAM (a new, empty PostgreSQL database for a team
+// library, as JSON settings: host, port, database, user, tls) and FOLIO_E2E_SECOND_APP (the app
+// with a data folder and settings of its own, set to that team library): Settings switch the
+// first app to the team library, a PDF is added, and the second app finds it.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -138,11 +141,11 @@ async function timedSearch(s, query) {
 }
 
 /**
- * Starts the app, waits for its window and runs `body` with the session; on a failure saves the
+ * Starts the app (or `application`), waits for its window and runs `body` with the session; on a failure saves the
  * screenshot `failureShot`. The results so far are written out and the app closed either way.
  */
-async function withApp(failureShot, body) {
-  const s = await Session.start(driver, { 'tauri:options': { application: app } });
+async function withApp(failureShot, body, application = app) {
+  const s = await Session.start(driver, { 'tauri:options': { application } });
   try {
     await s.waitFor('[data-testid="nav-library"]', { timeoutMs: 30000, what: 'the window' });
     await body(s);
@@ -677,9 +680,86 @@ async function checkLog(s) {
   );
 }
 
+/** Sets a controlled input's value the way typing would (React sees the input event). */
+async function setField(s, testid, value) {
+  await s.exec(
+    `const el = document.querySelector(arguments[0]);
+     Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), 'value').set.call(el, arguments[1]);
+     el.dispatchEvent(new Event(el.tagName === 'SELECT' ? 'change' : 'input', { bubbles: true }));`,
+    [`[data-testid="${testid}"]`, String(value)],
+  );
+}
+
+/** The labels of the documents the Library view lists. */
+async function docLabels(s) {
+  return s.exec(`return Array.from(document.querySelectorAll('[data-testid="doc-row"]')).map((r) => r.getAttribute('data-label'));`);
+}
+
+/**
+ * A team library: the first app is switched to it in Settings (the server's fields typed in as a
+ * user would), a PDF is added, and a second app, with its own data folder and settings, finds the
+ * document in its list and in a search.
+ */
+async function teamPhase() {
+  const team = process.env.FOLIO_E2E_TEAM && JSON.parse(process.env.FOLIO_E2E_TEAM);
+  const second = process.env.FOLIO_E2E_SECOND_APP;
+  if (!team || !second || !tablePdf) {
+    console.log('SKIP team library: FOLIO_E2E_TEAM, FOLIO_E2E_SECOND_APP or FOLIO_E2E_TABLE_PDF is not set');
+    return;
+  }
+  let label;
+  await withApp('failure-team', async (s) => {
+    await nav(s, 'settings');
+    await (await s.waitFor('[data-testid="setting-library-team"]', { what: 'the library choice' }))[0].click();
+    await s.waitFor('[data-testid="team-library"]', { what: 'the team library fields' });
+    await setField(s, 'setting-team-host', team.host);
+    await setField(s, 'setting-team-port', team.port);
+    await setField(s, 'setting-team-database', team.database);
+    await setField(s, 'setting-team-user', team.user);
+    await setField(s, 'setting-team-tls', team.tls);
+    await shot(s, 'settings-team-library');
+    await (await s.find('[data-testid="save-settings"]')).click();
+    // Saved and opened: the password field appears under the saved address; no error is shown.
+    await s.waitFor('[data-testid="key-postgres"]', { timeoutMs: 60000, what: 'the team library saved and opened' });
+    const errors = await s.findAll('[data-testid="error"]');
+    check('Settings switch to a team library', errors.length === 0, errors.length ? await errors[0].text() : `${team.user}@${team.host}:${team.port}/${team.database}`);
+    await nav(s, 'library');
+    await s.until(async () => (await docLabels(s)).length === 0, { timeoutMs: 30000, what: 'the empty team library listed' });
+    await addPath(s, tablePdf);
+    const labels = await s.until(async () => {
+      const l = await docLabels(s);
+      return l.length === 1 && l;
+    }, { timeoutMs: 240000, what: 'the PDF in the team library' });
+    label = labels[0];
+    await shot(s, 'team-library');
+    check('a PDF is added to the team library', true, label);
+  });
+  await closedPhase();
+  // The second app: its own data folder and settings (set to the same team library).
+  await withApp('failure-team-second', async (s) => {
+    await nav(s, 'library');
+    const labels = await s.until(async () => {
+      const l = await docLabels(s);
+      return l.length > 0 && l;
+    }, { timeoutMs: 60000, what: 'the team library in the second app' });
+    await nav(s, 'search');
+    await (await s.find('[data-testid="search-input"]')).type('comparable sales');
+    const hits = await s.waitFor('[data-testid="hit"]', { timeoutMs: 30000, what: 'hits in the second app' });
+    const shown = await shownText(s, '[data-testid="hit"]');
+    await shot(s, 'team-library-second-app');
+    check(
+      'a second app with its own data folder finds the PDF in the team library',
+      labels.length === 1 && labels[0] === label && hits.length > 0 && shown.includes(label),
+      `listed ${labels.join(', ')}; ${hits.length} hits for "comparable sales"`,
+    );
+  }, second);
+}
+
 main()
   .then(closedPhase)
   .then(repairPhase)
+  .then(closedPhase)
+  .then(teamPhase)
   .then(
     () => console.log(`e2e: ${results.length} checks passed`),
     (e) => {

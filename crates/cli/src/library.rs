@@ -7,7 +7,7 @@ use crate::search_args::SearchArgs;
 use clap::Subcommand;
 use folio_core::cancel::Cancel;
 use folio_engine::assets::{self, EmbeddingModel};
-use folio_engine::{Environment, Library, Stage, TeamAddress, TeamLocation};
+use folio_engine::{Environment, Library, Stage, TeamAddress, TeamKeywords, TeamLocation};
 use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
@@ -121,6 +121,34 @@ fn default_library() -> PathBuf {
     folio_engine::default_library_dir()
 }
 
+/// Which library a command opens, as the flags name it (read once in `main`).
+#[derive(Debug, Clone, Default)]
+pub struct LibraryChoice {
+    /// `--library`: a folder or a team library's address (the default folder when absent).
+    pub path: Option<PathBuf>,
+    /// `--team-keywords`: where a team library's keyword channel ranks.
+    pub team_keywords: KeywordRanking,
+}
+
+/// Where a team library's keyword channel ranks.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum KeywordRanking {
+    /// BM25 in a cache on this computer, kept in step with the server (the default).
+    #[default]
+    Cache,
+    /// PostgreSQL's full-text search on the server (`ts_rank_cd`): no cache to build.
+    Server,
+}
+
+impl From<KeywordRanking> for TeamKeywords {
+    fn from(k: KeywordRanking) -> TeamKeywords {
+        match k {
+            KeywordRanking::Cache => TeamKeywords::Cache,
+            KeywordRanking::Server => TeamKeywords::Server,
+        }
+    }
+}
+
 /// Which embedding model a command uses.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Model {
@@ -140,7 +168,7 @@ impl From<Model> for EmbeddingModel {
 }
 
 fn open(
-    library: Option<&Path>,
+    choice: &LibraryChoice,
     model: Model,
     env: &Environment,
     (max_tokens, no_merge, merge_limit): (Option<usize>, bool, Option<usize>),
@@ -161,9 +189,11 @@ fn open(
         options.convert.memory_limit = m.max(16) * 1024 * 1024;
     }
     options.convert.ocr = !limits.no_ocr;
+    let library = choice.path.as_deref();
     if let Some(address) = library.and_then(Path::to_str).filter(|s| TeamAddress::is_address(s)) {
-        let team = TeamLocation::for_address(address, &folio_ai::keys::ApiKeys::default())
+        let mut team = TeamLocation::for_address(address, &folio_ai::keys::ApiKeys::default())
             .map_err(|e| e.to_string())?;
+        team.keywords = choice.team_keywords.into();
         let shown = team.address.shown().to_string();
         return Library::open_team(&team, embedder, options).map_err(|e| format!("{shown}: {e}"));
     }
@@ -221,12 +251,12 @@ fn repair(library: Option<&Path>, model: Model, env: &Environment) -> Result<(),
     Ok(())
 }
 
-pub fn run(library: Option<&Path>, model: Model, env: &Environment, command: &LibraryCommand) -> ExitCode {
+pub fn run(library: &LibraryChoice, model: Model, env: &Environment, command: &LibraryCommand) -> ExitCode {
     exit_code(run_command(library, model, env, command))
 }
 
 fn run_command(
-    library: Option<&Path>,
+    library: &LibraryChoice,
     model: Model,
     env: &Environment,
     command: &LibraryCommand,
@@ -239,7 +269,7 @@ fn run_command(
         _ => ((None, false, None), &no_limits),
     };
     if let LibraryCommand::Repair = command {
-        return Ok(repair(library, model, env)?);
+        return Ok(repair(library.path.as_deref(), model, env)?);
     }
     let opening = Instant::now();
     let mut lib = open(library, model, env, chunking, limits)?;

@@ -25,6 +25,11 @@ struct Cli {
     /// address.
     #[arg(long, global = true)]
     library: Option<std::path::PathBuf>,
+    /// Where a team library's keyword channel ranks: `cache` (BM25 on this computer, kept in step
+    /// with the server; the default) or `server` (PostgreSQL's full-text search: nothing to build
+    /// on this computer, weaker on questions; see the README).
+    #[arg(long, global = true, default_value = "cache")]
+    team_keywords: library::KeywordRanking,
     /// The embedding model: `minilm` (all-MiniLM-L6-v2, the default) or `fast` (potion-base-2M:
     /// much faster to ingest, weaker dense search). Each model keeps its own vectors.
     #[arg(long, global = true, env = "FOLIO_MODEL", default_value = "minilm")]
@@ -67,6 +72,9 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Command::Library(cmd) => library::run(cli.library.as_deref(), cli.model, &env, &cmd),
+        Command::Library(cmd) => {
+            let choice = library::LibraryChoice { path: cli.library, team_keywords: cli.team_keywords };
+            library::run(&choice, cli.model, &env, &cmd)
+        }
     }
 }

@@ -82,7 +82,7 @@ pub use folio_index::catalog::{DocumentRow, DocumentStatus, SectionRow};
 pub use library::{
     ingest_shared, is_library_file, Backlinks, CatalogRebuild, Crumb, DefinitionHit, Hit, IngestFailure,
     IngestReport, Library, LibraryOptions, MissingDocument, Progress, RepairReport, SearchOptions,
-    SectionText, Stage, SyncPlan, TeamLocation, UsedTerm, DEFAULT_CHUNK_TOKENS, DEFAULT_DEPTH,
+    SectionText, Stage, SyncPlan, TeamKeywords, TeamLocation, UsedTerm, DEFAULT_CHUNK_TOKENS, DEFAULT_DEPTH,
 };
 pub use outcome::FileFailure;
 pub use throttle::ProgressThrottle;

@@ -61,6 +61,10 @@ pub struct TeamLibrarySettings {
     /// The certificate authority's file for `verify-ca` and `verify-full` (empty: the web's roots).
     #[serde(default)]
     pub root_cert: String,
+    /// Where the keyword channel ranks: a BM25 cache on this computer, or the server's full-text
+    /// search.
+    #[serde(default)]
+    pub keywords: crate::TeamKeywords,
 }
 
 impl TeamLibrarySettings {
@@ -204,6 +208,7 @@ mod tests {
             user: "analyst".into(),
             tls: "verify-full".into(),
             root_cert: "/etc/folio/ca root.pem".into(),
+            keywords: crate::TeamKeywords::Server,
         };
         assert_eq!(
             team.address(),

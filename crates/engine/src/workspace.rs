@@ -730,7 +730,9 @@ fn open_library(s: &Settings, env: &Environment, keys: &ApiKeys) -> Result<Libra
     options.convert.ocr = s.ocr;
     match &s.team_library {
         Some(team) => {
-            Library::open_team(&crate::TeamLocation::for_address(&team.address(), keys)?, embedder, options)
+            let mut location = crate::TeamLocation::for_address(&team.address(), keys)?;
+            location.keywords = team.keywords;
+            Library::open_team(&location, embedder, options)
         }
         None => Library::open(Path::new(&s.library_dir), embedder, options),
     }

@@ -34,6 +34,21 @@ const PAIR_BOOST: f32 = 0.5;
 /// of 1 → 0.730 / 0.592, 2 → 0.732 / 0.597, 3 to 6 → 0.733 / 0.599.
 const PAIR_GAP: usize = 3;
 
+/// Where the keyword channel's ranking comes from: this computer's BM25 index
+/// ([`KeywordIndex`]), or a server's own full-text search (a team library's PostgreSQL). Chunk ids
+/// with scores, best first; only the order counts (the channels are fused by rank or by
+/// normalised score).
+pub trait KeywordRanker: Send + Sync {
+    /// At most `limit` chunks matching `query`, within `filter`.
+    fn rank(&self, query: &str, limit: usize, filter: &KeywordFilter) -> Result<Vec<(u64, f32)>, IndexError>;
+}
+
+impl KeywordRanker for KeywordIndex {
+    fn rank(&self, query: &str, limit: usize, filter: &KeywordFilter) -> Result<Vec<(u64, f32)>, IndexError> {
+        self.search(query, limit, filter)
+    }
+}
+
 /// The keyword index.
 pub struct KeywordIndex {
     index: Index,

@@ -7,8 +7,9 @@
 //! [`folio_index::vectors::VectorStore`], HNSW-indexed) on a PostgreSQL server that every member's
 //! Folio connects to. PostgreSQL ranks no hybrid search by itself the way Folio fuses it: the
 //! keyword channel comes from a tantivy index that each client keeps as a cache, kept in step from
-//! the catalog's change sequence ([`PgCatalog::changes_since`]), and the exact channel is built
-//! from the catalog as for a folder. The engine fuses them.
+//! the catalog's change sequence ([`PgCatalog::changes_since`]), or, where a client chooses, from
+//! the server's own full-text search ([`PgFullText`]); the exact channel is built from the catalog
+//! as for a folder. The engine fuses them.
 //!
 //! A tour:
 //! - [`TeamAddress`]: `postgres://user@host:port/db?sslmode=verify-full&sslrootcert=ca.pem`, with
@@ -36,6 +37,7 @@
 mod address;
 mod catalog;
 mod error;
+mod fulltext;
 mod schema;
 mod server;
 pub mod testing;
@@ -44,6 +46,7 @@ mod vectors;
 
 pub use address::{TeamAddress, TlsMode};
 pub use catalog::PgCatalog;
+pub use fulltext::PgFullText;
 pub use schema::SCHEMA_VERSION;
 pub use server::Server;
 pub use vectors::{PgVectors, EF_SEARCH};

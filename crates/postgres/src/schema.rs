@@ -13,7 +13,8 @@ const MIGRATION_LOCK: i64 = 0x464F_4C49_4F53_4348;
 /// The schema version this Folio writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-const MIGRATIONS: [&str; 1] = [r#"
+const MIGRATIONS: [&str; 2] = [
+    r#"
 CREATE TABLE documents (
     id BIGSERIAL PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,
@@ -147,7 +148,16 @@ CREATE TABLE changes (
     removed BOOLEAN NOT NULL,
     at TIMESTAMPTZ NOT NULL DEFAULT now()
 );
-"#];
+"#,
+    r#"
+-- The words of each chunk for the server's full-text ranking (crate::fulltext): the heading chain,
+-- the context and the text, kept in step by PostgreSQL itself.
+ALTER TABLE chunks ADD COLUMN words tsvector GENERATED ALWAYS AS (
+    to_tsvector('english'::regconfig, parent_chain || ' ' || context || ' ' || content)
+) STORED;
+CREATE INDEX chunks_words ON chunks USING gin (words);
+"#,
+];
 
 /// Brings the schema to [`SCHEMA_VERSION`] (see the module note); the database needs pgvector.
 pub(crate) fn migrate(server: &Server) -> Result<(), IndexError> {

@@ -30,14 +30,16 @@ pub fn fast_model() -> (Arc<dyn folio_ai::Embedder>, LibraryOptions) {
 }
 
 /// Where a test library keeps its stores: a folder (SQLite, LanceDB or RAM vectors, tantivy), or a
-/// team library on the test PostgreSQL server (a database of its own, dropped after the test; the
-/// keyword cache in a temporary folder).
+/// team library on the test PostgreSQL server (a database of its own, dropped after the test), its
+/// keyword channel from a cache in a temporary folder or from the server's full-text search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provider {
     /// A folder library.
     Folder,
-    /// A team library on PostgreSQL with pgvector.
+    /// A team library on PostgreSQL with pgvector, keywords ranked in a BM25 cache here.
     Team,
+    /// A team library whose keywords PostgreSQL's full-text search ranks.
+    TeamFullText,
 }
 
 /// A library for one test on a provider, opened (and opened again) as the test needs.
@@ -50,7 +52,7 @@ pub struct TestLibrary {
 impl TestLibrary {
     /// A new, empty library on `provider`.
     pub fn new(provider: Provider) -> TestLibrary {
-        let database = (provider == Provider::Team).then(folio_postgres::testing::TestDatabase::create);
+        let database = (provider != Provider::Folder).then(folio_postgres::testing::TestDatabase::create);
         TestLibrary { provider, dir: tempfile::tempdir().expect("a temporary folder"), database }
     }
 
@@ -73,6 +75,10 @@ impl TestLibrary {
                     address: folio_engine::TeamAddress::parse(db.url())?,
                     cache: self.dir.path().join("cache"),
                     computer: "test-computer".into(),
+                    keywords: match self.provider {
+                        Provider::TeamFullText => folio_engine::TeamKeywords::Server,
+                        _ => folio_engine::TeamKeywords::Cache,
+                    },
                 };
                 Library::open_team(&team, embedder, options)
             }
@@ -85,8 +91,8 @@ impl TestLibrary {
     }
 }
 
-/// Makes a test of a check for each provider: `mod NAME { fn folder(); fn team() }`, calling
-/// `NAME(Provider)`. The team one needs the test PostgreSQL (ignored by a plain `cargo test`;
+/// Makes a test of a check for each provider: `mod NAME { fn folder(); fn team(); fn
+/// team_fulltext() }`, calling `NAME(Provider)`. The team ones need the test PostgreSQL (ignored by a plain `cargo test`;
 /// `scripts/test.sh` starts the server and runs it). With `ignore = "…"` both are ignored (a check
 /// that needs `.assets` or the shared data as well).
 #[macro_export]
@@ -102,6 +108,11 @@ macro_rules! on_each_provider {
             fn team() {
                 super::$check($crate::library::Provider::Team)
             }
+            #[test]
+            #[ignore = "needs PostgreSQL with pgvector (scripts/postgres.sh start); scripts/test.sh runs it"]
+            fn team_fulltext() {
+                super::$check($crate::library::Provider::TeamFullText)
+            }
         }
     };
     ($check:ident, ignore = $why:literal) => {
@@ -115,6 +126,11 @@ macro_rules! on_each_provider {
             #[ignore = $why]
             fn team() {
                 super::$check($crate::library::Provider::Team)
+            }
+            #[test]
+            #[ignore = $why]
+            fn team_fulltext() {
+                super::$check($crate::library::Provider::TeamFullText)
             }
         }
     };

@@ -61,7 +61,7 @@ describe('settings', () => {
     await user.click(screen.getByTestId('save-settings'));
     expect(saveSettings).toHaveBeenCalledWith(
       expect.objectContaining({
-        team_library: { host: 'db1.example.org:5432,db2.example.org:5432', port: 5432, database: 'folio', user: 'analyst', tls: 'verify-full', root_cert: '/etc/folio/ca.pem' },
+        team_library: { host: 'db1.example.org:5432,db2.example.org:5432', port: 5432, database: 'folio', user: 'analyst', tls: 'verify-full', root_cert: '/etc/folio/ca.pem', keywords: 'cache' },
       }),
     );
     const field = await screen.findByTestId('key-postgres');

@@ -308,7 +308,7 @@ export function SettingsView() {
 }
 
 /** A new team library's fields, as the user starts filling them in. */
-const NEW_TEAM_LIBRARY: TeamLibrarySettings = { host: '', port: 5432, database: 'folio', user: '', tls: 'verify-full', root_cert: '' };
+const NEW_TEAM_LIBRARY: TeamLibrarySettings = { host: '', port: 5432, database: 'folio', user: '', tls: 'verify-full', root_cert: '', keywords: 'cache' };
 
 const TLS_MODES: { id: string; label: string }[] = [
   { id: 'verify-full', label: 'Verify the server (recommended)' },
@@ -356,6 +356,13 @@ function TeamLibraryFields({ team, onChange }: { team: TeamLibrarySettings; onCh
           <input type="text" data-testid="setting-team-root-cert" placeholder="the system's authorities when empty" value={team.root_cert} onChange={(e) => set('root_cert', e.target.value)} />
         </label>
       )}
+      <label className="field">
+        <span>Keyword search</span>
+        <select data-testid="setting-team-keywords" value={team.keywords} onChange={(e) => set('keywords', e.target.value as TeamLibrarySettings['keywords'])}>
+          <option value="cache">On this computer (Folio's ranking; builds a local index first)</option>
+          <option value="server">On the server (PostgreSQL full-text; nothing to build, weaker on questions)</option>
+        </select>
+      </label>
       <p className="muted">Save, then give the password below: it goes to the system keychain.</p>
     </div>
   );

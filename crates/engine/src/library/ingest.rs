@@ -29,13 +29,14 @@ pub(super) fn stored_embedded_text(c: &ChunkRow) -> String {
     embedded_text(&c.context, &c.context_source, &c.content)
 }
 
-/// Replaces a document's chunks in the keyword index: the contextualized text beside the heading
-/// chain (uncommitted).
+/// Replaces a document's chunks in the keyword index here: the contextualized text beside the
+/// heading chain (uncommitted). Nothing where the server ranks (it has the words in the rows).
 pub(super) fn put_keywords(
-    keyword: &KeywordIndex,
+    keyword: &Keywords,
     doc_id: i64,
     rows: &[ChunkRow],
 ) -> Result<(), folio_index::IndexError> {
+    let Some(keyword) = keyword.local() else { return Ok(()) };
     let chains: Vec<String> = rows.iter().map(|r| r.parent_chain.join(" › ")).collect();
     let bodies: Vec<String> = rows.iter().map(ChunkRow::contextualized).collect();
     let kdocs: Vec<KeywordDoc<'_>> = rows
@@ -613,7 +614,7 @@ impl Library {
         } else {
             put_keywords(&self.keyword, doc_id, &rows)?;
             if let Some(old) = old_id.filter(|o| *o != doc_id) {
-                self.keyword.remove_document(old as u64)?;
+                self.keyword.remove_document(old)?;
             }
             self.keyword.commit()?;
             indexing(3);

@@ -26,6 +26,7 @@ mod ahead;
 mod folders;
 mod glossary;
 mod ingest;
+mod keywords;
 mod lock;
 mod lookups;
 mod repair;
@@ -39,12 +40,13 @@ pub use folders::{is_library_file, library_files, SyncPlan};
 pub use glossary::UsedTerm;
 pub use ingest::ingest_shared;
 use ingest::{file_stamp, put_keywords, stored_embedded_text, vector_record, Prepared, RecordSource};
+use keywords::Keywords;
 use lock::{lock_is_free, take_write_lock};
 pub use repair::{CatalogRebuild, RepairReport};
 #[cfg(test)]
 use search::{highlight_terms, snippet};
 pub use search::{Hit, SearchOptions, DEFAULT_DEPTH};
-pub use team::TeamLocation;
+pub use team::{TeamKeywords, TeamLocation};
 
 /// The most word pieces of a library chunk's text. A section (a numbered rule with its list of
 /// items, a definition table row) up to this size stays one chunk; larger ones split at sentences.
@@ -262,7 +264,7 @@ fn store_of(e: &folio_index::IndexError) -> (&'static str, &'static str) {
 pub struct Library {
     dir: PathBuf,
     catalog: Arc<dyn Catalog>,
-    keyword: KeywordIndex,
+    keyword: Keywords,
     exact: ExactIndex,
     vectors: Box<dyn VectorStore>,
     embedder: Arc<dyn Embedder>,
@@ -295,7 +297,7 @@ pub struct Library {
 struct Stores {
     dir: PathBuf,
     catalog: Arc<dyn Catalog>,
-    keyword: KeywordIndex,
+    keyword: Keywords,
     vectors: Box<dyn VectorStore>,
     write_lock: Option<std::fs::File>,
     team: Option<team::Team>,
@@ -352,6 +354,7 @@ impl Library {
         let catalog = SqliteCatalog::open(&dir.join("catalog.sqlite"))
             .map_err(|e| store_failure("catalog (catalog.sqlite)", dir, e, "from the chunk records"))?;
         let keyword = KeywordIndex::open(&dir.join("keyword"))
+            .map(|k| Keywords::Local(Box::new(k)))
             .map_err(|e| store_failure("keyword index", dir, e, "from the catalog"))?;
         let vectors: Box<dyn VectorStore> = if options.in_memory_vectors {
             Box::new(MemoryVectors::default())
@@ -568,7 +571,7 @@ impl Library {
         self.check_writable()?;
         let d = self.find_document(doc)?;
         self.vectors.remove_document(d.id)?;
-        self.keyword.remove_document(d.id as u64)?;
+        self.keyword.remove_document(d.id)?;
         self.keyword.commit()?;
         self.catalog.remove_document(d.id)?;
         self.rebuild_lookups(true)?;

@@ -50,7 +50,7 @@ impl Library {
             // other stores go after; a crash between leaves only records nothing points to.
             if d.status != DocumentStatus::Indexed && self.catalog.remove_if_abandoned(d.id)? {
                 self.vectors.remove_document(d.id)?;
-                self.keyword.remove_document(d.id as u64)?;
+                self.keyword.remove_document(d.id)?;
                 self.keyword.commit()?;
                 repaired.push(d.path);
             }
@@ -309,7 +309,7 @@ impl Library {
         for d in self.catalog.documents()? {
             let catalog = self.catalog.document_counts(d.id)?[1];
             let vectors = self.vectors.document_vectors(d.id)?.len();
-            let keyword = self.keyword.document_count(d.id as u64)?;
+            let keyword = self.keyword.document_count(d.id)?.unwrap_or(catalog);
             out.push((d, [catalog, vectors, keyword]));
         }
         Ok(out)

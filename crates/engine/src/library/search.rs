@@ -283,7 +283,7 @@ impl Library {
                     return Ok((Vec::new(), 0.0));
                 }
                 let t = Instant::now();
-                let hits = keyword_index.search(query, depth, kfilter)?;
+                let hits = keyword_index.ranker().rank(query, depth, kfilter)?;
                 Ok((
                     hits.into_iter().map(|(id, s)| (id as i64, s)).collect(),
                     t.elapsed().as_secs_f64() * 1e3,
@@ -328,10 +328,9 @@ impl Library {
         let texts: Vec<String> =
             self.catalog.chunks_by_id(&ids)?.iter().map(|r| r.contextualized()).collect();
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let fb = self.keyword.feedback_terms(query, &texts, opts.feedback_terms)?;
         Ok(self
             .keyword
-            .search_expanded(query, &fb, opts.feedback_weight, depth, kfilter)?
+            .search_with_feedback(query, &texts, (opts.feedback_terms, opts.feedback_weight), depth, kfilter)?
             .into_iter()
             .map(|(id, s)| (id as i64, s))
             .collect())

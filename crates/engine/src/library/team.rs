@@ -3,14 +3,16 @@
 //! sequence: each document put or removed since the cache last looked is indexed again or taken
 //! out (an ingest by this client does the same after each document it writes), and the sequence
 //! number it has seen is kept beside it. A missing or damaged cache is built again from the
-//! stored chunks.
+//! stored chunks. A client may instead take the keyword ranking from the server's own full-text
+//! search ([`TeamKeywords::Server`]): it then keeps no cache, and opens a large library at once.
 
 use super::ingest::put_keywords;
+use super::keywords::Keywords;
 use super::{Library, LibraryOptions, Stores};
 use crate::EngineError;
 use folio_ai::Embedder;
 use folio_index::keyword::KeywordIndex;
-use folio_postgres::{PgCatalog, PgVectors, Server, TeamAddress};
+use folio_postgres::{PgCatalog, PgFullText, PgVectors, Server, TeamAddress};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -25,6 +27,35 @@ pub struct TeamLocation {
     pub cache: PathBuf,
     /// This computer's name, under which its watched folders and failures are kept.
     pub computer: String,
+    /// Where the keyword channel ranks.
+    pub keywords: TeamKeywords,
+}
+
+/// Where a team library's keyword channel ranks.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum TeamKeywords {
+    /// BM25 in a cache on this computer, kept in step with the server (Folio's own ranking, the
+    /// same as a folder library's).
+    #[default]
+    Cache,
+    /// PostgreSQL's full-text search (`ts_rank_cd`) on the server: no cache to build or keep.
+    Server,
+}
+
+impl std::str::FromStr for TeamKeywords {
+    type Err = EngineError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "cache" => Ok(TeamKeywords::Cache),
+            "server" => Ok(TeamKeywords::Server),
+            other => Err(EngineError::Invalid(format!(
+                "keyword ranking \"{other}\" is not known: \"cache\" (BM25 on this computer) or \"server\" (PostgreSQL's full-text search)"
+            ))),
+        }
+    }
 }
 
 impl TeamLocation {
@@ -46,7 +77,7 @@ impl TeamLocation {
             None => parsed,
         };
         let cache = dirs::cache_dir().unwrap_or_else(|| PathBuf::from(".")).join("folio");
-        Ok(TeamLocation { address, cache, computer: computer_name() })
+        Ok(TeamLocation { address, cache, computer: computer_name(), keywords: TeamKeywords::default() })
     }
 }
 
@@ -102,10 +133,16 @@ impl Library {
     ) -> Result<Library, EngineError> {
         let server = Arc::new(Server::connect(team.address.clone())?);
         let catalog = Arc::new(PgCatalog::open(server.clone(), &team.computer)?);
-        let vectors = PgVectors::open(server, embedder.id(), embedder.dim())?;
+        let vectors = PgVectors::open(server.clone(), embedder.id(), embedder.dim())?;
         let dir = cache_folder(&team.cache, &team.address);
         std::fs::create_dir_all(&dir).map_err(folio_index::IndexError::from)?;
-        let (keyword, seen) = open_cache(&dir)?;
+        let (keyword, seen) = match team.keywords {
+            TeamKeywords::Cache => {
+                let (index, seen) = open_cache(&dir)?;
+                (Keywords::Local(Box::new(index)), seen)
+            }
+            TeamKeywords::Server => (Keywords::Server(Arc::new(PgFullText::new(server))), 0),
+        };
         let team = Team {
             catalog: catalog.clone(),
             seen_file: dir.join("keyword.seen"),
@@ -164,6 +201,9 @@ impl Library {
     /// library). Returns whether it changed.
     pub(super) fn sync_keywords(&self) -> Result<bool, EngineError> {
         let Some(team) = &self.team else { return Ok(false) };
+        if self.keyword.local().is_none() {
+            return Ok(false); // the server ranks: nothing here to keep in step
+        }
         // A poisoned lock held only a number: taken over.
         let mut seen = team.seen.lock().unwrap_or_else(|e| e.into_inner());
         let changes = team.catalog.changes_since(*seen)?;
@@ -179,7 +219,7 @@ impl Library {
             if indexed {
                 put_keywords(&self.keyword, doc, &self.catalog.chunks(Some(doc))?)?;
             } else {
-                self.keyword.remove_document(doc as u64)?;
+                self.keyword.remove_document(doc)?;
             }
         }
         self.keyword.commit()?;

@@ -16,7 +16,12 @@ fn location(url: &str, password: Option<&str>, cache: &Path, computer: &str) -> 
         Some(p) => address.with_password(p),
         None => address,
     };
-    TeamLocation { address, cache: cache.to_path_buf(), computer: computer.into() }
+    TeamLocation {
+        address,
+        cache: cache.to_path_buf(),
+        computer: computer.into(),
+        keywords: Default::default(),
+    }
 }
 
 fn open(team: &TeamLocation) -> Result<Library, folio_engine::EngineError> {

@@ -35,6 +35,7 @@ impl At<'_> {
                     address: folio_engine::TeamAddress::parse(url).unwrap(),
                     cache: cache.join("checker"),
                     computer: "checker".into(),
+                    keywords: Default::default(),
                 };
                 // The killed writer's claims end when the server sees its connection close (a
                 // moment after the kill): until then its half-written document is not abandoned.

@@ -63,6 +63,7 @@ fn open(url: &str, cache: &Path) -> Library {
         address: TeamAddress::parse(url).unwrap(),
         cache: cache.to_path_buf(),
         computer: "searcher".into(),
+        keywords: Default::default(),
     };
     Library::open_team(&team, embedder, options).unwrap()
 }

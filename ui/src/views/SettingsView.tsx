@@ -360,7 +360,7 @@ function TeamLibraryFields({ team, onChange }: { team: TeamLibrarySettings; onCh
         <span>Keyword search</span>
         <select data-testid="setting-team-keywords" value={team.keywords} onChange={(e) => set('keywords', e.target.value as TeamLibrarySettings['keywords'])}>
           <option value="cache">On this computer (Folio's ranking; builds a local index first)</option>
-          <option value="server">On the server (PostgreSQL full-text; nothing to build, weaker on questions)</option>
+          <option value="server">On the server (PostgreSQL full-text: nothing to build, but finds fewer answers)</option>
         </select>
       </label>
       <p className="muted">Save, then give the password below: it goes to the system keychain.</p>

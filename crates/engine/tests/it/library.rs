@@ -1,11 +1,13 @@
-//! The library end to end on the fixtures shipped in `tests/fixtures`, with the real MiniLM embedder
-//! and LanceDB on disk: ingest with a bad file in the folder, search by identifier and by words,
-//! define, outline, show, references and backlinks, then close, reopen and ask again.
+//! The library end to end on the fixtures shipped in `tests/fixtures`, with the real MiniLM embedder,
+//! on each provider (a folder with LanceDB on disk; a team library on PostgreSQL, its keywords
+//! ranked in a cache or on the server): ingest with a bad file in the folder, search by identifier
+//! and by words, define, outline, show, references and backlinks, then close, reopen and ask again.
 //! Needs `.assets/minilm` (scripts/setup-assets.sh): ignored by a plain `cargo test`.
 
 use folio_core::cancel::Cancel;
 use folio_core::chunker::ChunkType;
 use folio_engine::{Library, LibraryOptions, SearchOptions, Stage};
+use folio_testkit::library::{Provider, TestLibrary};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -13,24 +15,27 @@ fn assets() -> PathBuf {
     folio_testkit::paths::require_asset("minilm/model.safetensors").parent().unwrap().to_path_buf()
 }
 
-fn open(dir: &Path, model: &Path) -> Library {
+fn open(test: &TestLibrary, model: &Path) -> Library {
     let embedder = Arc::new(folio_ai::MiniLm::load(model).expect("MiniLM loads"));
     let options = LibraryOptions { vocab: Some(model.join("vocab.txt")), ..LibraryOptions::default() };
-    Library::open(dir, embedder, options).expect("library opens")
+    test.open(embedder, options).expect("library opens")
 }
 
-#[test]
-#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
-fn ingest_search_navigate_and_reopen() {
+folio_testkit::on_each_provider!(
+    ingest_search_navigate_and_reopen,
+    ignore = "needs .assets (scripts/setup-assets.sh) and, for a team library, PostgreSQL; scripts/test.sh runs it"
+);
+
+fn ingest_search_navigate_and_reopen(provider: Provider) {
     let model = assets();
-    let lib_dir = tempfile::tempdir().unwrap();
+    let test = TestLibrary::new(provider);
     let docs = tempfile::tempdir().unwrap();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
     std::fs::copy(fixtures.join("rulebook.txt"), docs.path().join("HAR_rules.txt")).unwrap();
     std::fs::copy(fixtures.join("sample.md"), docs.path().join("sample.md")).unwrap();
     std::fs::write(docs.path().join("broken.pdf"), b"this is not a PDF at all").unwrap();
 
-    let mut lib = open(lib_dir.path(), &model);
+    let mut lib = open(&test, &model);
     let mut stages = Vec::new();
     let report = lib.ingest(&[docs.path().to_path_buf()], &mut |p| stages.push(p.stage), &Cancel::new());
     assert_eq!(report.indexed.len(), 2, "{report:?}");
@@ -73,7 +78,7 @@ fn ingest_search_navigate_and_reopen() {
     drop(lib);
 
     // Reopen: same answers, nothing re-parsed, and re-ingesting the folder changes nothing.
-    let mut lib = open(lib_dir.path(), &model);
+    let mut lib = open(&test, &model);
     assert_eq!(lib.chunk_count().unwrap(), chunks);
     let again: Vec<i64> =
         lib.search("HAR 3.1.2", &SearchOptions::default()).unwrap().iter().map(|h| h.chunk_id).collect();

@@ -1,10 +1,13 @@
 //! Watched folders: files added, modified, renamed and deleted while the watcher runs reach the
 //! library within 2 s of the last change; temporary and lock files never do; changes made while
 //! the library was closed are found by the rescan on start; a file that failed is not tried again
-//! until it changes. Prints each latency. Embedded with the test kit's hashing embedder (no model files).
+//! until it changes. Prints each latency. Embedded with the test kit's hashing embedder (no model
+//! files), on each provider (a folder library; a team library, whose watched folders are kept per
+//! computer on the server).
 
 use folio_engine::{FolderWatcher, Library, LibraryOptions, SyncReport};
 use folio_testkit::embedder::HashingEmbedder;
+use folio_testkit::library::{Provider, TestLibrary};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::mpsc::{channel, Receiver};
@@ -26,8 +29,8 @@ struct Running {
     reports: Receiver<SyncReport>,
 }
 
-fn start(lib_dir: &Path, embedder: Arc<HashingEmbedder>) -> Running {
-    let lib = Arc::new(RwLock::new(Library::open(lib_dir, embedder, LibraryOptions::default()).unwrap()));
+fn start(test: &TestLibrary, embedder: Arc<HashingEmbedder>) -> Running {
+    let lib = Arc::new(RwLock::new(test.open(embedder, LibraryOptions::default()).unwrap()));
     let (tx, reports) = channel();
     let watcher = FolderWatcher::start(lib.clone(), Arc::new(Mutex::new(())), move |r| {
         let _ = tx.send(r);
@@ -70,11 +73,12 @@ fn set(items: &[&str]) -> BTreeSet<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
-#[test]
-fn the_library_follows_a_watched_folder() {
+folio_testkit::on_each_provider!(the_library_follows_a_watched_folder);
+
+fn the_library_follows_a_watched_folder(provider: Provider) {
     // The hashing embedder: the folder watcher's plumbing needs no model files.
     let embedder = Arc::new(HashingEmbedder::default());
-    let lib_dir = tempfile::tempdir().unwrap();
+    let test = TestLibrary::new(provider);
     let folder = tempfile::tempdir().unwrap();
     let f = |n: &str| folder.path().join(n);
     std::fs::write(f("a.md"), rules("Scope", "apples")).unwrap();
@@ -83,7 +87,7 @@ fn the_library_follows_a_watched_folder() {
     std::fs::write(f("sub/s.txt"), rules("Securities", "shares")).unwrap();
     std::fs::write(f("empty.md"), "").unwrap();
 
-    let run = start(lib_dir.path(), embedder.clone());
+    let run = start(&test, embedder.clone());
     run.lib.write().unwrap().add_watched_folder(folder.path()).unwrap();
     run.watcher.as_ref().unwrap().watch(folder.path().to_path_buf());
     let t = Instant::now();
@@ -165,13 +169,13 @@ fn the_library_follows_a_watched_folder() {
     std::fs::rename(f("burst1.md"), f("sub/burst1-moved.md")).unwrap();
     std::fs::write(f("broken.pdf"), "not a pdf at all").unwrap();
     let c_before = {
-        let l = Library::open(lib_dir.path(), embedder.clone(), LibraryOptions::default()).unwrap();
+        let l = test.open(embedder.clone(), LibraryOptions::default()).unwrap();
         let c = l.documents().unwrap().into_iter().find(|d| d.path.ends_with("/c.md")).unwrap();
         c.content_hash
     };
 
     let t = Instant::now();
-    let run = start(lib_dir.path(), embedder.clone());
+    let run = start(&test, embedder.clone());
     let mut expected = expected;
     expected.remove("burst0.md");
     expected.remove("burst1.md");
@@ -190,7 +194,7 @@ fn the_library_follows_a_watched_folder() {
     watcher.take();
     drop(lib);
     std::thread::sleep(Duration::from_millis(1100));
-    let run = start(lib_dir.path(), embedder);
+    let run = start(&test, embedder);
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(names(&run.lib), expected);
     assert_eq!(
@@ -201,29 +205,30 @@ fn the_library_follows_a_watched_folder() {
     assert!(run.reports.try_iter().next().is_none(), "an unchanged folder needs no pass");
 
     // The whole folder goes away (an unplugged drive): its documents stay.
-    let away = lib_dir.path().with_extension("away");
+    let away = folder.path().with_extension("away");
     std::fs::rename(folder.path(), &away).unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(names(&run.lib), expected, "a vanished watched folder keeps its documents");
     std::fs::rename(&away, folder.path()).unwrap();
 }
 
+folio_testkit::on_each_provider!(a_folder_the_os_cannot_follow_says_why_and_is_followed_once_it_is_back);
+
 /// A folder the OS refuses to follow (here: one that is gone when the watcher starts) shows why on
 /// that folder, and is followed again once it is back: its files then reach the library.
-#[test]
-fn a_folder_the_os_cannot_follow_says_why_and_is_followed_once_it_is_back() {
+fn a_folder_the_os_cannot_follow_says_why_and_is_followed_once_it_is_back(provider: Provider) {
     let embedder = Arc::new(HashingEmbedder::default());
-    let lib_dir = tempfile::tempdir().unwrap();
+    let test = TestLibrary::new(provider);
     let parent = tempfile::tempdir().unwrap();
     let folder = parent.path().join("on-a-drive");
     std::fs::create_dir(&folder).unwrap();
     {
-        let mut lib = Library::open(lib_dir.path(), embedder.clone(), LibraryOptions::default()).unwrap();
+        let mut lib = test.open(embedder.clone(), LibraryOptions::default()).unwrap();
         lib.add_watched_folder(&folder).unwrap();
     }
     // The drive is unplugged while Folio is closed.
     std::fs::remove_dir(&folder).unwrap();
-    let run = start(lib_dir.path(), embedder);
+    let run = start(&test, embedder);
     let watcher = run.watcher.as_ref().unwrap();
     let t = Instant::now();
     let why = loop {

@@ -7,11 +7,15 @@
 use folio_core::cancel::Cancel;
 use folio_core::context::TermFinder;
 use folio_engine::Library;
+use folio_testkit::library::{Provider, TestLibrary};
 use std::collections::BTreeMap;
 
-#[test]
-#[ignore = "needs ../shared and .assets (PDFium); scripts/test.sh runs it"]
-fn definitions_apply_in_their_own_document_and_where_it_is_adopted() {
+folio_testkit::on_each_provider!(
+    definitions_apply_in_their_own_document_and_where_it_is_adopted,
+    ignore = "needs ../shared, .assets (PDFium) and, for a team library, PostgreSQL; scripts/test.sh runs it"
+);
+
+fn definitions_apply_in_their_own_document_and_where_it_is_adopted(provider: Provider) {
     let filings = folio_testkit::paths::require_shared("data/filings");
     let rules = folio_testkit::paths::require_shared("data/obliqa/documents");
     folio_testkit::paths::require_asset("pdfium/libpdfium.so");
@@ -22,7 +26,8 @@ fn definitions_apply_in_their_own_document_and_where_it_is_adopted() {
         rules.join("AML_VER09.211223.txt"),
         rules.join("GLO_VER19.181223.txt"),
     ];
-    let (_dir, mut lib) = folio_testkit::library::temp_library();
+    let test = TestLibrary::new(provider);
+    let mut lib = test.open_hashing();
     let report = lib.ingest(&files, &mut |_| {}, &Cancel::new());
     assert_eq!(report.indexed.len(), files.len(), "{:?}", report.failed);
     let docs = lib.documents().unwrap();
@@ -87,12 +92,15 @@ fn shown_text(lib: &Library, doc: i64, section_id: &str) -> String {
     lib.show(Some(&doc.to_string()), section_id).map(|s| s.text).unwrap_or_default()
 }
 
+folio_testkit::on_each_provider!(
+    rulebooks_are_named_as_the_glossary_names_them_and_the_user_can_rename,
+    ignore = "needs ../shared and, for a team library, PostgreSQL; scripts/test.sh runs it"
+);
+
 /// Rulebooks printed without their titles ("GEN" is all GEN_VER08.181223.txt says of itself) are
 /// named as the library's Glossary names them; a user's own title wins, and stays when the
 /// document is indexed again.
-#[test]
-#[ignore = "needs ../shared; scripts/test.sh runs it"]
-fn rulebooks_are_named_as_the_glossary_names_them_and_the_user_can_rename() {
+fn rulebooks_are_named_as_the_glossary_names_them_and_the_user_can_rename(provider: Provider) {
     let rules = folio_testkit::paths::require_shared("data/obliqa/documents");
     // Copies, so that GEN can change and be indexed again.
     let copies = tempfile::tempdir().unwrap();
@@ -103,7 +111,8 @@ fn rulebooks_are_named_as_the_glossary_names_them_and_the_user_can_rename() {
                 std::fs::copy(rules.join(f), &to).unwrap();
                 to
             });
-    let (_dir, mut lib) = folio_testkit::library::temp_library();
+    let test = TestLibrary::new(provider);
+    let mut lib = test.open_hashing();
     let report = lib.ingest(&files, &mut |_| {}, &Cancel::new());
     assert_eq!(report.indexed.len(), files.len(), "{:?}", report.failed);
     let titles: BTreeMap<String, String> =

@@ -10,7 +10,8 @@
 //! with a message when the data or `.assets/potion-base-2M` is absent.
 
 use folio_core::cancel::Cancel;
-use folio_engine::{Library, LibraryOptions, SearchOptions};
+use folio_engine::{LibraryOptions, SearchOptions};
+use folio_testkit::library::{Provider, TestLibrary};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -41,18 +42,21 @@ enum Want {
     Term(String),
 }
 
-#[test]
-#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
-fn identifier_queries_rank_their_target_first() {
+folio_testkit::on_each_provider!(
+    identifier_queries_rank_their_target_first,
+    ignore = "needs ../shared, .assets and, for a team library, PostgreSQL; scripts/test.sh runs it"
+);
+
+fn identifier_queries_rank_their_target_first(provider: Provider) {
     let (model, files) = inputs();
-    let dir = tempfile::tempdir().unwrap();
+    let test = TestLibrary::new(provider);
     let embedder = Arc::new(folio_ai::StaticEmbedder::load(&model).unwrap());
     let options = LibraryOptions {
         in_memory_vectors: true,
         vocab: Some(folio_testkit::paths::assets_dir().join("minilm/vocab.txt")).filter(|p| p.is_file()),
         ..LibraryOptions::default()
     };
-    let mut lib = Library::open(dir.path(), embedder, options).unwrap();
+    let mut lib = test.open(embedder, options).unwrap();
     let report = lib.ingest(&files, &mut |_| {}, &Cancel::new());
     assert!(report.failed.is_empty(), "{:?}", report.failed);
 

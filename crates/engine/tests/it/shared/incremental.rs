@@ -1,19 +1,24 @@
 //! Re-ingesting a changed document embeds only the chunks whose text changed: one paragraph of the
 //! General Rulebook (../shared/data/obliqa, 262 chunks) is edited, and the embedder — counted — sees
-//! only the chunks around it; unchanged chunks keep their vectors. Prints both ingest times.
+//! only the chunks around it; unchanged chunks keep their vectors. Prints both ingest times. On each
+//! provider (a folder library; a team library, keywords ranked in a cache or on the server).
 //! Skips with a message when the data or `.assets/potion-base-2M` is absent.
 
 use folio_ai::StaticEmbedder;
 use folio_core::cancel::Cancel;
-use folio_engine::{Library, LibraryOptions, SearchOptions};
+use folio_engine::{LibraryOptions, SearchOptions};
 use folio_testkit::embedder::Watched;
+use folio_testkit::library::{Provider, TestLibrary};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-#[test]
-#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
-fn only_changed_chunks_are_embedded_again() {
+folio_testkit::on_each_provider!(
+    only_changed_chunks_are_embedded_again,
+    ignore = "needs ../shared, .assets and, for a team library, PostgreSQL; scripts/test.sh runs it"
+);
+
+fn only_changed_chunks_are_embedded_again(provider: Provider) {
     let model = folio_testkit::paths::require_asset("potion-base-2M/model.safetensors")
         .parent()
         .unwrap()
@@ -28,12 +33,12 @@ fn only_changed_chunks_are_embedded_again() {
             counter.fetch_add(t.len(), Ordering::SeqCst);
         },
     });
-    let lib_dir = tempfile::tempdir().unwrap();
+    let test = TestLibrary::new(provider);
     let docs = tempfile::tempdir().unwrap();
     let file = docs.path().join("GEN_VER08.181223.txt");
     let original = std::fs::read_to_string(&gen).unwrap();
     std::fs::write(&file, &original).unwrap();
-    let mut lib = Library::open(lib_dir.path(), embedder.clone(), LibraryOptions::default()).unwrap();
+    let mut lib = test.open(embedder.clone(), LibraryOptions::default()).unwrap();
 
     let t = Instant::now();
     let first = lib.ingest(std::slice::from_ref(&file), &mut |_| {}, &Cancel::new());

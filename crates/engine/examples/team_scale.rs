@@ -5,6 +5,7 @@
 //! against exact search, and the catch-up after another client adds 1,000 chunks.
 //!
 //!     cargo run --profile dist -p folio-engine --example team_scale -- ADMIN_URL SOURCE_URL [CHUNKS]
+//!     cargo run --profile dist -p folio-engine --example team_scale -- --recall SCALE_URL
 //!
 //! ADMIN_URL: a server where the user may create databases (`scripts/postgres.sh url`).
 //! SOURCE_URL: a team library holding the 40 ObliQA rulebooks ingested with MiniLM (the texts and
@@ -121,9 +122,75 @@ fn copy_escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r")
 }
 
+/// HNSW recall@10 against exact search over the first 100 questions, and the dense channel's
+/// latency, for several `hnsw.ef_search` values (the library's own, [`folio_postgres::EF_SEARCH`],
+/// among them).
+fn recall_sweep(url: &str, embedder: &dyn folio_ai::Embedder, questions: &[String]) {
+    let server = std::sync::Arc::new(
+        folio_postgres::Server::connect(TeamAddress::parse(url).unwrap()).expect("a connection"),
+    );
+    let asked: Vec<(Vec<f32>, Vec<i64>)> = questions
+        .iter()
+        .take(100)
+        .map(|q| {
+            let v = embedder.embed_query(q).expect("a query vector");
+            let vectors =
+                folio_postgres::PgVectors::open(server.clone(), embedder.id(), embedder.dim()).unwrap();
+            let exact = vectors.search_exact(&v, 10).unwrap().into_iter().map(|h| h.0).collect();
+            (v, exact)
+        })
+        .collect();
+    let own =
+        folio_postgres::PgVectors::open(server.clone(), embedder.id(), embedder.dim()).unwrap().ef_search();
+    for ef in [40, 100, 200, 400, 800] {
+        let vectors = folio_postgres::PgVectors::open(server.clone(), embedder.id(), embedder.dim())
+            .unwrap()
+            .with_ef_search(ef);
+        let (mut found, mut total, mut times) = (0usize, 0usize, Vec::new());
+        for (v, exact) in &asked {
+            let t = Instant::now();
+            let ann: std::collections::HashSet<i64> =
+                vectors.search(v, 10, &[]).unwrap().iter().map(|h| h.0).collect();
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+            found += exact.iter().filter(|id| ann.contains(id)).count();
+            total += exact.len();
+        }
+        let (p50, p99) = percentiles(&mut times);
+        let mark = if ef == own { " (the library's)" } else { "" };
+        println!(
+            "HNSW recall@10 against exact search, ef_search {ef}{mark}: {:.3}; dense search p50 {p50:.1} ms, p99 {p99:.1} ms",
+            found as f64 / total as f64
+        );
+    }
+}
+
+/// The first 200 ObliQA dev questions (or, without ../shared, the starts of the source's texts).
+fn dev_questions(fallback: impl FnOnce() -> Vec<String>) -> Vec<String> {
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/obliqa/questions_dev.json"
+    ))
+    .ok()
+    .and_then(|s| serde_json::from_str::<Vec<serde_json::Value>>(&s).ok())
+    .map(|qs| qs.iter().take(200).filter_map(|q| q["Question"].as_str().map(String::from)).collect())
+    .unwrap_or_else(fallback)
+}
+
 fn main() {
     folio_engine::serve_converter_if_asked();
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // `--recall URL`: only the recall sweep, on a library this benchmark built before.
+    if let [flag, url] = &args[..] {
+        if flag == "--recall" {
+            let env = folio_engine::Environment::from_process().expect("the environment");
+            let (embedder, _) =
+                folio_engine::assets::library_setup(folio_engine::EmbeddingModel::Minilm, &env)
+                    .expect("MiniLM");
+            let questions = dev_questions(|| vec!["What must an Authorised Person notify?".into()]);
+            recall_sweep(url, embedder.as_ref(), &questions);
+            return;
+        }
+    }
     let [admin, source, rest @ ..] = &args[..] else {
         eprintln!("usage: team_scale ADMIN_URL SOURCE_URL [CHUNKS]");
         std::process::exit(2);
@@ -247,14 +314,8 @@ fn main() {
     let mut lib = Library::open_team(&team("client"), embedder.clone(), options.clone()).expect("opens");
     println!("first open (keyword cache built, lookups): {:.1} s", open.elapsed().as_secs_f64());
 
-    let questions: Vec<String> = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/obliqa/questions_dev.json"
-    ))
-    .ok()
-    .and_then(|s| serde_json::from_str::<Vec<serde_json::Value>>(&s).ok())
-    .map(|qs| qs.iter().take(200).filter_map(|q| q["Question"].as_str().map(String::from)).collect())
-    .unwrap_or_else(|| source.iter().take(200).map(|s| s.0.chars().take(80).collect()).collect());
+    let questions =
+        dev_questions(|| source.iter().take(200).map(|s| s.0.chars().take(80).collect()).collect());
     search_latency(&lib, &questions, "keywords from the cache");
     let open = Instant::now();
     let server_ranked = Library::open_team(
@@ -275,25 +336,7 @@ fn main() {
     );
     drop(server_ranked);
 
-    // HNSW recall@10 against exact search.
-    let server = std::sync::Arc::new(
-        folio_postgres::Server::connect(TeamAddress::parse(&url).unwrap()).expect("a connection"),
-    );
-    let vectors = folio_postgres::PgVectors::open(server, embedder.id(), embedder.dim()).unwrap();
-    let (mut found, mut asked) = (0usize, 0usize);
-    for q in questions.iter().take(100) {
-        let v = embedder.embed_query(q).expect("a query vector");
-        let ann: std::collections::HashSet<i64> =
-            vectors.search(&v, 10, &[]).unwrap().iter().map(|h| h.0).collect();
-        let exact = vectors.search_exact(&v, 10).unwrap();
-        found += exact.iter().filter(|h| ann.contains(&h.0)).count();
-        asked += exact.len();
-    }
-    println!(
-        "HNSW recall@10 against exact search (ef_search {}): {:.3}",
-        folio_postgres::EF_SEARCH,
-        found as f64 / asked as f64
-    );
+    recall_sweep(&url, embedder.as_ref(), &questions);
 
     // Another client adds a document of 1,000 chunks; this one catches up.
     let other = tempfile::tempdir().unwrap();

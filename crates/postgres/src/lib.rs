@@ -49,4 +49,4 @@ pub use catalog::PgCatalog;
 pub use fulltext::PgFullText;
 pub use schema::SCHEMA_VERSION;
 pub use server::Server;
-pub use vectors::{PgVectors, EF_SEARCH};
+pub use vectors::{ef_search_for, PgVectors, EF_SEARCH};

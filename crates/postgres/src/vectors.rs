@@ -10,15 +10,31 @@ use pgvector::Vector;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The HNSW candidate list a search keeps (pgvector's default is 40). Measured on the 1-million
-/// chunk benchmark (`crates/postgres/examples/scale.rs`): see the constant's use there.
+/// The HNSW candidate list a search keeps on a library of up to 100,000 chunks (pgvector's default
+/// is 40); larger libraries keep a longer one (see [`ef_search_for`]).
 pub const EF_SEARCH: i32 = 100;
+
+/// The candidate list for a table of `rows` vectors: the shortest that gave recall@10 ≥ 0.95
+/// against exact search on the scale benchmark (`crates/engine/examples/team_scale.rs`, MiniLM
+/// vectors of the ObliQA rulebooks spread as far apart as real neighbours, HNSW m 16,
+/// ef_construction 64): 100 at 100,000 rows (0.954), 800 at 1,000,000 (0.980; 400 gave 0.929).
+/// Between the two it grows linearly; above, it stays at pgvector's most, 1,000.
+pub fn ef_search_for(rows: i64) -> i32 {
+    const SMALL: i64 = 100_000;
+    const LARGE: i64 = 1_000_000;
+    if rows <= SMALL {
+        return EF_SEARCH;
+    }
+    let grown = EF_SEARCH as i64 + (800 - EF_SEARCH as i64).saturating_mul(rows - SMALL) / (LARGE - SMALL);
+    grown.min(1000) as i32
+}
 
 /// The vectors of one model (see the module note).
 pub struct PgVectors {
     server: Arc<Server>,
     table: String,
     dim: usize,
+    ef_search: i32,
 }
 
 impl PgVectors {
@@ -42,7 +58,27 @@ impl PgVectors {
             );
             server.write(|tx| tx.batch_execute(&ddl))?;
         }
-        Ok(PgVectors { server, table, dim })
+        // The planner's row estimate (kept by ANALYZE and autovacuum; -1 before the first).
+        let rows: i64 = server.read(|c| {
+            Ok(c.query_one(
+                "SELECT COALESCE((SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass($1)), 0)",
+                &[&table],
+            )?
+            .get(0))
+        })?;
+        Ok(PgVectors { server, table, dim, ef_search: ef_search_for(rows) })
+    }
+
+    /// The HNSW candidate list its searches keep.
+    pub fn ef_search(&self) -> i32 {
+        self.ef_search
+    }
+
+    /// The same store, searching with another HNSW candidate list (benchmarks measure recall
+    /// against it; at least 10, at most pgvector's 1,000).
+    pub fn with_ef_search(mut self, ef_search: i32) -> PgVectors {
+        self.ef_search = ef_search.clamp(10, 1000);
+        self
     }
 
     /// The table's name.
@@ -116,7 +152,8 @@ impl VectorStore for PgVectors {
         let mut out: Vec<(i64, f32)> = self.server.read(|c| {
             let mut tx = c.transaction()?;
             tx.batch_execute(&format!(
-                "SET LOCAL hnsw.ef_search = {EF_SEARCH}; SET LOCAL hnsw.iterative_scan = relaxed_order"
+                "SET LOCAL hnsw.ef_search = {}; SET LOCAL hnsw.iterative_scan = relaxed_order",
+                self.ef_search
             ))?;
             let rows = if docs.is_empty() {
                 tx.query(&sql, &[&q, &limit])?
@@ -151,5 +188,21 @@ impl VectorStore for PgVectors {
         Err(IndexError::Invalid(
             "a team library keeps its chunk records in its catalog; its vectors hold no copy to rebuild one from".into(),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_candidate_list_grows_with_the_library_as_measured() {
+        assert_eq!(ef_search_for(-1), EF_SEARCH);
+        assert_eq!(ef_search_for(12_356), EF_SEARCH);
+        assert_eq!(ef_search_for(100_000), EF_SEARCH);
+        assert_eq!(ef_search_for(550_000), 450);
+        assert_eq!(ef_search_for(1_000_000), 800);
+        assert_eq!(ef_search_for(2_000_000), 1000);
+        assert_eq!(ef_search_for(i64::MAX), 1000);
     }
 }

@@ -3,7 +3,7 @@
 //! PostgreSQL keeps the chunks' words in the same rows as the chunks, and ranks them itself.
 
 use crate::EngineError;
-use folio_index::keyword::{Feedback, KeywordFilter, KeywordIndex, KeywordRanker};
+use folio_index::keyword::{KeywordIndex, KeywordRanker};
 use std::sync::Arc;
 
 /// Where the keyword channel ranks (see the module note).
@@ -61,26 +61,6 @@ impl Keywords {
         Ok(match self.local() {
             Some(k) => Some(k.document_count(doc_id as u64)?),
             None => None,
-        })
-    }
-
-    /// The channel's search, with pseudo-relevance feedback terms where the index here can weigh
-    /// them (BM25's term statistics); a server's ranking takes the query alone.
-    pub(super) fn search_with_feedback(
-        &self,
-        query: &str,
-        texts: &[&str],
-        opts: (usize, f32),
-        depth: usize,
-        filter: &KeywordFilter,
-    ) -> Result<Vec<(u64, f32)>, EngineError> {
-        let (terms, weight) = opts;
-        Ok(match self.local() {
-            Some(k) => {
-                let fb: Feedback = k.feedback_terms(query, texts, terms)?;
-                k.search_expanded(query, &fb, weight, depth, filter)?
-            }
-            None => self.ranker().rank(query, depth, filter)?,
         })
     }
 }

@@ -315,7 +315,8 @@ impl Library {
     }
 
     /// The keyword channel again with pseudo-relevance feedback: the words of its first hits, the
-    /// rarer the heavier, added to the query.
+    /// rarer the heavier, added to the query. Only BM25 on this computer can weigh the words (its
+    /// term statistics); a server's ranking keeps its first list, asked once.
     fn keyword_with_feedback(
         &self,
         query: &str,
@@ -324,13 +325,14 @@ impl Library {
         depth: usize,
         kfilter: &KeywordFilter,
     ) -> Result<Ranked, EngineError> {
+        let Some(index) = self.keyword.local() else { return Ok(first.clone()) };
         let ids: Vec<i64> = first.iter().take(FEEDBACK_DOCS).map(|(id, _)| *id).collect();
         let texts: Vec<String> =
             self.catalog.chunks_by_id(&ids)?.iter().map(|r| r.contextualized()).collect();
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        Ok(self
-            .keyword
-            .search_with_feedback(query, &texts, (opts.feedback_terms, opts.feedback_weight), depth, kfilter)?
+        let fb = index.feedback_terms(query, &texts, opts.feedback_terms)?;
+        Ok(index
+            .search_expanded(query, &fb, opts.feedback_weight, depth, kfilter)?
             .into_iter()
             .map(|(id, s)| (id as i64, s))
             .collect())

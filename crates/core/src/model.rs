@@ -190,6 +190,11 @@ pub struct Metadata {
     /// is whole otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Where the headings' levels came from, where the converter inferred them (PDF): each kind
+    /// of evidence with how many headings it decided ("bookmarks 38, the page below them 120";
+    /// "contents page 31, numbering 45, typography 20").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outline_evidence: Option<String>,
 }
 
 /// A converted document.
@@ -260,6 +265,7 @@ impl DocumentBuilder {
                 content_hash: content_hash(source_bytes),
                 source_path: None,
                 warnings: Vec::new(),
+                outline_evidence: None,
             },
             text: String::new(),
             blocks: Vec::new(),
@@ -281,6 +287,10 @@ impl DocumentBuilder {
     /// Records what the conversion worked around ([`Metadata::warnings`]).
     pub fn set_warnings(&mut self, warnings: Vec<String>) {
         self.meta.warnings = warnings;
+    }
+    /// Records where the headings' levels came from ([`Metadata::outline_evidence`]).
+    pub fn set_outline_evidence(&mut self, evidence: impl Into<String>) {
+        self.meta.outline_evidence = Some(evidence.into());
     }
     /// Records the file the document came from.
     pub fn set_source_path(&mut self, path: impl Into<String>) {

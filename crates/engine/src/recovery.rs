@@ -150,6 +150,7 @@ pub(crate) fn analysis_from_records(records: &[VectorRecord], counter: &dyn Toke
                 content_hash: String::new(),
                 source_path: records.first().map(|r| r.source_path.clone()),
                 warnings: Vec::new(),
+                outline_evidence: None,
             },
             text,
             blocks: Vec::new(),

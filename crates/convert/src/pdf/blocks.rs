@@ -29,6 +29,34 @@ pub(super) struct Blk {
     /// holds.
     pub printed: Option<String>,
     pub gap_before: f32,
+    /// What decided a heading's level.
+    pub level_from: Option<LevelFrom>,
+}
+
+/// The evidence that decided a heading's level, as [`folio_core::model::Metadata::outline_evidence`]
+/// counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum LevelFrom {
+    Bookmarks,
+    /// The page's own headings below a bookmark coarser than the page.
+    BelowBookmarks,
+    ContentsPage,
+    StructureTags,
+    Numbering,
+    Typography,
+}
+
+impl LevelFrom {
+    pub fn name(self) -> &'static str {
+        match self {
+            LevelFrom::Bookmarks => "bookmarks",
+            LevelFrom::BelowBookmarks => "the page below coarse bookmarks",
+            LevelFrom::ContentsPage => "contents page",
+            LevelFrom::StructureTags => "structure tags",
+            LevelFrom::Numbering => "numbering",
+            LevelFrom::Typography => "typography",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -164,6 +192,7 @@ pub(super) fn group_blocks(ctx: &Ctx, order: &[usize], tables: &[Table]) -> Vec<
                     declared: None,
                     printed: None,
                     gap_before: f32::INFINITY,
+                    level_from: None,
                 }),
             }
             prev = Some(i);
@@ -213,6 +242,7 @@ pub(super) fn group_blocks(ctx: &Ctx, order: &[usize], tables: &[Table]) -> Vec<
                 declared: l.declared,
                 printed: None,
                 gap_before,
+                level_from: None,
             });
             if l.declared.is_some() {
                 declared_left = l.declared_lines.max(1) - 1;

@@ -6,7 +6,7 @@ use super::blocks::{group_blocks, Blk, BlkKind, Ctx};
 use super::bookmarks::{apply_bookmarks, Bookmark};
 use super::chars::{page_fragments, StyleStats};
 use super::furniture::{body_style, measure_spacing, page_body_sizes, remove_page_furniture};
-use super::headings::{decide_headings, merge_chapter_labels, restrict_to_declared};
+use super::headings::{decide_headings, merge_chapter_labels, outline_evidence, restrict_to_declared};
 use super::layout::{page_lines, Line, PageInfo};
 use super::scan::{needs_ocr, ocr_threads, render, word_frags, Recognizer};
 use super::tables::{find_tables, Table};
@@ -55,6 +55,9 @@ pub(super) fn convert_document(
     let mut builder = DocumentBuilder::new(Format::Pdf, title, bytes);
     builder.set_page_count(page_count);
     builder.set_warnings(warnings);
+    if let Some(evidence) = outline_evidence(&laid_out.blocks) {
+        builder.set_outline_evidence(evidence);
+    }
     push_blocks(&mut builder, &laid_out);
     if builder.blocks().is_empty() {
         return Err(ErrorKind::Empty);

@@ -34,6 +34,7 @@ mod engine;
 mod furniture;
 mod headings;
 mod layout;
+pub mod outline_check;
 mod passage;
 mod render;
 mod scan;

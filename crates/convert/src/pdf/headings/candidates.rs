@@ -79,10 +79,11 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
         }
     }
     let ok = if styled {
-        // Bold text at body size must stand alone and be short.
+        // Bold text at body size must stand alone, be short, and read as a title, not a sentence.
         bigger
             || (nchars <= 150
                 && ctx.stands_apart(b.gap_before)
+                && (info.is_some() || !reads_as_sentence(text))
                 && (!text.ends_with('.') || info.is_some() || text == text.to_uppercase()))
     } else if distinct {
         info.is_some() && nchars <= 200
@@ -94,6 +95,27 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
         return None;
     }
     Some(Cand { info, tag: None })
+}
+
+/// Whether a line reads as a sentence rather than a title: many words, most of them in lower case
+/// ("The Company provides guidance on a non-GAAP basis as we cannot predict …"), or a long lead-in
+/// to a list ("Consistent with its previous guidance for 2023, the Company continues to expect:").
+/// Titles capitalise their words, or are short.
+fn reads_as_sentence(text: &str) -> bool {
+    // A title's parenthetical ("(in millions, except per share amounts)") is no sentence.
+    let mut depth = 0i32;
+    let outside: String = text
+        .chars()
+        .filter(|&c| {
+            depth += (c == '(') as i32 - (c == ')') as i32;
+            depth <= 0 && c != ')'
+        })
+        .collect();
+    let words: Vec<&str> = outside.split_whitespace().collect();
+    let lettered: Vec<&&str> = words.iter().filter(|w| w.starts_with(char::is_alphabetic)).collect();
+    let capitalised = lettered.iter().filter(|w| w.starts_with(char::is_uppercase)).count();
+    let lower_share = 1.0 - capitalised as f32 / lettered.len().max(1) as f32;
+    (words.len() >= 10 && lower_share > 0.5) || (text.ends_with(':') && words.len() >= 8)
 }
 
 /// Numbered list items ("1. Free Redistribution") are no headings where the section numbers are
@@ -157,5 +179,29 @@ pub(super) fn add_numbered_in_sequence(ctx: &Ctx, blocks: &[Blk], cands: &mut Ca
                 *cand = Some(Cand { info: Some(inf), tag: None });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reads_as_sentence;
+
+    #[test]
+    fn sentences_are_told_from_titles() {
+        assert!(reads_as_sentence(
+            "The Company provides guidance on a non-GAAP basis as we cannot predict certain elements"
+        ));
+        assert!(reads_as_sentence(
+            "Consistent with its previous guidance for 2023, the Company continues to expect:"
+        ));
+        assert!(!reads_as_sentence(
+            "Management's Discussion and Analysis of Financial Condition and Results of Operations"
+        ));
+        assert!(!reads_as_sentence("Prepared Management Remarks and Live Question and Answer Webcast"));
+        assert!(!reads_as_sentence("June 2023 quarter:"));
+        assert!(!reads_as_sentence(
+            "Condensed Consolidated Statement of Income (in millions except per share amounts, unaudited)"
+        ));
+        assert!(!reads_as_sentence("Liquidity and capital resources"));
     }
 }

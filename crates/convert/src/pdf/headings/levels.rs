@@ -4,10 +4,10 @@
 //! numbered headings then rank the other candidates' styles; bookmarks and a contents list have
 //! the last word where they speak.
 
-use super::super::blocks::{Blk, BlkKind, Ctx};
+use super::super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
 use super::super::titles::{clean_number, is_contents_word};
 use super::candidates::Cands;
-use super::numbering::num_info;
+use super::numbering::{lone_container_rank, num_info};
 use std::collections::HashMap;
 
 /// A line's style, as headings are clustered by it: size (half points), bold, font.
@@ -43,8 +43,11 @@ pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numb
     let mut ranks: Vec<u8> = Vec::new();
     for (b, c) in blocks.iter().zip(cands) {
         let Some(c) = c else { continue };
-        let rank =
-            if b.kind == BlkKind::Heading { b.num_level } else { c.info.as_ref().and_then(|i| i.rank) };
+        let rank = if b.kind == BlkKind::Heading {
+            b.num_level
+        } else {
+            c.info.as_ref().and_then(|i| i.rank).or_else(|| lone_container_rank(&b.text))
+        };
         ranks.extend(rank);
     }
     ranks.sort_unstable();
@@ -69,7 +72,15 @@ pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numb
             }
             continue;
         }
-        let Some(inf) = &cand.info else { continue };
+        let Some(inf) = &cand.info else {
+            if let Some(r) = lone_container_rank(&b.text) {
+                let lv = kw_level(r);
+                levels[k] = Some(lv);
+                nested.retain(|&rank, _| rank <= r);
+                current_kw = Some((lv, String::new()));
+            }
+            continue;
+        };
         if let Some(r) = inf.rank {
             // A run of numbered headings that opens right under an unnumbered heading set at
             // least as prominently ("Notes to Consolidated Financial Statements", then "Note 1 –")
@@ -210,6 +221,8 @@ pub(super) fn apply_levels(
     declared_mode: bool,
 ) {
     let mut anchor: Option<(u8, f32)> = None;
+    // The contents list's entries met so far, open ones only: (level in the list, final level).
+    let mut toc_stack: Vec<(u8, u8)> = Vec::new();
     let toc_listed = !declared_mode && blocks.iter().any(|b| b.declared.is_some());
     // The level the contents list gives the next heading it names.
     let mut next_declared: Vec<Option<u8>> = vec![None; blocks.len()];
@@ -231,10 +244,16 @@ pub(super) fn apply_levels(
             continue;
         };
         let key = ctx.style_key(&ctx.lines[b.lines[0]]);
+        // A contents list's nesting is relative: an entry indented under "ITEM 1. Business" sits
+        // one level below wherever the numbering put that Item (under its Part), not at the
+        // list's own count of indents.
+        let listed_under = |d: u8, stack: &[(u8, u8)]| {
+            stack.iter().rev().find(|(t, _)| *t < d).map(|(t, lv)| lv + (d - t)).unwrap_or(d)
+        };
         let fixed = match (b.declared, numbered.levels[k]) {
             (Some(d), _) if declared_mode => Some(d),
             (_, Some(lv)) => Some(lv),
-            (Some(d), None) => Some(d),
+            (Some(d), None) => Some(listed_under(d, &toc_stack)),
             (None, None) => None,
         };
         // A numbered run opened under an unnumbered heading sits one level below that heading's
@@ -245,6 +264,13 @@ pub(super) fn apply_levels(
                 Some(lv + below.saturating_sub(base))
             }
             (f, _) => f,
+        };
+        let from = match (b.declared, numbered.levels[k]) {
+            (Some(_), _) if declared_mode => LevelFrom::Bookmarks,
+            (_, Some(_)) if cand.tag.is_some() => LevelFrom::StructureTags,
+            (_, Some(_)) => LevelFrom::Numbering,
+            (Some(_), None) => LevelFrom::ContentsPage,
+            (None, None) => LevelFrom::Typography,
         };
         let level = match fixed {
             Some(lv) => {
@@ -267,6 +293,13 @@ pub(super) fn apply_levels(
         let Some(level) = level else { continue };
         b.kind = BlkKind::Heading;
         b.level = Some(level.clamp(1, 9));
+        b.level_from = Some(from);
+        if let (Some(d), false) = (b.declared, declared_mode) {
+            while toc_stack.last().is_some_and(|(t, _)| *t >= d) {
+                toc_stack.pop();
+            }
+            toc_stack.push((d, level));
+        }
         if is_contents_word(&b.text) {
             // The contents page's title heads the contents alone: what follows is no part of it.
             anchor = None;

@@ -8,8 +8,8 @@ mod candidates;
 mod levels;
 mod numbering;
 
-use super::blocks::{Blk, BlkKind, Ctx};
-use super::titles::{container_keyword, label_value, sentence_case};
+use super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
+use super::titles::{container_keyword, label_value, normalise_title, sentence_case};
 use candidates::{add_numbered_in_sequence, candidates, drop_numbered_list_items};
 use folio_core::numbering::{Container, Label};
 use levels::{apply_levels, numbering_levels, StyleLevels};
@@ -76,6 +76,7 @@ pub(super) fn merge_chapter_labels(ctx: &Ctx, blocks: &mut Vec<Blk>) {
                             declared,
                             printed: None,
                             gap_before: blocks[i].gap_before,
+                            level_from: None,
                         };
                         blocks.splice(i..=j, [new]);
                         blocks[i].num_level = Some(container_rank(kind));
@@ -91,6 +92,20 @@ pub(super) fn merge_chapter_labels(ctx: &Ctx, blocks: &mut Vec<Blk>) {
     }
 }
 
+/// Each kind of evidence with how many headings' levels it decided, most first.
+pub(super) fn outline_evidence(blocks: &[Blk]) -> Option<String> {
+    let mut counts: Vec<(LevelFrom, usize)> = Vec::new();
+    for from in blocks.iter().filter(|b| b.kind == BlkKind::Heading).filter_map(|b| b.level_from) {
+        match counts.iter_mut().find(|(f, _)| *f == from) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((from, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let parts: Vec<String> = counts.iter().map(|(f, n)| format!("{} {n}", f.name())).collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
 /// Which blocks are headings, and at what level (see the module note): the phases in order.
 pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool, page_count: u32) {
     let mut cands = candidates(ctx, blocks, page_count);
@@ -103,11 +118,13 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     apply_levels(ctx, blocks, &cands, &numbered, &styles, declared_mode);
 }
 
-/// In declared mode keep only declared headings, plus numbered headings that extend the number of
-/// the declared heading above them (deeper levels the outline leaves out).
+/// In declared mode keep the declared headings, the numbered headings that extend the number of
+/// the declared heading above them (deeper levels the outline leaves out), and, below a bookmark
+/// that has no bookmarks under it, the page's own headings ([`refine_leaf_sections`]).
 pub(super) fn restrict_to_declared(blocks: &mut [Blk]) {
+    let refined = refine_leaf_sections(blocks);
     let mut parent: Option<(u8, Vec<String>)> = None;
-    for b in blocks.iter_mut() {
+    for (b, refined) in blocks.iter_mut().zip(refined) {
         if b.kind != BlkKind::Heading {
             continue;
         }
@@ -119,6 +136,7 @@ pub(super) fn restrict_to_declared(blocks: &mut [Blk]) {
             .unwrap_or_default();
         if let Some(d) = b.declared {
             b.level = Some(d);
+            b.level_from = Some(LevelFrom::Bookmarks);
             parent = Some((d, tokens));
             continue;
         }
@@ -127,13 +145,71 @@ pub(super) fn restrict_to_declared(blocks: &mut [Blk]) {
                 if !ptoks.is_empty() && tokens.len() > ptoks.len() && tokens[..ptoks.len()] == ptoks[..] =>
             {
                 b.level = Some(lv + (tokens.len() - ptoks.len()) as u8);
+                b.level_from = Some(LevelFrom::Numbering);
                 true
             }
             _ => false,
         };
         if !keep {
-            b.kind = BlkKind::Para;
-            b.level = None;
+            b.level = refined;
+            b.level_from = refined.map(|_| LevelFrom::BelowBookmarks);
+            if refined.is_none() {
+                b.kind = BlkKind::Para;
+            }
         }
     }
+}
+
+/// A bookmark over this many pages with no bookmark under it is coarser than the page: an Item 8
+/// over fifty pages of statements and Notes. Below the leaves of a detailed outline (a policy
+/// manual's sections of a page or two) the page's bolder lines are list entries and asides.
+const COARSE_SECTION_PAGES: u32 = 8;
+
+/// A page heading that prints a bookmark's title on the bookmark's page or next to it (an
+/// exhibit's label printed above its title, a statement's name repeated on its second page) is
+/// that heading again, not a subheading.
+fn repeats_a_bookmark(b: &Blk, titles: &[(String, u32)]) -> bool {
+    let own = normalise_title(&b.text);
+    // The same title, or it behind a label ("Note 15: Other Comprehensive Income (Loss)" printed
+    // where the bookmark says "Other Comprehensive Income (Loss)").
+    let same = |t: &str| own == t || (t.len() >= 8 && own.len() <= t.len() + 8 && own.ends_with(t));
+    titles.iter().any(|(t, page)| same(t) && page.abs_diff(b.pages.start) <= 1)
+}
+
+/// Bookmarks coarser than the page: below a bookmark with no bookmarks under it, in an outline of
+/// one level or over [`COARSE_SECTION_PAGES`] pages (FedEx's "Item 8" over fifty pages of
+/// statements and Notes), the headings the page's typography and numbering
+/// find inside its section become its subheadings. Their levels keep the order the page gives
+/// them, ranked from right below the bookmark; nothing above the
+/// bookmark changes. Returns each block's level as such a subheading (numbered children of a
+/// bookmark keep the level their number gives, in [`restrict_to_declared`]).
+fn refine_leaf_sections(blocks: &[Blk]) -> Vec<Option<u8>> {
+    let mut refined = vec![None; blocks.len()];
+    let declared: Vec<usize> = (0..blocks.len()).filter(|&k| blocks[k].declared.is_some()).collect();
+    let flat = declared.iter().all(|&k| blocks[k].declared == Some(1));
+    let titles: Vec<(String, u32)> =
+        declared.iter().map(|&k| (normalise_title(&blocks[k].text), blocks[k].pages.start)).collect();
+    for (n, &k) in declared.iter().enumerate() {
+        let level = blocks[k].declared.unwrap_or(1);
+        let end = declared.get(n + 1).copied().unwrap_or(blocks.len());
+        let leaf = declared.get(n + 1).is_none_or(|&next| blocks[next].declared.unwrap_or(1) <= level);
+        let last_page = blocks[k..end].last().map(|b| b.pages.end).unwrap_or(blocks[k].pages.end);
+        let long = last_page.saturating_sub(blocks[k].pages.start) + 1 >= COARSE_SECTION_PAGES;
+        if !leaf || !(flat || long) {
+            continue;
+        }
+        let inside: Vec<usize> = (k + 1..end)
+            .filter(|&j| blocks[j].kind == BlkKind::Heading && blocks[j].declared.is_none())
+            .filter(|&j| !repeats_a_bookmark(&blocks[j], &titles))
+            .collect();
+        // The page's levels, ranked densely: a level the section does not use leaves no gap.
+        let mut used: Vec<u8> = inside.iter().filter_map(|&j| blocks[j].level).collect();
+        used.sort_unstable();
+        used.dedup();
+        for j in inside {
+            let rank = blocks[j].level.and_then(|lv| used.iter().position(|u| *u == lv)).unwrap_or(0);
+            refined[j] = Some((level as usize + 1 + rank).min(9) as u8);
+        }
+    }
+    refined
 }

@@ -1,7 +1,7 @@
 //! What a heading's number says: its label ("Item 7A", "Note 3", "2.1.3", "Part IV"), the rank of
 //! its keyword, its decimal depth, and whether one number continues another.
 
-use super::super::titles::unglue_number;
+use super::super::titles::{container_keyword, label_value, unglue_number};
 use folio_core::numbering::{split_heading_number, Container};
 use regex::Regex;
 use std::sync::OnceLock;
@@ -39,7 +39,7 @@ impl FilingLabel {
 fn filing_label(text: &str) -> Option<(FilingLabel, &str, &str)> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"^(?i:(item|note|exhibit))\s+(\d{1,3}[A-Z]?(?:\.\d{1,2})?)(?:\s*[.:—–-]\s*|\s+|$)(.*)$")
+        Regex::new(r"^(?i:(item|note|exhibit))\s+(\d{1,3}[A-Z]?(?:\.\d{1,2}|\([a-z]\))?)(?:\s*[.:—–-]\s*|\s+|$)(.*)$")
             .expect("valid filing label regex")
     });
     let c = re.captures(text.trim())?;
@@ -72,6 +72,19 @@ pub(super) fn container_rank(c: Container) -> u8 {
         Container::Section => 7,
         Container::Guidance => 8,
     }
+}
+
+/// The rank of a heading that is a container's label alone, "PART I" or "Part II.": a division
+/// above the numbered headings it holds (the Items of a filing), though its line names no title.
+/// Only the containers that hold others (Title, Division, Part, Subpart) count: a lone "Section 5"
+/// or "Chapter 2" line is as often a wrapped reference.
+pub(super) fn lone_container_rank(text: &str) -> Option<u8> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let [kw, value] = words[..] else { return None };
+    let c = container_keyword(kw)?;
+    label_value(value)?;
+    matches!(c, Container::Title | Container::Division | Container::Part | Container::Subpart)
+        .then(|| container_rank(c))
 }
 
 /// Facts about a heading candidate's numbering.
@@ -166,5 +179,15 @@ mod tests {
         assert!(in_sequence(&v("1.2.4"), &v("2")));
         assert!(!in_sequence(&v("1.2"), &v("4.9")));
         assert!(!in_sequence(&v("1.2"), &v("1.2.3")));
+    }
+
+    #[test]
+    fn lone_part_labels_rank_above_items() {
+        let part = lone_container_rank("PART II").unwrap();
+        assert_eq!(lone_container_rank("Part I."), Some(part));
+        assert!(part < num_info("Item 7. Management's Discussion").unwrap().0.rank.unwrap());
+        assert_eq!(lone_container_rank("Section 5"), None);
+        assert_eq!(lone_container_rank("PART I Financial Information"), None);
+        assert_eq!(lone_container_rank("Part of"), None);
     }
 }

@@ -7,7 +7,7 @@ use folio_core::chunker::ChunkerConfig;
 use folio_core::definitions::DefinitionScope;
 use folio_core::model::PageRange;
 use folio_core::tokens::{TokenCounter, WordCounter};
-use folio_engine::assets;
+use folio_engine::{assets, LibraryOptions};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -24,12 +24,15 @@ pub struct ParseArgs {
     /// Print one JSON object per file (schema in README.md).
     #[arg(long)]
     pub json: bool,
-    /// Most tokens of chunk text (all-MiniLM-L6-v2 word pieces); default leaves 100 of its 256 for a context.
+    /// Most tokens of chunk text (all-MiniLM-L6-v2 word pieces); default: the library's.
     #[arg(long)]
     pub max_tokens: Option<usize>,
     /// Never merge small sibling sections into one chunk.
     #[arg(long)]
     pub no_merge: bool,
+    /// Merge small sibling sections up to this many tokens; default: the library's.
+    #[arg(long)]
+    pub merge_limit: Option<usize>,
     /// Ignore PDF bookmarks when levelling headings.
     #[arg(long)]
     pub no_bookmarks: bool,
@@ -64,11 +67,16 @@ pub fn run(args: &ParseArgs, env: &folio_engine::Environment) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut config = ChunkerConfig::default();
+    // The library's own settings, so that `parse` shows the chunks a library indexes (and the
+    // same flags as `folio ingest` change them).
+    let mut config = LibraryOptions::default().chunker;
     if let Some(m) = args.max_tokens {
         config.max_tokens = m.max(8);
     }
     config.merge_small = !args.no_merge;
+    if let Some(m) = args.merge_limit {
+        config.merge_limit = m;
+    }
     let options = ConvertOptions {
         use_bookmarks: !args.no_bookmarks,
         ocr: !args.no_ocr,
@@ -92,7 +100,7 @@ pub fn run(args: &ParseArgs, env: &folio_engine::Environment) -> ExitCode {
                     .map_err(std::io::Error::other)
                     .and_then(|_| writeln!(out))
                 } else {
-                    print_text(&mut out, &analysis, args.outline_only)
+                    print_text(&mut out, &analysis, &config, args.outline_only)
                 };
                 if let Err(e) = result {
                     if e.kind() == std::io::ErrorKind::BrokenPipe {
@@ -131,7 +139,12 @@ fn pages(p: Option<PageRange>) -> String {
     }
 }
 
-fn print_text(out: &mut impl Write, a: &Analysis, outline_only: bool) -> std::io::Result<()> {
+fn print_text(
+    out: &mut impl Write,
+    a: &Analysis,
+    config: &ChunkerConfig,
+    outline_only: bool,
+) -> std::io::Result<()> {
     let m = &a.document.meta;
     writeln!(
         out,
@@ -148,7 +161,17 @@ fn print_text(out: &mut impl Write, a: &Analysis, outline_only: bool) -> std::io
     if outline_only {
         return Ok(());
     }
-    writeln!(out, "\n## Chunks ({})", a.chunks.len())?;
+    writeln!(
+        out,
+        "\n## Chunks ({}; at most {} tokens, {})",
+        a.chunks.len(),
+        config.max_tokens,
+        if config.merge_small {
+            format!("small sibling sections merged up to {} tokens", config.merge_limit)
+        } else {
+            "sections never merged".to_string()
+        }
+    )?;
     for c in &a.chunks {
         writeln!(
             out,
@@ -222,6 +245,9 @@ struct JsonMeta<'a> {
     blocks: usize,
     characters: usize,
     warnings: &'a [String],
+    /// Which evidence decided the headings' levels (PDF).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outline_evidence: Option<&'a str>,
     /// The extracted text, with `--text` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     text: Option<&'a str>,
@@ -231,6 +257,7 @@ struct JsonMeta<'a> {
 struct JsonChunker {
     max_tokens: usize,
     merge_small: bool,
+    merge_limit: usize,
     token_counter: String,
 }
 
@@ -290,11 +317,13 @@ impl<'a> JsonDocument<'a> {
                 blocks: a.document.blocks.len(),
                 characters: a.document.text.chars().count(),
                 warnings: &m.warnings,
+                outline_evidence: m.outline_evidence.as_deref(),
                 text: with_text.then_some(a.document.text.as_str()),
             },
             chunker: JsonChunker {
                 max_tokens: config.max_tokens,
                 merge_small: config.merge_small,
+                merge_limit: config.merge_limit,
                 token_counter: counter,
             },
             outline: secs

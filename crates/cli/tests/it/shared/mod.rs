@@ -2,6 +2,7 @@
 //! module out (`--skip shared::`) when the data is absent, saying so.
 
 mod crash;
+mod parse_and_library;
 mod team_failover;
 mod team_ingest;
 mod two_process;

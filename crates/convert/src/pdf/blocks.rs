@@ -158,9 +158,17 @@ impl Ctx<'_> {
         gap_before > STANDS_APART * self.body.spacing || gap_before.is_infinite()
     }
     /// Style key used to cluster heading styles.
-    pub fn style_key(&self, l: &Line) -> (u16, bool, u16) {
-        ((l.size * 2.0).round() as u16, self.is_bold(l), l.font)
+    pub fn style_key(&self, l: &Line) -> (u16, bool, u16, bool) {
+        ((l.size * 2.0).round() as u16, self.is_bold(l), l.font, set_in_capitals(&l.text))
     }
+}
+
+/// Whether a line is set in capitals ("RESULTS OF OPERATIONS"): in the same font and size, a
+/// heading in capitals ranks above one in title case ("Revenue").
+pub(super) fn set_in_capitals(text: &str) -> bool {
+    let mut letters = text.chars().filter(|c| c.is_alphabetic());
+    let n = letters.clone().count();
+    n >= 4 && letters.all(|c| !c.is_lowercase())
 }
 
 /// Groups lines into blocks.

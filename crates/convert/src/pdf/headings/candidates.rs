@@ -5,6 +5,7 @@
 //! a dot; numbered body-style lines that continue the numbering of the headings around them join.
 
 use super::super::blocks::{Blk, BlkKind, Ctx};
+use super::super::titles::is_contents_word;
 use super::numbering::{in_sequence, num_info, NumInfo};
 
 /// A heading candidate: its numbering, and the level a structure tree's heading role gives it.
@@ -117,6 +118,39 @@ fn reads_as_sentence(text: &str) -> bool {
     let lower_share = 1.0 - capitalised as f32 / lettered.len().max(1) as f32;
     (words.len() >= 10 && lower_share > 0.5) || (text.ends_with(':') && words.len() >= 8)
 }
+
+/// The pages (up to [`COVER_PAGES`]) before a printed contents list are the cover (a filing's form, registrant, address,
+/// telephone, securities registered): only their most prominent style heads anything there. Bold
+/// body-size lines of the cover ("Washington, D.C. 20549", "Delaware 77-0430924") are no sections.
+pub(super) fn drop_cover_lines(ctx: &Ctx, blocks: &[Blk], cands: &mut Cands) {
+    let contents = blocks
+        .iter()
+        .zip(cands.iter())
+        .find(|(b, c)| c.is_some() && is_contents_word(&b.text))
+        .map(|(b, _)| b.pages.start);
+    // A cover is a page or three; more pages before the list are a document of their own (an
+    // annual report's letter to stockholders before the 10-K it wraps).
+    let Some(contents) = contents.filter(|&p| p > 1 && p <= COVER_PAGES + 1) else { return };
+    let size = |b: &Blk| ctx.lines[b.lines[0]].size;
+    let front = |b: &Blk| b.pages.start < contents && b.declared.is_none() && b.kind != BlkKind::Heading;
+    let largest = blocks
+        .iter()
+        .zip(cands.iter())
+        .filter(|(b, c)| c.is_some() && front(b))
+        .map(|(b, _)| size(b))
+        .fold(0.0f32, f32::max);
+    for (b, c) in blocks.iter().zip(cands.iter_mut()) {
+        if c.is_some() && front(b) && size(b) < largest * COVER_TITLE_SHARE {
+            *c = None;
+        }
+    }
+}
+
+/// The most pages a cover takes before the contents list.
+const COVER_PAGES: u32 = 3;
+
+/// A cover line this near the cover's largest size is one of its titles.
+const COVER_TITLE_SHARE: f32 = 0.95;
 
 /// Numbered list items ("1. Free Redistribution") are no headings where the section numbers are
 /// printed without a trailing dot.

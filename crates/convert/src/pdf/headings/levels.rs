@@ -10,8 +10,8 @@ use super::candidates::Cands;
 use super::numbering::{lone_container_rank, num_info};
 use std::collections::HashMap;
 
-/// A line's style, as headings are clustered by it: size (half points), bold, font.
-type StyleKey = (u16, bool, u16);
+/// A line's style, as headings are clustered by it: size (half points), bold, font, capitals.
+type StyleKey = (u16, bool, u16, bool);
 
 /// How much more prominent bold makes a style of the same size.
 const BOLD_PROMINENCE: f32 = 1.08;
@@ -23,9 +23,12 @@ const ABOVE_ALL_KNOWN: f32 = 1.05;
 /// it is its subheading.
 const UNDER_ANCHOR: f32 = 1.02;
 
-/// How prominent a style is: its size, bold counting a little more.
+/// How much more prominent capitals make a style of the same size and weight.
+const CAPS_PROMINENCE: f32 = 1.04;
+
+/// How prominent a style is: its size, bold and capitals counting a little more.
 fn prominence(key: &StyleKey) -> f32 {
-    key.0 as f32 / 2.0 * if key.1 { BOLD_PROMINENCE } else { 1.0 }
+    key.0 as f32 / 2.0 * if key.1 { BOLD_PROMINENCE } else { 1.0 } * if key.3 { CAPS_PROMINENCE } else { 1.0 }
 }
 
 /// What the numbering says of each block's level.

@@ -10,7 +10,7 @@ mod numbering;
 
 use super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
 use super::titles::{container_keyword, label_value, normalise_title, sentence_case};
-use candidates::{add_numbered_in_sequence, candidates, drop_numbered_list_items};
+use candidates::{add_numbered_in_sequence, candidates, drop_cover_lines, drop_numbered_list_items};
 use folio_core::numbering::{Container, Label};
 use levels::{apply_levels, numbering_levels, StyleLevels};
 use numbering::{container_rank, num_info};
@@ -111,11 +111,32 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     let mut cands = candidates(ctx, blocks, page_count);
     drop_numbered_list_items(ctx, blocks, &mut cands);
     if !declared_mode {
+        drop_cover_lines(ctx, blocks, &mut cands);
         add_numbered_in_sequence(ctx, blocks, &mut cands);
     }
     let numbered = numbering_levels(ctx, blocks, &cands);
     let styles = StyleLevels::new(ctx, blocks, &cands, &numbered.levels);
     apply_levels(ctx, blocks, &cands, &numbered, &styles, declared_mode);
+    if !declared_mode {
+        close_level_gaps(blocks);
+    }
+}
+
+/// An outline has no gaps: a heading sits one level below the nearest heading before it with a
+/// smaller level, whatever number the evidence gave it (subheadings ranked 4 right under an Item
+/// at 2 become 3; a heading ranked between them stays between).
+fn close_level_gaps(blocks: &mut [Blk]) {
+    // Open headings: (level the evidence gave, level in the outline).
+    let mut open: Vec<(u8, u8)> = Vec::new();
+    for b in blocks.iter_mut().filter(|b| b.kind == BlkKind::Heading) {
+        let Some(given) = b.level else { continue };
+        while open.last().is_some_and(|(g, _)| *g >= given) {
+            open.pop();
+        }
+        let level = open.last().map(|(_, l)| l + 1).unwrap_or(1).min(given);
+        b.level = Some(level);
+        open.push((given, level));
+    }
 }
 
 /// In declared mode keep the declared headings, the numbered headings that extend the number of

@@ -55,6 +55,12 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
     if text.ends_with([',', ';']) || text.starts_with(|c: char| c.is_lowercase()) {
         return None;
     }
+    if numbers_in(&first.text) >= FIGURES_NOT_TITLE {
+        // "(In Millions) $ 10,571 2020 Operating Income", "Dec 26, 2020 Dec 28, 2019 Dec 29, 2018":
+        // a chart's labels or a table's column heads, not a title. (A title's own first line; the
+        // period under a statement's title may name dates.)
+        return None;
+    }
     let mut info = num_info(text).map(|x| x.0);
     let styled = b.lines.iter().all(|&i| ctx.styled(&lines[i]));
     let distinct = b.lines.iter().all(|&i| {
@@ -96,6 +102,15 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
         return None;
     }
     Some(Cand { info, tag: None })
+}
+
+/// A line with this many figures in it is a table's or a chart's, not a title ("Item 7A",
+/// "Note 12 – Leases", "For the fiscal year ended May 31, 2023" have fewer).
+const FIGURES_NOT_TITLE: usize = 3;
+
+/// How many words of a text hold a digit.
+fn numbers_in(text: &str) -> usize {
+    text.split_whitespace().filter(|w| w.chars().any(|c| c.is_ascii_digit())).count()
 }
 
 /// Whether a line reads as a sentence rather than a title: many words, most of them in lower case
@@ -218,7 +233,16 @@ pub(super) fn add_numbered_in_sequence(ctx: &Ctx, blocks: &[Blk], cands: &mut Ca
 
 #[cfg(test)]
 mod tests {
-    use super::reads_as_sentence;
+    use super::{numbers_in, reads_as_sentence, FIGURES_NOT_TITLE};
+
+    #[test]
+    fn figures_are_no_titles() {
+        assert!(numbers_in("(In Millions) $ 10,571 2020 Operating Income") >= FIGURES_NOT_TITLE);
+        assert!(numbers_in("Years Ended Dec 26, 2020 Dec 28, 2019 Dec 29, 2018") >= FIGURES_NOT_TITLE);
+        assert!(numbers_in("For the fiscal year ended May 31, 2023") < FIGURES_NOT_TITLE);
+        assert!(numbers_in("Item 7A. Quantitative and Qualitative Disclosures") < FIGURES_NOT_TITLE);
+        assert!(numbers_in("Note 12 – Leases") < FIGURES_NOT_TITLE);
+    }
 
     #[test]
     fn sentences_are_told_from_titles() {

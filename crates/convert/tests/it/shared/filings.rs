@@ -134,12 +134,12 @@ fn check(name: &str, floors: Floors) {
 }
 
 // The floors are the figures measured (issue 31's targets are recall 0.95 and level agreement
-// 0.90; Intel's and Adobe's levels and Amcor's two printed bookmarks fall short of them).
+// 0.90; Intel's levels, PepsiCo's seven and Amcor's two printed bookmarks fall short of them).
 
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn apple_10k() {
-    check("APPLE_2022_10K.pdf", Floors { recall: 0.98, levels: Some(0.95) });
+    check("APPLE_2022_10K.pdf", Floors { recall: 0.98, levels: Some(0.98) });
 }
 
 #[test]
@@ -151,7 +151,7 @@ fn intel_10k() {
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn adobe_10k() {
-    check("ADOBE_2016_10K.pdf", Floors { recall: 0.95, levels: Some(0.85) });
+    check("ADOBE_2016_10K.pdf", Floors { recall: 0.95, levels: Some(0.92) });
 }
 
 #[test]

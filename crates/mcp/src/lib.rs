@@ -1,0 +1,159 @@
+//! Folio's library as a Model Context Protocol server (work in progress on branch `mcp-wip`):
+//! `folio mcp` serves the library the CLI would open over stdio, read-only.
+//!
+//! Tools so far: `search` (hits with their parent chain, section, type, pages and a citation) and
+//! `list_documents`. Still to come (issue 33): `read_section`, `outline`, `define`, `references`,
+//! resources, pagination, typed errors, the desktop snippet, tests with the Python SDK.
+
+use folio_engine::{Library, SearchOptions};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{tool, tool_handler, tool_router, Json, ServerHandler, ServiceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::sync::{Arc, Mutex};
+
+/// The arguments of `search`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchArgs {
+    /// What to look for: a question, words, a section number ("GEN 5.5.1") or a defined term.
+    pub query: String,
+    /// How many hits (1–50, default 10).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// One hit.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchHit {
+    /// A ready citation: "GEN 2.1.3, General Rulebook, p. 12".
+    pub citation: String,
+    /// The document's short label.
+    pub document: String,
+    /// The section's number as printed, when it has one.
+    pub section: Option<String>,
+    /// The headings above the passage, outermost first.
+    pub parent_chain: Vec<String>,
+    /// What the passage is (requirement, definition, table …).
+    pub chunk_type: String,
+    /// The passage's text.
+    pub text: String,
+}
+
+/// The answer of `search`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchAnswer {
+    /// Best first.
+    pub hits: Vec<SearchHit>,
+}
+
+/// One document of the library.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DocumentEntry {
+    /// The short label a search filter and a citation use.
+    pub label: String,
+    /// The title.
+    pub title: String,
+}
+
+/// The answer of `list_documents`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DocumentList {
+    /// Every document in the library.
+    pub documents: Vec<DocumentEntry>,
+}
+
+/// The server over one library.
+#[derive(Clone)]
+pub struct FolioServer {
+    library: Arc<Mutex<Library>>,
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router(router = tool_router)]
+impl FolioServer {
+    /// A server over `library`.
+    pub fn new(library: Library) -> FolioServer {
+        FolioServer { library: Arc::new(Mutex::new(library)), tool_router: Self::tool_router() }
+    }
+
+    /// Hybrid search over the library.
+    #[tool(
+        name = "search",
+        description = "Search the library (meaning, words, section numbers, defined terms); each hit with its citation, section, headings and type"
+    )]
+    pub async fn search(&self, args: Parameters<SearchArgs>) -> Result<Json<SearchAnswer>, String> {
+        let library = self.library.clone();
+        let SearchArgs { query, limit } = args.0;
+        tokio::task::spawn_blocking(move || {
+            let lib = library
+                .lock()
+                .map_err(|_| "the library is unavailable after an earlier failure".to_string())?;
+            let opts = SearchOptions { limit: limit.unwrap_or(10).clamp(1, 50), ..SearchOptions::default() };
+            let hits = lib.search(&query, &opts).map_err(|e| e.to_string())?;
+            Ok(Json(SearchAnswer {
+                hits: hits
+                    .into_iter()
+                    .map(|h| SearchHit {
+                        citation: h.citation,
+                        document: h.label,
+                        section: h.section_number,
+                        parent_chain: h.parent_chain,
+                        chunk_type: h.chunk_type.as_str().to_string(),
+                        text: h.content,
+                    })
+                    .collect(),
+            }))
+        })
+        .await
+        .map_err(|e| format!("the search stopped: {e}"))?
+    }
+
+    /// The library's documents.
+    #[tool(
+        name = "list_documents",
+        description = "The documents in the library, with their labels and titles"
+    )]
+    pub async fn list_documents(&self) -> Result<Json<DocumentList>, String> {
+        let lib = self
+            .library
+            .lock()
+            .map_err(|_| "the library is unavailable after an earlier failure".to_string())?;
+        let docs = lib.documents().map_err(|e| e.to_string())?;
+        Ok(Json(DocumentList {
+            documents: docs.into_iter().map(|d| DocumentEntry { label: d.label, title: d.title }).collect(),
+        }))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for FolioServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("folio", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Folio's document library: search it, and cite each hit by its citation string (document, section, page).",
+            )
+    }
+}
+
+/// Serves `library` over stdin and stdout until the client closes them.
+pub fn serve_stdio(library: Library) -> Result<(), String> {
+    let server = FolioServer::new(library);
+    // The library is dropped here, outside the async runtime: its vector store runs a runtime of
+    // its own, which may not be dropped inside another's.
+    let keep = server.library.clone();
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("no async runtime: {e}"))?;
+    let served = runtime.block_on(async move {
+        let service = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| format!("the MCP session did not start: {e}"))?;
+        service.waiting().await.map_err(|e| format!("the MCP session ended: {e}"))?;
+        Ok(())
+    });
+    drop(runtime);
+    drop(keep);
+    served
+}

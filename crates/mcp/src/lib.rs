@@ -64,6 +64,46 @@ pub struct DocumentList {
     pub documents: Vec<DocumentEntry>,
 }
 
+/// The arguments of `define`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DefineArgs {
+    /// The defined term ("Authorised Person").
+    pub term: String,
+}
+
+/// The answer of `define`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Definitions {
+    /// Each definition of the term: the document, the text, where it is written and for what
+    /// scope it applies.
+    pub definitions: Vec<folio_engine::DefinitionHit>,
+}
+
+/// The arguments of `read_section` and `references`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SectionArgs {
+    /// The document's label ("GEN"), or empty when the section number is unique in the library.
+    #[serde(default)]
+    pub document: Option<String>,
+    /// The section's number as printed ("5.5.1", "Item 7", "203(a)").
+    pub section: String,
+}
+
+/// The answer of `read_section`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SectionAnswer {
+    /// The document's label.
+    pub document: String,
+    /// The section's heading.
+    pub heading: String,
+    /// The headings above it, outermost first.
+    pub parent_chain: Vec<String>,
+    /// The pages it lies on, when the document has pages.
+    pub pages: Option<folio_core::model::PageRange>,
+    /// The section's own text.
+    pub text: String,
+}
+
 /// The server over one library.
 #[derive(Clone)]
 pub struct FolioServer {
@@ -110,6 +150,52 @@ impl FolioServer {
         .map_err(|e| format!("the search stopped: {e}"))?
     }
 
+    /// Definitions of a term.
+    #[tool(
+        name = "define",
+        description = "Where and for what scope a term is defined, with the definition's text"
+    )]
+    pub async fn define(&self, args: Parameters<DefineArgs>) -> Result<Json<Definitions>, String> {
+        let term = args.0.term;
+        self.with_library(move |lib| Ok(Json(Definitions { definitions: lib.define(&term)? }))).await
+    }
+
+    /// A section's text with its breadcrumb.
+    #[tool(
+        name = "read_section",
+        description = "A section's own text, with the headings above it and its pages"
+    )]
+    pub async fn read_section(&self, args: Parameters<SectionArgs>) -> Result<Json<SectionAnswer>, String> {
+        let SectionArgs { document, section } = args.0;
+        self.with_library(move |lib| {
+            let s = lib.show(document.as_deref().filter(|d| !d.is_empty()), &section)?;
+            Ok(Json(SectionAnswer {
+                document: s.document,
+                heading: s.section.heading.clone(),
+                parent_chain: s.parent_chain,
+                pages: s.section.pages,
+                text: s.text,
+            }))
+        })
+        .await
+    }
+
+    /// References out of a section and back-links into it.
+    #[tool(
+        name = "references",
+        description = "The references written in a section and those pointing to it, across the library's documents"
+    )]
+    pub async fn references(
+        &self,
+        args: Parameters<SectionArgs>,
+    ) -> Result<Json<folio_engine::Backlinks>, String> {
+        let SectionArgs { document, section } = args.0;
+        self.with_library(move |lib| {
+            Ok(Json(lib.references(document.as_deref().filter(|d| !d.is_empty()), &section)?))
+        })
+        .await
+    }
+
     /// The library's documents.
     #[tool(
         name = "list_documents",
@@ -124,6 +210,25 @@ impl FolioServer {
         Ok(Json(DocumentList {
             documents: docs.into_iter().map(|d| DocumentEntry { label: d.label, title: d.title }).collect(),
         }))
+    }
+}
+
+impl FolioServer {
+    /// Runs `f` on the library on a thread that may block (the engine's calls do), and words its
+    /// error for the model.
+    async fn with_library<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Library) -> Result<T, folio_engine::EngineError> + Send + 'static,
+    ) -> Result<T, String> {
+        let library = self.library.clone();
+        tokio::task::spawn_blocking(move || {
+            let lib = library
+                .lock()
+                .map_err(|_| "the library is unavailable after an earlier failure".to_string())?;
+            f(&lib).map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(|e| format!("the call stopped: {e}"))?
     }
 }
 

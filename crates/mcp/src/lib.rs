@@ -104,6 +104,40 @@ pub struct SectionAnswer {
     pub text: String,
 }
 
+/// The arguments of `outline`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct OutlineArgs {
+    /// The document's label ("GEN").
+    pub document: String,
+    /// The deepest heading level listed (1 = the top headings; default 3).
+    #[serde(default)]
+    pub depth: Option<i64>,
+}
+
+/// One heading of an outline.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct OutlineEntry {
+    /// The section's number as printed, when it has one (what `read_section` takes).
+    pub section: Option<String>,
+    /// The heading as printed.
+    pub heading: String,
+    /// Its level (1 = top).
+    pub level: i64,
+    /// The pages it lies on, when the document has pages.
+    pub pages: Option<folio_core::model::PageRange>,
+}
+
+/// The answer of `outline`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct OutlineAnswer {
+    /// The document's title.
+    pub title: String,
+    /// Its headings in reading order, down to the depth asked.
+    pub headings: Vec<OutlineEntry>,
+    /// Headings left out below that depth.
+    pub deeper: usize,
+}
+
 /// The server over one library.
 #[derive(Clone)]
 pub struct FolioServer {
@@ -192,6 +226,35 @@ impl FolioServer {
         let SectionArgs { document, section } = args.0;
         self.with_library(move |lib| {
             Ok(Json(lib.references(document.as_deref().filter(|d| !d.is_empty()), &section)?))
+        })
+        .await
+    }
+
+    /// A document's headings.
+    #[tool(
+        name = "outline",
+        description = "A document's headings in reading order, down to a depth, with the section numbers read_section takes"
+    )]
+    pub async fn outline(&self, args: Parameters<OutlineArgs>) -> Result<Json<OutlineAnswer>, String> {
+        let OutlineArgs { document, depth } = args.0;
+        let depth = depth.unwrap_or(3).max(1);
+        self.with_library(move |lib| {
+            let (doc, sections) = lib.outline(&document)?;
+            let (shown, deeper): (Vec<_>, Vec<_>) =
+                sections.into_iter().filter(|s| s.level > 0).partition(|s| s.level <= depth);
+            Ok(Json(OutlineAnswer {
+                title: doc.title,
+                headings: shown
+                    .into_iter()
+                    .map(|s| OutlineEntry {
+                        section: s.number,
+                        heading: s.heading,
+                        level: s.level,
+                        pages: s.pages,
+                    })
+                    .collect(),
+                deeper: deeper.len(),
+            }))
         })
         .await
     }

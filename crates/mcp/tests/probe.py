@@ -1,0 +1,30 @@
+# WIP (issue 33): a first check with the official Python SDK (PyPI mcp 2.3.0, in a scratch venv):
+#   python3 -m venv /tmp/mcpvenv && /tmp/mcpvenv/bin/pip install mcp
+#   /tmp/mcpvenv/bin/python crates/mcp/tests/probe.py FOLIO_BINARY LIBRARY_DIR   (a fast-model library)
+# To become the integration test of acceptance 1 (every tool, schemas, answers against the CLI).
+import asyncio, json, os, sys
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+async def main():
+    params = StdioServerParameters(command=sys.argv[1], args=["--model", "fast", "--library", sys.argv[2], "mcp"],
+                                   env={**os.environ})
+    async with stdio_client(params) as (r, w):
+        async with ClientSession(r, w) as s:
+            init = await s.initialize()
+            print("server:", init.server_info.name, init.protocol_version)
+            tools = await s.list_tools()
+            print("tools:", [t.name for t in tools.tools])
+            res = await s.call_tool("search", {"query": "GEN 5.5.1", "limit": 3})
+            print("search isError:", res.is_error, "structured hits:", len(res.structured_content["hits"]) if res.structured_content else None)
+            print("first:", res.structured_content["hits"][0]["citation"])
+            res = await s.call_tool("outline", {"document": "GEN", "depth": 1})
+            print("outline:", len(res.structured_content["headings"]), "top headings,", res.structured_content["deeper"], "deeper")
+            res = await s.call_tool("read_section", {"document": "GEN", "section": "9.9.9"})
+            print("bad section:", res.is_error, res.content[0].text)
+            res = await s.call_tool("search", {"query": "x" * 100_000})
+            print("100 kB query:", res.is_error, (res.content[0].text if res.is_error else "answered")[:80])
+            res = await s.call_tool("list_documents", {})
+            print("documents:", len(res.structured_content["documents"]))
+
+asyncio.run(main())

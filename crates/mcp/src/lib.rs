@@ -9,10 +9,31 @@ use folio_engine::{Library, SearchOptions};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{tool, tool_handler, tool_router, Json, ServerHandler, ServiceExt};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, Json, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
+
+/// The longest query `search` takes (a pasted page is refused with a message, not searched).
+pub const MAX_QUERY_BYTES: usize = 8 * 1024;
+
+/// The library's lock was poisoned by a panic in an earlier call.
+fn unavailable() -> ErrorData {
+    ErrorData::internal_error("the library is unavailable after an earlier failure", None)
+}
+
+/// An engine error as an MCP error: not found and invalid requests as the caller's to fix, the
+/// rest as the server's; the engine's typed code in `data.code`, its message as it is.
+fn engine_error(e: &folio_engine::EngineError) -> ErrorData {
+    use folio_engine::ErrorCode;
+    let code = e.code();
+    let data = Some(serde_json::json!({ "code": code }));
+    match code {
+        ErrorCode::NotFound => ErrorData::resource_not_found(e.to_string(), data),
+        ErrorCode::Invalid => ErrorData::invalid_params(e.to_string(), data),
+        _ => ErrorData::internal_error(e.to_string(), data),
+    }
+}
 
 /// The arguments of `search`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -157,15 +178,20 @@ impl FolioServer {
         name = "search",
         description = "Search the library (meaning, words, section numbers, defined terms); each hit with its citation, section, headings and type"
     )]
-    pub async fn search(&self, args: Parameters<SearchArgs>) -> Result<Json<SearchAnswer>, String> {
-        let library = self.library.clone();
+    pub async fn search(&self, args: Parameters<SearchArgs>) -> Result<Json<SearchAnswer>, ErrorData> {
         let SearchArgs { query, limit } = args.0;
-        tokio::task::spawn_blocking(move || {
-            let lib = library
-                .lock()
-                .map_err(|_| "the library is unavailable after an earlier failure".to_string())?;
+        if query.len() > MAX_QUERY_BYTES {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "the query is {} bytes long; at most {MAX_QUERY_BYTES}: ask with the words, section numbers or terms that matter",
+                    query.len()
+                ),
+                Some(serde_json::json!({ "code": "invalid" })),
+            ));
+        }
+        self.with_library(move |lib| {
             let opts = SearchOptions { limit: limit.unwrap_or(10).clamp(1, 50), ..SearchOptions::default() };
-            let hits = lib.search(&query, &opts).map_err(|e| e.to_string())?;
+            let hits = lib.search(&query, &opts)?;
             Ok(Json(SearchAnswer {
                 hits: hits
                     .into_iter()
@@ -181,7 +207,6 @@ impl FolioServer {
             }))
         })
         .await
-        .map_err(|e| format!("the search stopped: {e}"))?
     }
 
     /// Definitions of a term.
@@ -189,7 +214,7 @@ impl FolioServer {
         name = "define",
         description = "Where and for what scope a term is defined, with the definition's text"
     )]
-    pub async fn define(&self, args: Parameters<DefineArgs>) -> Result<Json<Definitions>, String> {
+    pub async fn define(&self, args: Parameters<DefineArgs>) -> Result<Json<Definitions>, ErrorData> {
         let term = args.0.term;
         self.with_library(move |lib| Ok(Json(Definitions { definitions: lib.define(&term)? }))).await
     }
@@ -199,7 +224,10 @@ impl FolioServer {
         name = "read_section",
         description = "A section's own text, with the headings above it and its pages"
     )]
-    pub async fn read_section(&self, args: Parameters<SectionArgs>) -> Result<Json<SectionAnswer>, String> {
+    pub async fn read_section(
+        &self,
+        args: Parameters<SectionArgs>,
+    ) -> Result<Json<SectionAnswer>, ErrorData> {
         let SectionArgs { document, section } = args.0;
         self.with_library(move |lib| {
             let s = lib.show(document.as_deref().filter(|d| !d.is_empty()), &section)?;
@@ -222,7 +250,7 @@ impl FolioServer {
     pub async fn references(
         &self,
         args: Parameters<SectionArgs>,
-    ) -> Result<Json<folio_engine::Backlinks>, String> {
+    ) -> Result<Json<folio_engine::Backlinks>, ErrorData> {
         let SectionArgs { document, section } = args.0;
         self.with_library(move |lib| {
             Ok(Json(lib.references(document.as_deref().filter(|d| !d.is_empty()), &section)?))
@@ -235,7 +263,7 @@ impl FolioServer {
         name = "outline",
         description = "A document's headings in reading order, down to a depth, with the section numbers read_section takes"
     )]
-    pub async fn outline(&self, args: Parameters<OutlineArgs>) -> Result<Json<OutlineAnswer>, String> {
+    pub async fn outline(&self, args: Parameters<OutlineArgs>) -> Result<Json<OutlineAnswer>, ErrorData> {
         let OutlineArgs { document, depth } = args.0;
         let depth = depth.unwrap_or(3).max(1);
         self.with_library(move |lib| {
@@ -264,15 +292,17 @@ impl FolioServer {
         name = "list_documents",
         description = "The documents in the library, with their labels and titles"
     )]
-    pub async fn list_documents(&self) -> Result<Json<DocumentList>, String> {
-        let lib = self
-            .library
-            .lock()
-            .map_err(|_| "the library is unavailable after an earlier failure".to_string())?;
-        let docs = lib.documents().map_err(|e| e.to_string())?;
-        Ok(Json(DocumentList {
-            documents: docs.into_iter().map(|d| DocumentEntry { label: d.label, title: d.title }).collect(),
-        }))
+    pub async fn list_documents(&self) -> Result<Json<DocumentList>, ErrorData> {
+        self.with_library(|lib| {
+            let docs = lib.documents()?;
+            Ok(Json(DocumentList {
+                documents: docs
+                    .into_iter()
+                    .map(|d| DocumentEntry { label: d.label, title: d.title })
+                    .collect(),
+            }))
+        })
+        .await
     }
 }
 
@@ -282,16 +312,14 @@ impl FolioServer {
     async fn with_library<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Library) -> Result<T, folio_engine::EngineError> + Send + 'static,
-    ) -> Result<T, String> {
+    ) -> Result<T, ErrorData> {
         let library = self.library.clone();
         tokio::task::spawn_blocking(move || {
-            let lib = library
-                .lock()
-                .map_err(|_| "the library is unavailable after an earlier failure".to_string())?;
-            f(&lib).map_err(|e| e.to_string())
+            let lib = library.lock().map_err(|_| unavailable())?;
+            f(&lib).map_err(|e| engine_error(&e))
         })
         .await
-        .map_err(|e| format!("the call stopped: {e}"))?
+        .map_err(|e| ErrorData::internal_error(format!("the call stopped: {e}"), None))?
     }
 }
 

@@ -5,6 +5,15 @@
 import asyncio, json, os, sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
+
+
+async def refused(call):
+    try:
+        await call
+    except MCPError as e:
+        return f"MCP error {e.error.code} {e.error.data}: {e.error.message[:90]}"
+    return "answered"
 
 async def main():
     params = StdioServerParameters(command=sys.argv[1], args=["--model", "fast", "--library", sys.argv[2], "mcp"],
@@ -20,10 +29,14 @@ async def main():
             print("first:", res.structured_content["hits"][0]["citation"])
             res = await s.call_tool("outline", {"document": "GEN", "depth": 1})
             print("outline:", len(res.structured_content["headings"]), "top headings,", res.structured_content["deeper"], "deeper")
-            res = await s.call_tool("read_section", {"document": "GEN", "section": "9.9.9"})
-            print("bad section:", res.is_error, res.content[0].text)
-            res = await s.call_tool("search", {"query": "x" * 100_000})
-            print("100 kB query:", res.is_error, (res.content[0].text if res.is_error else "answered")[:80])
+            print("bad section:", await refused(s.call_tool("read_section", {"document": "GEN", "section": "9.9.9"})))
+            print("path characters:", await refused(s.call_tool("read_section", {"document": "../../etc/passwd", "section": "1"})))
+            print("100 kB query:", await refused(s.call_tool("search", {"query": "x" * 100_000})))
+            print("empty query:", await refused(s.call_tool("search", {"query": " "})))
+            res = await s.call_tool("search", {"limit": "x"})
+            print("malformed arguments:", res.is_error, res.content[0].text[:80])
+            res = await s.call_tool("search", {"query": "mooring"})
+            print("still up after the errors:", not res.is_error)
             res = await s.call_tool("list_documents", {})
             print("documents:", len(res.structured_content["documents"]))
 

@@ -43,6 +43,13 @@ pub struct SearchArgs {
     /// How many hits (1–50, default 10).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// Only these documents (their labels, as `list_documents` gives them); all when empty.
+    #[serde(default)]
+    pub documents: Vec<String>,
+    /// Only passages of these types (`definition`, `requirement`, `guidance`, `note`, `table`, `content`); all
+    /// when empty.
+    #[serde(default)]
+    pub chunk_types: Vec<String>,
 }
 
 /// One hit.
@@ -58,6 +65,11 @@ pub struct SearchHit {
     pub parent_chain: Vec<String>,
     /// What the passage is (requirement, definition, table …).
     pub chunk_type: String,
+    /// The pages the passage lies on, when the document has pages.
+    pub pages: Option<folio_core::model::PageRange>,
+    /// The channels that found it: `dense` (meaning), `keyword` (words), `exact` (a section
+    /// number or defined term).
+    pub found_by: Vec<String>,
     /// The passage's text.
     pub text: String,
 }
@@ -179,7 +191,20 @@ impl FolioServer {
         description = "Search the library (meaning, words, section numbers, defined terms); each hit with its citation, section, headings and type"
     )]
     pub async fn search(&self, args: Parameters<SearchArgs>) -> Result<Json<SearchAnswer>, ErrorData> {
-        let SearchArgs { query, limit } = args.0;
+        let SearchArgs { query, limit, documents, chunk_types } = args.0;
+        let chunk_types = chunk_types
+            .iter()
+            .map(|t| {
+                folio_core::chunker::ChunkType::parse(t).ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!(
+                            "no passage type \"{t}\": definition, requirement, guidance, note, table or content"
+                        ),
+                        Some(serde_json::json!({ "code": "invalid" })),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         if query.len() > MAX_QUERY_BYTES {
             return Err(ErrorData::invalid_params(
                 format!(
@@ -190,7 +215,12 @@ impl FolioServer {
             ));
         }
         self.with_library(move |lib| {
-            let opts = SearchOptions { limit: limit.unwrap_or(10).clamp(1, 50), ..SearchOptions::default() };
+            let opts = SearchOptions {
+                limit: limit.unwrap_or(10).clamp(1, 50),
+                documents,
+                chunk_types,
+                ..SearchOptions::default()
+            };
             let hits = lib.search(&query, &opts)?;
             Ok(Json(SearchAnswer {
                 hits: hits
@@ -201,6 +231,16 @@ impl FolioServer {
                         section: h.section_number,
                         parent_chain: h.parent_chain,
                         chunk_type: h.chunk_type.as_str().to_string(),
+                        pages: h.pages,
+                        found_by: [
+                            ("dense", h.dense.is_some()),
+                            ("keyword", h.keyword.is_some()),
+                            ("exact", h.exact.is_some()),
+                        ]
+                        .into_iter()
+                        .filter(|(_, found)| *found)
+                        .map(|(name, _)| name.to_string())
+                        .collect(),
                         text: h.content,
                     })
                     .collect(),

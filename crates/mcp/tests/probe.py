@@ -27,6 +27,10 @@ async def main():
             res = await s.call_tool("search", {"query": "GEN 5.5.1", "limit": 3})
             print("search isError:", res.is_error, "structured hits:", len(res.structured_content["hits"]) if res.structured_content else None)
             print("first:", res.structured_content["hits"][0]["citation"])
+            res = await s.call_tool("search", {"query": "annual fee", "documents": ["FEES"], "chunk_types": ["requirement"], "limit": 5})
+            hits = res.structured_content["hits"]
+            print("filtered search:", len(hits), "hits,", {h["document"] for h in hits}, {h["chunk_type"] for h in hits}, hits[0]["found_by"] if hits else None)
+            print("unknown type:", await refused(s.call_tool("search", {"query": "fee", "chunk_types": ["poem"]})))
             res = await s.call_tool("outline", {"document": "GEN", "depth": 1})
             print("outline:", len(res.structured_content["headings"]), "top headings,", res.structured_content["deeper"], "deeper")
             print("bad section:", await refused(s.call_tool("read_section", {"document": "GEN", "section": "9.9.9"})))

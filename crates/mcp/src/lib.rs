@@ -59,6 +59,8 @@ pub struct SearchHit {
     pub citation: String,
     /// The document's short label.
     pub document: String,
+    /// The document's file name.
+    pub file: String,
     /// The section's number as printed, when it has one.
     pub section: Option<String>,
     /// The headings above the passage, outermost first.
@@ -228,6 +230,10 @@ impl FolioServer {
                     .map(|h| SearchHit {
                         citation: h.citation,
                         document: h.label,
+                        file: std::path::Path::new(&h.path)
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
                         section: h.section_number,
                         parent_chain: h.parent_chain,
                         chunk_type: h.chunk_type.as_str().to_string(),

@@ -129,19 +129,17 @@ fn recall_sweep(url: &str, embedder: &dyn folio_ai::Embedder, questions: &[Strin
     let server = std::sync::Arc::new(
         folio_postgres::Server::connect(TeamAddress::parse(url).unwrap()).expect("a connection"),
     );
+    let store = folio_postgres::PgVectors::open(server.clone(), embedder.id(), embedder.dim()).unwrap();
     let asked: Vec<(Vec<f32>, Vec<i64>)> = questions
         .iter()
         .take(100)
         .map(|q| {
             let v = embedder.embed_query(q).expect("a query vector");
-            let vectors =
-                folio_postgres::PgVectors::open(server.clone(), embedder.id(), embedder.dim()).unwrap();
-            let exact = vectors.search_exact(&v, 10).unwrap().into_iter().map(|h| h.0).collect();
+            let exact = store.search_exact(&v, 10).unwrap().into_iter().map(|h| h.0).collect();
             (v, exact)
         })
         .collect();
-    let own =
-        folio_postgres::PgVectors::open(server.clone(), embedder.id(), embedder.dim()).unwrap().ef_search();
+    let own = store.ef_search();
     for ef in [40, 100, 200, 400, 800] {
         let vectors = folio_postgres::PgVectors::open(server.clone(), embedder.id(), embedder.dim())
             .unwrap()

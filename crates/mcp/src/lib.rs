@@ -8,7 +8,12 @@
 use folio_engine::{Library, SearchOptions};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    Implementation, ListResourceTemplatesResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResourceContents, ResourceTemplate, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::{MaybeSendFuture, RequestContext, RoleServer};
 use rmcp::{tool, tool_handler, tool_router, ErrorData, Json, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -372,12 +377,89 @@ impl FolioServer {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for FolioServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(Implementation::new("folio", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Folio's document library: search it, and cite each hit by its citation string (document, section, page).",
             )
     }
+
+    fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<ListResourceTemplatesResult, ErrorData>> + MaybeSendFuture + '_
+    {
+        std::future::ready(Ok(ListResourceTemplatesResult::with_all_items(vec![ResourceTemplate::new(
+            SECTION_URI,
+            "section",
+        )
+        .with_description(
+            "A section's own text with its headings: folio://doc/GEN/5.5.1 (the document's label, the section's number as printed)",
+        )])))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let (document, section) = section_of_uri(&request.uri)?;
+        let uri = request.uri.clone();
+        let text = self
+            .with_library(move |lib| {
+                let s = lib.show(Some(&document), &section)?;
+                let mut out = s.parent_chain.join(" › ");
+                out.push_str("\n\n");
+                out.push_str(&s.text);
+                Ok(out)
+            })
+            .await?;
+        Ok(ReadResourceResponse::Complete(ReadResourceResult::new(vec![
+            ResourceContents::text(text, uri).with_mime_type("text/plain")
+        ])))
+    }
+}
+
+/// The URI template of a section.
+pub const SECTION_URI: &str = "folio://doc/{document}/{section}";
+
+/// The document label and section number of `folio://doc/{document}/{section}` (each part
+/// percent-decoded; the section may hold slashes, as "Part 6.50.(1)" does not but a filing's
+/// might).
+fn section_of_uri(uri: &str) -> Result<(String, String), ErrorData> {
+    let bad = || {
+        ErrorData::invalid_params(
+            format!("not a section's address: {uri} (folio://doc/{{document}}/{{section}}, e.g. folio://doc/GEN/5.5.1)"),
+            Some(serde_json::json!({ "code": "invalid" })),
+        )
+    };
+    let rest = uri.strip_prefix("folio://doc/").ok_or_else(bad)?;
+    let (document, section) = rest.split_once('/').ok_or_else(bad)?;
+    let decode = |s: &str| percent_decode(s).ok_or_else(bad);
+    let (document, section) = (decode(document)?, decode(section)?);
+    if document.is_empty() || section.is_empty() {
+        return Err(bad());
+    }
+    Ok((document, section))
+}
+
+/// `%XX` escapes decoded (UTF-8); `None` for a broken escape or bytes that are not UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// Serves `library` over stdin and stdout until the client closes them.
@@ -398,4 +480,27 @@ pub fn serve_stdio(library: Library) -> Result<(), String> {
     drop(runtime);
     drop(keep);
     served
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_section_address_names_a_document_and_a_section() {
+        assert_eq!(section_of_uri("folio://doc/GEN/5.5.1").unwrap(), ("GEN".into(), "5.5.1".into()));
+        assert_eq!(
+            section_of_uri("folio://doc/APPLE_10K/Item%207").unwrap(),
+            ("APPLE_10K".into(), "Item 7".into())
+        );
+        for bad in [
+            "folio://doc/GEN",
+            "folio://doc//1",
+            "http://x/GEN/1",
+            "folio://doc/GEN/%zz",
+            "folio://doc/GEN/%ff",
+        ] {
+            assert!(section_of_uri(bad).is_err(), "{bad}");
+        }
+    }
 }

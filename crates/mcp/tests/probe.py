@@ -41,6 +41,11 @@ async def main():
             print("malformed arguments:", res.is_error, res.content[0].text[:80])
             res = await s.call_tool("search", {"query": "mooring"})
             print("still up after the errors:", not res.is_error)
+            templates = await s.list_resource_templates()
+            print("resource templates:", [t.uri_template for t in templates.resource_templates])
+            res = await s.read_resource("folio://doc/GEN/5.5.1")
+            print("resource:", res.contents[0].text[:100].replace("\n", " | "))
+            print("bad resource:", await refused(s.read_resource("folio://doc/GEN")))
             res = await s.call_tool("list_documents", {})
             print("documents:", len(res.structured_content["documents"]))
 

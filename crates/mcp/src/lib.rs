@@ -129,6 +129,44 @@ pub struct SectionArgs {
     pub section: String,
 }
 
+/// The arguments of `read_section`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadSectionArgs {
+    /// The document's label ("GEN"), or empty when the section number is unique in the library.
+    #[serde(default)]
+    pub document: Option<String>,
+    /// The section's number as printed ("5.5.1", "Item 7", "203(a)").
+    pub section: String,
+    /// Where to go on from (a `next_offset` an earlier answer gave); the start when absent.
+    #[serde(default)]
+    pub offset: Option<usize>,
+}
+
+/// The most text one `read_section` answer carries (bytes); the rest comes with `next_offset`.
+pub const SECTION_PAGE_BYTES: usize = 20_000;
+
+/// The part of `text` from `offset` (moved back to a character boundary) of at most `limit`
+/// bytes, ending at a paragraph break where one lies in its last tenth: where it starts, the part,
+/// and where the next part starts, if any.
+fn text_page(text: &str, offset: usize, limit: usize) -> (usize, &str, Option<usize>) {
+    let mut start = offset.min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let rest = &text[start..];
+    if rest.len() <= limit {
+        return (start, rest, None);
+    }
+    let mut end = limit;
+    while !rest.is_char_boundary(end) {
+        end -= 1;
+    }
+    if let Some(p) = rest[..end].rfind("\n\n").filter(|p| *p >= end - end / 10) {
+        end = p + 2;
+    }
+    (start, &rest[..end], Some(start + end))
+}
+
 /// The answer of `read_section`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SectionAnswer {
@@ -140,8 +178,14 @@ pub struct SectionAnswer {
     pub parent_chain: Vec<String>,
     /// The pages it lies on, when the document has pages.
     pub pages: Option<folio_core::model::PageRange>,
-    /// The section's own text.
+    /// The section's own text, from `offset`; at most [`SECTION_PAGE_BYTES`] of it.
     pub text: String,
+    /// Where this part of the text starts (bytes).
+    pub offset: usize,
+    /// The whole text's length (bytes).
+    pub total_bytes: usize,
+    /// Where the rest starts, when there is more: call `read_section` again with this `offset`.
+    pub next_offset: Option<usize>,
 }
 
 /// The arguments of `outline`.
@@ -277,17 +321,22 @@ impl FolioServer {
     )]
     pub async fn read_section(
         &self,
-        args: Parameters<SectionArgs>,
+        args: Parameters<ReadSectionArgs>,
     ) -> Result<Json<SectionAnswer>, ErrorData> {
-        let SectionArgs { document, section } = args.0;
+        let ReadSectionArgs { document, section, offset } = args.0;
         self.with_library(move |lib| {
             let s = lib.show(document.as_deref().filter(|d| !d.is_empty()), &section)?;
+            let offset = offset.unwrap_or(0);
+            let (start, text, next_offset) = text_page(&s.text, offset, SECTION_PAGE_BYTES);
             Ok(Json(SectionAnswer {
                 document: s.document,
                 heading: s.section.heading.clone(),
                 parent_chain: s.parent_chain,
                 pages: s.section.pages,
-                text: s.text,
+                offset: start,
+                total_bytes: s.text.len(),
+                next_offset,
+                text: text.to_string(),
             }))
         })
         .await
@@ -485,6 +534,31 @@ pub fn serve_stdio(library: Library) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_text_comes_in_parts_that_join_up_whole() {
+        let text = format!("{}\n\n{}é{}", "a".repeat(95), "b".repeat(50), "c".repeat(60));
+        let mut joined = String::new();
+        let mut offset = 0;
+        let mut parts = 0;
+        loop {
+            let (start, part, next) = text_page(&text, offset, 100);
+            assert_eq!(start, offset);
+            assert!(part.len() <= 100);
+            joined.push_str(part);
+            parts += 1;
+            match next {
+                Some(n) => offset = n,
+                None => break,
+            }
+        }
+        assert_eq!(joined, text);
+        assert_eq!(parts, 3);
+        assert!(text_page(&text, 0, 100).1.ends_with("\n\n"), "cut at the paragraph break");
+        assert_eq!(text_page(&text, 10_000, 100), (text.len(), "", None), "past the end: nothing");
+        let (start, part, _) = text_page(&text, 148, 100);
+        assert_eq!((start, part.chars().next()), (147, Some('é')), "back to a character boundary");
+    }
 
     #[test]
     fn a_section_address_names_a_document_and_a_section() {

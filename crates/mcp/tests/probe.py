@@ -41,6 +41,16 @@ async def main():
             print("malformed arguments:", res.is_error, res.content[0].text[:80])
             res = await s.call_tool("search", {"query": "mooring"})
             print("still up after the errors:", not res.is_error)
+            parts, offset, text = 0, None, ""
+            while True:
+                args = {"document": "GEN", "section": "5"} | ({"offset": offset} if offset is not None else {})
+                res = (await s.call_tool("read_section", args)).structured_content
+                text += res["text"]
+                parts += 1
+                offset = res["next_offset"]
+                if offset is None:
+                    break
+            print("long section:", parts, "parts,", len(text.encode()), "of", res["total_bytes"], "bytes")
             templates = await s.list_resource_templates()
             print("resource templates:", [t.uri_template for t in templates.resource_templates])
             res = await s.read_resource("folio://doc/GEN/5.5.1")

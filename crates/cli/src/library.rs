@@ -106,6 +106,8 @@ pub enum LibraryCommand {
     },
     /// Files that could not be indexed, with why (each is tried again when it changes).
     Failures,
+    /// Serve the library to an AI assistant over the Model Context Protocol (stdio; read-only).
+    Mcp,
     /// Run queries from a JSONL file ({"id", "query"} a line); write one JSONL line of ranked hits per query.
     Eval {
         queries: PathBuf,
@@ -280,6 +282,9 @@ fn run_command(
             lib.repaired().join(", ")
         );
     }
+    if let LibraryCommand::Mcp = command {
+        return Ok(folio_mcp::serve_stdio(lib)?);
+    }
     if let LibraryCommand::Watch { action: WatchAction::Run } = command {
         return Ok(watch_run(lib)?);
     }
@@ -287,7 +292,7 @@ fn run_command(
     let mut out = out.lock();
     match command {
         LibraryCommand::Ingest { paths, context, .. } => ingest(&mut lib, paths, context, env)?,
-        LibraryCommand::Repair | LibraryCommand::Watch { action: WatchAction::Run } => {
+        LibraryCommand::Repair | LibraryCommand::Mcp | LibraryCommand::Watch { action: WatchAction::Run } => {
             unreachable!("handled before the library's output")
         }
         LibraryCommand::Usage => {

@@ -7,6 +7,7 @@
 mod context_key;
 mod corruption;
 mod limits;
+mod mcp;
 mod open_race;
 mod refused;
 mod shared;

@@ -29,6 +29,7 @@ mod ingest;
 mod keywords;
 mod lock;
 mod lookups;
+mod nearest;
 mod repair;
 mod rerank;
 mod search;
@@ -655,6 +656,7 @@ impl Library {
             Some(k) => vec![self.find_document(k)?],
             None => self.catalog.documents()?,
         };
+        let named = doc.is_some().then(|| candidates[0].clone());
         for d in candidates {
             let sections = self.catalog.sections(d.id)?;
             let wanted = sections.iter().find(|s| s.section_id == section).or_else(|| {
@@ -684,7 +686,18 @@ impl Library {
                 });
             }
         }
-        Err(EngineError::NotFound(format!("no section '{section}'")))
+        Err(EngineError::NotFound(match named {
+            Some(d) => {
+                let sections = self.catalog.sections(d.id)?;
+                let near = nearest::nearest(section, sections.iter().filter_map(|s| s.number.as_deref()), 3);
+                if near.is_empty() {
+                    format!("no section '{section}' in {}", d.label)
+                } else {
+                    format!("no section '{section}' in {}; nearest: {}", d.label, near.join(", "))
+                }
+            }
+            None => format!("no section '{section}' in the library"),
+        }))
     }
 
     /// References out of a section and backlinks into it.

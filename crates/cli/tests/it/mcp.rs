@@ -1,0 +1,101 @@
+//! `folio mcp` driven by a real MCP client (the protocol's Rust SDK, `rmcp`, spawning the binary):
+//! initialize, list the tools, call each, read a section as a resource; bad arguments get typed
+//! errors and the server keeps answering.
+
+use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::ServiceExt;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::Command;
+
+/// The fixture rulebook, named as the Harbour Authority's rules (label HAR), in a new library.
+fn ingest_fixture(lib: &Path, docs: &Path) {
+    let rulebook = docs.join("HAR_rules.txt");
+    std::fs::copy(folio_testkit::paths::repo_root().join("tests/fixtures/rulebook.txt"), &rulebook).unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_folio"))
+        .env("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir())
+        .args(["--model", "fast", "--library"])
+        .arg(lib)
+        .arg("ingest")
+        .arg(rulebook)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+fn args(v: Value) -> serde_json::Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
+
+#[test]
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn an_mcp_client_calls_every_tool() {
+    folio_testkit::paths::require_asset("potion-base-2M/model.safetensors");
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("library");
+    ingest_fixture(&lib, dir.path());
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_folio")).configure(|c| {
+            c.env("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir())
+                .args(["--model", "fast", "--library"])
+                .arg(&lib)
+                .arg("mcp");
+        });
+        let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+        let tools: Vec<String> =
+            client.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
+        for t in ["search", "read_section", "outline", "define", "references", "list_documents"] {
+            assert!(tools.iter().any(|n| n == t), "{t} in {tools:?}");
+        }
+        let call = |name: &'static str, a: Value| CallToolRequestParams::new(name).with_arguments(args(a));
+
+        let found =
+            client.call_tool(call("search", json!({"query": "HAR 3.1.2", "limit": 3}))).await.unwrap();
+        let hits = found.structured_content.as_ref().unwrap()["hits"].as_array().unwrap().clone();
+        assert!(!hits.is_empty());
+        // The first hit holds the rule (a chunk of short rules begins at their chapter, which its
+        // citation names).
+        assert!(hits[0]["text"].as_str().unwrap().contains("\n3.1.2\n"), "{:?}", hits[0]);
+        assert!(hits[0]["citation"].as_str().unwrap().starts_with("HAR 3"), "{:?}", hits[0]);
+        assert!(hits[0]["found_by"].as_array().unwrap().iter().any(|c| c == "exact"));
+
+        let docs = client.call_tool(call("list_documents", json!({}))).await.unwrap();
+        let label =
+            docs.structured_content.as_ref().unwrap()["documents"][0]["label"].as_str().unwrap().to_string();
+        let section = client
+            .call_tool(call("read_section", json!({"document": label, "section": "3.1.3"})))
+            .await
+            .unwrap();
+        assert!(section.structured_content.as_ref().unwrap()["text"]
+            .as_str()
+            .unwrap()
+            .contains("keep a log"));
+        let outline = client.call_tool(call("outline", json!({"document": label}))).await.unwrap();
+        assert!(!outline.structured_content.as_ref().unwrap()["headings"].as_array().unwrap().is_empty());
+        let defined = client.call_tool(call("define", json!({"term": "Mooring Fee"}))).await.unwrap();
+        assert!(!defined.structured_content.as_ref().unwrap()["definitions"].as_array().unwrap().is_empty());
+        let refs = client
+            .call_tool(call("references", json!({"document": label, "section": "3.1.1"})))
+            .await
+            .unwrap();
+        assert!(refs.structured_content.as_ref().unwrap()["incoming"].as_array().is_some());
+        let resource = client
+            .read_resource(ReadResourceRequestParams::new(format!("folio://doc/{label}/3.1.3")))
+            .await
+            .unwrap();
+        assert!(format!("{resource:?}").contains("keep a log"));
+
+        // Bad input: typed errors, and the server goes on.
+        let missing =
+            client.call_tool(call("read_section", json!({"document": label, "section": "9.9.9"}))).await;
+        let e = format!("{:?}", missing.unwrap_err());
+        assert!(e.contains("not_found"), "{e}");
+        let long = client.call_tool(call("search", json!({"query": "x".repeat(100_000)}))).await;
+        assert!(format!("{:?}", long.unwrap_err()).contains("invalid"));
+        let again = client.call_tool(call("search", json!({"query": "lockers"}))).await.unwrap();
+        assert_ne!(again.is_error, Some(true));
+        client.cancel().await.unwrap();
+    });
+}

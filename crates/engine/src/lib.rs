@@ -78,7 +78,7 @@ pub fn default_settings_path() -> std::path::PathBuf {
     dirs::config_dir().unwrap_or_else(|| std::path::PathBuf::from(".")).join("folio/settings.json")
 }
 pub use folio_index::catalog::ContextRun;
-pub use folio_index::catalog::{DocumentRow, DocumentStatus, SectionRow};
+pub use folio_index::catalog::{DocumentRow, DocumentStatus, RefRow, SectionRow};
 pub use library::{
     ingest_shared, is_library_file, Backlinks, CatalogRebuild, Crumb, DefinitionHit, Hit, IngestFailure,
     IngestReport, Library, LibraryOptions, MissingDocument, Progress, RepairReport, SearchOptions,

@@ -24,6 +24,19 @@ fn ingest_fixture(lib: &Path, docs: &Path) {
     assert!(status.success());
 }
 
+/// `folio ARGS…` on the library, its standard output.
+fn cli(lib: &Path, a: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_folio"))
+        .env("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir())
+        .args(["--model", "fast", "--library"])
+        .arg(lib)
+        .args(a)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn args(v: Value) -> serde_json::Map<String, Value> {
     v.as_object().unwrap().clone()
 }
@@ -35,6 +48,12 @@ fn an_mcp_client_calls_every_tool() {
     let dir = tempfile::tempdir().unwrap();
     let lib = dir.path().join("library");
     ingest_fixture(&lib, dir.path());
+    // What the CLI answers on the same library, to hold the tools' answers against.
+    let cli_hits: Value =
+        serde_json::from_str(&cli(&lib, &["search", "--json", "--limit", "3", "HAR 3.1.2"])).unwrap();
+    let cli_citations: Vec<String> =
+        cli_hits.as_array().unwrap().iter().map(|h| h["citation"].as_str().unwrap().to_string()).collect();
+    let cli_section = cli(&lib, &["show", "3.1.3"]);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_folio")).configure(|c| {
@@ -60,6 +79,9 @@ fn an_mcp_client_calls_every_tool() {
         assert!(hits[0]["text"].as_str().unwrap().contains("\n3.1.2\n"), "{:?}", hits[0]);
         assert!(hits[0]["citation"].as_str().unwrap().starts_with("HAR 3"), "{:?}", hits[0]);
         assert!(hits[0]["found_by"].as_array().unwrap().iter().any(|c| c == "exact"));
+        let citations: Vec<String> =
+            hits.iter().map(|h| h["citation"].as_str().unwrap().to_string()).collect();
+        assert_eq!(citations, cli_citations, "the tool ranks as `folio search` does");
 
         let docs = client.call_tool(call("list_documents", json!({}))).await.unwrap();
         let label =
@@ -68,19 +90,35 @@ fn an_mcp_client_calls_every_tool() {
             .call_tool(call("read_section", json!({"document": label, "section": "3.1.3"})))
             .await
             .unwrap();
-        assert!(section.structured_content.as_ref().unwrap()["text"]
-            .as_str()
-            .unwrap()
-            .contains("keep a log"));
+        let text = section.structured_content.as_ref().unwrap()["text"].as_str().unwrap().to_string();
+        assert!(text.contains("keep a log"));
+        assert!(cli_section.contains(text.trim()), "the tool's section is `folio show`'s: {text}");
         let outline = client.call_tool(call("outline", json!({"document": label}))).await.unwrap();
-        assert!(!outline.structured_content.as_ref().unwrap()["headings"].as_array().unwrap().is_empty());
+        let outline = outline.structured_content.unwrap();
+        assert!(!outline["headings"].as_array().unwrap().is_empty());
+        assert_eq!(
+            outline["total"].as_u64().unwrap() as usize,
+            outline["headings"].as_array().unwrap().len()
+        );
+        let past =
+            client.call_tool(call("outline", json!({"document": label, "offset": 10_000}))).await.unwrap();
+        assert!(past.structured_content.unwrap()["headings"].as_array().unwrap().is_empty());
         let defined = client.call_tool(call("define", json!({"term": "Mooring Fee"}))).await.unwrap();
         assert!(!defined.structured_content.as_ref().unwrap()["definitions"].as_array().unwrap().is_empty());
         let refs = client
             .call_tool(call("references", json!({"document": label, "section": "3.1.1"})))
             .await
             .unwrap();
-        assert!(refs.structured_content.as_ref().unwrap()["incoming"].as_array().is_some());
+        let refs = refs.structured_content.unwrap();
+        assert!(refs["incoming"].as_array().is_some());
+        assert!(refs["total_outgoing"].as_u64().is_some() && refs["next_offset"].is_null(), "{refs}");
+        for r in refs["outgoing"].as_array().unwrap() {
+            assert!(
+                ["in this document", "in your library", "not in your library", "not found"]
+                    .contains(&r["status"].as_str().unwrap()),
+                "{r}"
+            );
+        }
         let resource = client
             .read_resource(ReadResourceRequestParams::new(format!("folio://doc/{label}/3.1.3")))
             .await

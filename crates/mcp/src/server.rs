@@ -70,6 +70,8 @@ pub struct SearchHit {
 pub struct SearchAnswer {
     /// Best first.
     pub hits: Vec<SearchHit>,
+    /// How long the library's search took (milliseconds).
+    pub engine_ms: f64,
 }
 
 /// One document of the library.
@@ -234,8 +236,11 @@ impl FolioServer {
         let CheckedSearch { query, limit, documents, chunk_types } = args.0.checked().map_err(invalid)?;
         self.with_library(move |lib| {
             let opts = SearchOptions { limit, documents, chunk_types, ..SearchOptions::default() };
+            let started = std::time::Instant::now();
             let hits = lib.search(&query, &opts)?;
+            let engine_ms = started.elapsed().as_secs_f64() * 1e3;
             Ok(Json(SearchAnswer {
+                engine_ms,
                 hits: hits
                     .into_iter()
                     .map(|h| SearchHit {

@@ -53,19 +53,21 @@ cat >"$XDG_CONFIG_HOME/folio/settings.json" <<JSON
 JSON
 export FOLIO_ASSETS_DIR=${FOLIO_ASSETS_DIR:-$FOLIO_ROOT/.assets}
 
-# A 386-page PDF: the Debian Policy Manual twice over (pdfium merges them, through the pypdfium2
-# wheel that setup-assets.sh already fetched for libpdfium).
+# A 772-page PDF: the Debian Policy Manual four times over (pdfium merges them, through the
+# pypdfium2 wheel that setup-assets.sh already fetched for libpdfium). Long enough that searches
+# are timed during its ingest: twice over, with conversion optimised, it was indexed before a
+# fifth search.
 python3 -c "import pypdfium2" 2>/dev/null ||
   python3 -m pip install --quiet --user --no-index \
     --find-links "$(dirname "$(find "$HOME/.cache/folio-assets/wheels" -name 'pypdfium2-*.whl' | head -n1)")" pypdfium2 ||
   true
-BIG=$SCRATCH/policy-twice.pdf
+BIG=$SCRATCH/policy-four-times.pdf
 python3 - "$DATA/debian-policy/policy.pdf" "$BIG" <<'PY' || warn "could not build the big PDF (pypdfium2 missing); the responsiveness check is skipped"
 import sys
 import pypdfium2 as pdfium
 src, out = sys.argv[1], sys.argv[2]
 doc = pdfium.PdfDocument.new()
-for _ in range(2):
+for _ in range(4):
     doc.import_pages(pdfium.PdfDocument(src))
 doc.save(out)
 print(f"{len(doc)} pages", file=sys.stderr)

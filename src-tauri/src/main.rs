@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use folio_engine::{
-    instance, BackendError, Backlinks, DefinitionHit, Diagnostics, DocumentRow, DocumentSummary, EngineError,
-    ErrorCode, FileFailure, Hit, IngestReport, LibraryStatus, MissingDocument, Outline, PageImage, Progress,
-    ProgressThrottle, RepairReport, SearchRequest, SectionView, Settings, SettingsChange, WatchedFolder,
-    Workspace,
+    instance, AssistantSnippet, BackendError, Backlinks, DefinitionHit, Diagnostics, DocumentRow,
+    DocumentSummary, EngineError, ErrorCode, FileFailure, Hit, IngestReport, LibraryStatus, MissingDocument,
+    Outline, PageImage, Progress, ProgressThrottle, RepairReport, SearchRequest, SectionView, Settings,
+    SettingsChange, WatchedFolder, Workspace,
 };
 use tauri::ipc::Channel;
 use tauri::{Emitter, Manager, State};
@@ -412,6 +412,31 @@ async fn failures(app: State<'_, Arc<App>>) -> Res<Vec<FileFailure>> {
     run(&app, |w| w.failures()).await
 }
 
+/// `folio-desktop mcp`: an AI assistant's MCP server over the library the settings name, on
+/// stdin and stdout, no window; refused unless Settings allow assistants. Returns the exit status.
+fn serve_assistant(options: DesktopOptions) -> i32 {
+    let env = options.env.unwrap_or_else(|why| {
+        tracing::error!("{why}; going on without the environment's settings");
+        folio_engine::Environment::default()
+    });
+    match folio_mcp::serve_settings_library(&options.settings, &env) {
+        Ok(()) => 0,
+        Err(e) => {
+            tracing::error!("the assistant's MCP server stopped: {e}");
+            eprintln!("folio: {e}");
+            2
+        }
+    }
+}
+
+/// What to paste into an AI assistant's MCP configuration: this program, started with `mcp`.
+#[tauri::command]
+fn assistant_snippet() -> Res<AssistantSnippet> {
+    let program = std::env::current_exe()
+        .map_err(|e| BackendError::new(ErrorCode::Internal, format!("the app's own path is unknown: {e}")))?;
+    Ok(AssistantSnippet::new(&program, &["mcp"]))
+}
+
 fn main() {
     folio_engine::tune_allocator();
     folio_engine::serve_converter_if_asked();
@@ -420,6 +445,9 @@ fn main() {
     if let Err(e) = folio_engine::log::start(&options.log) {
         // Nowhere else to say it: the app runs on without a log file.
         eprintln!("folio: no log file in {}: {e}", options.log.dir.display());
+    }
+    if std::env::args_os().nth(1).is_some_and(|a| a == "mcp") {
+        std::process::exit(serve_assistant(options));
     }
     let settings = options.settings.clone();
     // One window per library: files opened while Folio runs go to that window.
@@ -500,6 +528,7 @@ fn main() {
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
+            assistant_snippet,
             library_documents,
             library_status,
             ingest,

@@ -27,6 +27,7 @@ pub fn typescript() -> String {
         crate::DocumentSummary,
         crate::LibraryStatus,
         crate::Settings,
+        crate::AssistantSnippet,
         crate::SettingsChange,
         crate::BackendError,
         folio_ai::keys::KeyStatus,

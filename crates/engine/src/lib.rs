@@ -50,12 +50,13 @@ pub use folio_ai::keys::KeyStatus;
 pub use folio_core::cancel::Cancel;
 pub use folio_postgres::{TeamAddress, TlsMode};
 pub use settings::{
-    key_entry, settings_at, write_settings, Settings, SettingsChange, TeamLibrarySettings, Weights,
+    key_entry, settings_at, write_settings, AssistantSnippet, Settings, SettingsChange, TeamLibrarySettings,
+    Weights,
 };
 pub use workspace::{
-    key_status_at, remove_key_at, set_key_at, BackendError, DocumentStats, DocumentSummary, LibraryStatus,
-    LinkMark, Outline, PageImage, Rect, SearchRequest, SectionFilter, SectionView, TableMark, TermMark,
-    WatchedFolder, Workspace,
+    key_status_at, open_for_assistant, remove_key_at, set_key_at, BackendError, DocumentStats,
+    DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage, Rect, SearchRequest, SectionFilter,
+    SectionView, TableMark, TermMark, WatchedFolder, Workspace,
 };
 
 /// Call first thing in a shell's `main`: in a process started as a converter worker, converts

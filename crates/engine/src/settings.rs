@@ -42,6 +42,33 @@ pub struct Settings {
     /// [`Settings::library_dir`]). Its password is in the OS keychain, never here.
     #[serde(default)]
     pub team_library: Option<TeamLibrarySettings>,
+    /// Whether AI assistants may read the library over the Model Context Protocol (the app
+    /// started as `folio-desktop mcp` by an assistant). Off until the user turns it on.
+    #[serde(default)]
+    pub assistants: bool,
+}
+
+/// How an AI assistant starts Folio's MCP server: what to paste into its MCP configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct AssistantSnippet {
+    /// The program the assistant runs.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The whole entry as Claude Desktop's `claude_desktop_config.json` and most MCP clients take
+    /// it (`{"mcpServers": {"folio": {...}}}`), pretty-printed.
+    pub config: String,
+}
+
+impl AssistantSnippet {
+    /// The snippet for `program` started with `args` (the desktop app with `["mcp"]`: it serves the
+    /// library its settings name, so the snippet stays right when the user switches libraries).
+    pub fn new(program: &Path, args: &[&str]) -> AssistantSnippet {
+        let command = program.display().to_string();
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let config = serde_json::json!({ "mcpServers": { "folio": { "command": command, "args": args } } });
+        AssistantSnippet { command, args, config: serde_json::to_string_pretty(&config).unwrap_or_default() }
+    }
 }
 
 /// Where a team library is, as the Settings ask it (see [`TeamLibrarySettings::address`]).
@@ -126,6 +153,7 @@ impl Default for Settings {
             weights: Weights { dense: f.dense, keyword: f.keyword, exact: f.exact },
             ocr: true,
             team_library: None,
+            assistants: false,
         }
     }
 }
@@ -199,6 +227,29 @@ fn settings_from_json(text: &str) -> Option<Settings> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_assistant_snippet_is_the_entry_an_mcp_client_takes() {
+        let snippet = AssistantSnippet::new(Path::new("/opt/Folio/folio-desktop"), &["mcp"]);
+        let config: serde_json::Value = serde_json::from_str(&snippet.config).unwrap();
+        assert_eq!(config["mcpServers"]["folio"]["command"], "/opt/Folio/folio-desktop");
+        assert_eq!(config["mcpServers"]["folio"]["args"], serde_json::json!(["mcp"]));
+        assert!(!Settings::default().assistants, "off until the user turns it on");
+        // Settings saved before the switch existed read as off.
+        let old = r#"{"library_dir": "/l", "model": "fast", "context_provider": "structural", "anthropic_model": "m",
+            "openai_base_url": "u", "openai_model": "", "rrf_k": 60.0, "weights": {"dense": 1.0, "keyword": 1.0, "exact": 2.0}}"#;
+        assert!(!settings_from_json(old).unwrap().assistants);
+    }
+
+    #[test]
+    fn an_assistant_is_refused_until_the_settings_allow_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        let settings =
+            Settings { library_dir: dir.path().join("library").display().to_string(), ..Settings::default() };
+        write_settings(&path, &settings).unwrap();
+        let refused = crate::open_for_assistant(&path, &crate::Environment::default());
+        assert!(matches!(refused, Err(crate::EngineError::Invalid(ref m)) if m.contains("Settings")));
+    }
     #[test]
     fn a_team_library_is_an_address_without_a_password_and_its_keychain_entry() {
         let team = TeamLibrarySettings {

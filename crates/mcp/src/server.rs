@@ -455,6 +455,16 @@ impl ServerHandler for FolioServer {
     }
 }
 
+/// Serves the library the desktop app's settings at `settings_path` name, when the user allowed
+/// AI assistants in them (the app started as `folio-desktop mcp`).
+pub fn serve_settings_library(
+    settings_path: &std::path::Path,
+    env: &folio_engine::Environment,
+) -> Result<(), String> {
+    let library = folio_engine::open_for_assistant(settings_path, env).map_err(|e| e.to_string())?;
+    serve_stdio(library)
+}
+
 /// Serves `library` over stdin and stdout until the client closes them.
 pub fn serve_stdio(library: Library) -> Result<(), String> {
     let server = FolioServer::new(library);

@@ -2,6 +2,7 @@
 // FOLIO_BLESS=1 to rewrite). Do not edit.
 
 export type About = { version: string; components: Component[] };
+export type AssistantSnippet = { command: string; args: string[]; config: string };
 export type BackendError = { code: ErrorCode; message: string };
 export type Backlinks = { outgoing: RefRow[]; incoming: RefRow[] };
 export type CatalogRebuild = { damaged_copy: string; from_source: number; from_records: string[]; salvaged: string[]; lost: string[] };
@@ -40,7 +41,7 @@ export type SearchRequest = { query: string; limit: number; documents: string[];
 export type SectionFilter = { doc: string; section_id: string };
 export type SectionRow = { doc_id: number; ord: number; section_id: string; number: string | null; title: string; heading: string; level: number; parent_ord: number | null; pages: PageRange | null; span: Span };
 export type SectionView = { doc_id: number; document: string; label: string; section: SectionRow; crumbs: Crumb[]; text: string; terms: TermMark[]; links: LinkMark[]; tables: TableMark[]; pages: PageRange | null; path: string; format: string };
-export type Settings = { library_dir: string; model: EmbeddingModel; context_provider: ContextProvider; anthropic_model: string; openai_base_url: string; openai_model: string; fusion: FusionMethod; rrf_k: number; weights: Weights; ocr: boolean; team_library: TeamLibrarySettings | null };
+export type Settings = { library_dir: string; model: EmbeddingModel; context_provider: ContextProvider; anthropic_model: string; openai_base_url: string; openai_model: string; fusion: FusionMethod; rrf_k: number; weights: Weights; ocr: boolean; team_library: TeamLibrarySettings | null; assistants: boolean };
 export type SettingsChange = { settings: Settings; needs_reindex: boolean; reason: string | null };
 export type Span = { start: number; end: number };
 export type Stage = "queued" | "converting" | "analysing" | "contextualizing" | "embedding" | "indexing" | "indexed" | "unchanged" | "failed" | "cancelled";

@@ -3,6 +3,7 @@
 import { createContext, useContext } from 'react';
 import type {
   About,
+  AssistantSnippet,
   Backlinks,
   DefinitionHit,
   Diagnostics,
@@ -81,6 +82,8 @@ export interface Backend {
   define(term: string): Promise<DefinitionHit[]>;
   definitions(): Promise<DefinitionHit[]>;
   getSettings(): Promise<Settings>;
+  /** What to paste into an AI assistant's MCP configuration to start Folio's server. */
+  assistantSnippet(): Promise<AssistantSnippet>;
   saveSettings(s: Settings): Promise<SettingsChange>;
   keyStatus(provider: string): Promise<KeyStatus>;
   setKey(provider: string, key: string): Promise<KeyStatus>;

@@ -7,6 +7,7 @@ import { open } from '@tauri-apps/plugin-dialog';
 import type { Backend, ProgressHandler } from './index';
 import type {
   About,
+  AssistantSnippet,
   Backlinks,
   DefinitionHit,
   Diagnostics,
@@ -145,6 +146,7 @@ export function createTauriBackend(): Backend {
     define: (term) => call<DefinitionHit[]>('define', { term }),
     definitions: () => call<DefinitionHit[]>('definitions'),
     getSettings: () => call<Settings>('get_settings'),
+    assistantSnippet: () => call<AssistantSnippet>('assistant_snippet'),
     saveSettings: (settings) => call<SettingsChange>('save_settings', { settings }),
     keyStatus: (provider) => call<KeyStatus>('key_status', { provider }),
     setKey: (provider, key) => call<KeyStatus>('set_key', { provider, key }),

@@ -208,4 +208,24 @@ describe('settings', () => {
     await user.selectOptions(screen.getByTestId('setting-context-provider'), 'anthropic');
     await waitFor(() => expect(screen.getByTestId('key-input-anthropic')).toBeDisabled());
   });
+
+  it('shows the AI assistant entry to paste and saves the switch that allows assistants', async () => {
+    const base = stubBackend({}, { delayMs: 1 });
+    const saveSettings = vi.fn(base.saveSettings.bind(base));
+    const { user } = renderApp(Object.assign(base, { saveSettings }), { view: 'settings' });
+    const snippet = await screen.findByTestId('assistant-snippet');
+    const config = JSON.parse(snippet.textContent ?? '');
+    expect(config.mcpServers.folio.args).toEqual(['mcp']);
+    expect(config.mcpServers.folio.command).toMatch(/folio-desktop$/);
+    // Off until the user turns it on; the entry says what an assistant meets meanwhile.
+    const allow = screen.getByTestId('setting-assistants');
+    expect(allow).not.toBeChecked();
+    expect(screen.getByTestId('assistant-snippet-off')).toBeInTheDocument();
+    await user.click(allow);
+    expect(screen.queryByTestId('assistant-snippet-off')).toBeNull();
+    await user.click(screen.getByTestId('save-settings'));
+    expect(saveSettings).toHaveBeenCalledWith(expect.objectContaining({ assistants: true }));
+    await user.click(screen.getByTestId('assistant-snippet-copy'));
+    expect(await screen.findByText('Copied')).toBeInTheDocument();
+  });
 });

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { AboutPanel } from './AboutPanel';
 import { DiagnosticsPanel } from './DiagnosticsPanel';
-import { useBackend } from '../backend';
+import { useBackend, writeClipboard } from '../backend';
 import { toBackendError } from '../backend/errors';
 import {
   CONTEXT_PROVIDER_LABELS,
@@ -217,6 +217,7 @@ export function SettingsView() {
               </label>
             )}
           </fieldset>
+          <AssistantFields allowed={settings.assistants} onChange={(on) => update('assistants', on)} />
           <details className="settings-advanced" data-testid="settings-advanced">
             <summary data-testid="settings-advanced-toggle">Advanced</summary>
             <p className="muted">How search ranks what it finds. The defaults suit most libraries; change them to tune the ranking.</p>
@@ -433,5 +434,51 @@ function KeyField({ provider, name, env, label = 'API key' }: { provider: string
       )}
       <ErrorNote error={error ?? key.error} />
     </div>
+  );
+}
+
+/**
+ * AI assistants: the switch that lets them read the library (saved with the other settings) and
+ * the configuration entry to paste into the assistant, with a button that copies it.
+ */
+function AssistantFields({ allowed, onChange }: { allowed: boolean; onChange: (on: boolean) => void }) {
+  const backend = useBackend();
+  const snippet = useQuery(() => backend.assistantSnippet(), [backend], { library: false });
+  const [copied, setCopied] = useState(false);
+  const copy = async (text: string) => {
+    try {
+      await writeClipboard(text);
+      setCopied(true);
+    } catch {
+      // Neither clipboard route worked: the text is there to select by hand.
+      setCopied(false);
+    }
+  };
+  return (
+    <fieldset data-testid="settings-assistants">
+      <legend>AI assistants</legend>
+      <label className="field field-check">
+        <input type="checkbox" data-testid="setting-assistants" checked={allowed} onChange={(e) => onChange(e.target.checked)} />
+        <span>Let AI assistants read the library (Model Context Protocol; read-only, on this computer)</span>
+      </label>
+      <small className="field-hint">
+        An assistant such as Claude Desktop starts Folio with the entry below and can then search the library, read sections, look up
+        definitions and follow references. Nothing leaves this computer except what the assistant asks for.
+      </small>
+      <ErrorNote error={snippet.error} />
+      {snippet.data && (
+        <div className="assistant-snippet">
+          <pre data-testid="assistant-snippet">{snippet.data.config}</pre>
+          <button type="button" className="button small" data-testid="assistant-snippet-copy" onClick={() => void copy(snippet.data!.config)}>
+            {copied ? 'Copied' : 'Copy'}
+          </button>
+          {!allowed && (
+            <small className="field-hint" data-testid="assistant-snippet-off">
+              Turn the switch on and save: until then an assistant started with this entry is told that Folio does not allow it.
+            </small>
+          )}
+        </div>
+      )}
+    </fieldset>
   );
 }

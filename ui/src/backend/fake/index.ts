@@ -11,6 +11,7 @@
 import type { Backend, ProgressHandler } from '../index';
 import type {
   About,
+  AssistantSnippet,
   BackendError,
   Backlinks,
   DefinitionHit,
@@ -56,6 +57,7 @@ const DEFAULT_SETTINGS: Settings = {
   weights: { dense: 0.75, keyword: 1, exact: 2 },
   ocr: true,
   team_library: null,
+  assistants: false,
 };
 
 export type FakeOptions = {
@@ -302,6 +304,13 @@ export class FakeBackend implements Backend {
 
   async getSettings(): Promise<Settings> {
     return clone(this.settings);
+  }
+
+  async assistantSnippet(): Promise<AssistantSnippet> {
+    const command = '/Applications/Folio.app/Contents/MacOS/folio-desktop';
+    const args = ['mcp'];
+    const config = JSON.stringify({ mcpServers: { folio: { command, args } } }, null, 2);
+    return { command, args, config };
   }
 
   async saveSettings(s: Settings): Promise<SettingsChange> {

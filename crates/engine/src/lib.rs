@@ -21,6 +21,7 @@ pub mod about;
 mod allocator;
 /// Where the models and PDFium are found (beside the executable, the installed layout, `.assets`), and a library's embedder from the settings' model.
 pub mod assets;
+mod assistant;
 /// The TypeScript types of what the UI sends and receives, generated from the Rust types.
 pub mod bindings;
 mod context;
@@ -54,9 +55,9 @@ pub use settings::{
     Weights,
 };
 pub use workspace::{
-    key_status_at, open_for_assistant, remove_key_at, set_key_at, BackendError, DocumentStats,
-    DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage, Rect, SearchRequest, SectionFilter,
-    SectionView, TableMark, TermMark, WatchedFolder, Workspace,
+    key_status_at, remove_key_at, set_key_at, BackendError, DocumentStats, DocumentSummary, LibraryStatus,
+    LinkMark, Outline, PageImage, Rect, SearchRequest, SectionFilter, SectionView, TableMark, TermMark,
+    WatchedFolder, Workspace,
 };
 
 /// Call first thing in a shell's `main`: in a process started as a converter worker, converts
@@ -78,6 +79,7 @@ pub fn default_library_dir() -> std::path::PathBuf {
 pub fn default_settings_path() -> std::path::PathBuf {
     dirs::config_dir().unwrap_or_else(|| std::path::PathBuf::from(".")).join("folio/settings.json")
 }
+pub use assistant::open_for_assistant;
 pub use folio_index::catalog::ContextRun;
 pub use folio_index::catalog::{DocumentRow, DocumentStatus, RefRow, SectionRow};
 pub use library::{

@@ -725,20 +725,7 @@ pub fn remove_key_at(settings_path: &Path, provider: &str) -> Result<KeyStatus, 
     Ok(ApiKeys::default().remove(&entry)?)
 }
 
-/// The library the settings at `settings_path` name, for an AI assistant (the app started as
-/// `folio-desktop mcp`): refused unless the user allowed assistants in Settings. It opens as the
-/// desktop's second processes do, beside a running app.
-pub fn open_for_assistant(settings_path: &Path, env: &Environment) -> Result<Library, EngineError> {
-    let s = saved_settings(settings_path);
-    if !s.assistants {
-        return Err(EngineError::Invalid(
-            "AI assistants may not read this library: turn on \"Let AI assistants read the library\" in Folio's Settings".into(),
-        ));
-    }
-    open_library(&s, env, &ApiKeys::default())
-}
-
-fn open_library(s: &Settings, env: &Environment, keys: &ApiKeys) -> Result<Library, EngineError> {
+pub(crate) fn open_library(s: &Settings, env: &Environment, keys: &ApiKeys) -> Result<Library, EngineError> {
     let (embedder, mut options) = library_setup(s.model, env)?;
     options.convert.ocr = s.ocr;
     match &s.team_library {

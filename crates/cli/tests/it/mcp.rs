@@ -63,11 +63,26 @@ fn an_mcp_client_calls_every_tool() {
                 .arg("mcp");
         });
         let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
-        let tools: Vec<String> =
-            client.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
+        let listed = client.list_all_tools().await.unwrap();
+        let tools: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
         for t in ["search", "read_section", "outline", "define", "references", "list_documents"] {
             assert!(tools.iter().any(|n| n == t), "{t} in {tools:?}");
         }
+        // Each tool says what it takes and what it returns: object schemas, the arguments' fields
+        // described, the answer's fields named.
+        for tool in &listed {
+            let input = serde_json::to_value(&*tool.input_schema).unwrap();
+            assert_eq!(input["type"], "object", "{}: {input}", tool.name);
+            for (field, schema) in input["properties"].as_object().into_iter().flatten() {
+                assert!(schema["description"].is_string(), "{}.{field} is not described: {input}", tool.name);
+            }
+            let output =
+                serde_json::to_value(tool.output_schema.as_deref().expect("an output schema")).unwrap();
+            assert!(!output["properties"].as_object().unwrap().is_empty(), "{}: {output}", tool.name);
+        }
+        let search = listed.iter().find(|t| t.name == "search").unwrap();
+        let required = serde_json::to_value(&*search.input_schema).unwrap()["required"].clone();
+        assert_eq!(required, json!(["query"]), "search needs a query and nothing else");
         let call = |name: &'static str, a: Value| CallToolRequestParams::new(name).with_arguments(args(a));
 
         let found =

@@ -106,8 +106,12 @@ pub enum LibraryCommand {
     },
     /// Files that could not be indexed, with why (each is tried again when it changes).
     Failures,
-    /// Serve the library to an AI assistant over the Model Context Protocol (stdio; read-only).
-    Mcp,
+    /// Serve the library to an AI assistant over the Model Context Protocol (stdio; read-only unless --allow-writes).
+    Mcp {
+        /// Offer the `add_documents` tool, which adds files to the library (read-only without it).
+        #[arg(long)]
+        allow_writes: bool,
+    },
     /// Run queries from a JSONL file ({"id", "query"} a line); write one JSONL line of ranked hits per query.
     Eval {
         queries: PathBuf,
@@ -282,8 +286,9 @@ fn run_command(
             lib.repaired().join(", ")
         );
     }
-    if let LibraryCommand::Mcp = command {
-        return Ok(folio_mcp::serve_stdio(lib)?);
+    if let LibraryCommand::Mcp { allow_writes } = command {
+        let writes = if *allow_writes { folio_mcp::Writes::Allowed } else { folio_mcp::Writes::Refused };
+        return Ok(folio_mcp::serve_stdio(lib, writes)?);
     }
     if let LibraryCommand::Watch { action: WatchAction::Run } = command {
         return Ok(watch_run(lib)?);
@@ -292,7 +297,9 @@ fn run_command(
     let mut out = out.lock();
     match command {
         LibraryCommand::Ingest { paths, context, .. } => ingest(&mut lib, paths, context, env)?,
-        LibraryCommand::Repair | LibraryCommand::Mcp | LibraryCommand::Watch { action: WatchAction::Run } => {
+        LibraryCommand::Repair
+        | LibraryCommand::Mcp { .. }
+        | LibraryCommand::Watch { action: WatchAction::Run } => {
             unreachable!("handled before the library's output")
         }
         LibraryCommand::Usage => {

@@ -86,6 +86,14 @@ impl SearchArgs {
     }
 }
 
+/// The arguments of `add_documents` (only where the server was started to allow writes).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AddDocumentsArgs {
+    /// Files or folders on this computer to add to the library (PDF, Word, HTML, EPUB, Markdown,
+    /// text); a folder adds the readable files under it.
+    pub paths: Vec<String>,
+}
+
 /// The arguments of `define`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DefineArgs {

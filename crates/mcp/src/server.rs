@@ -1,22 +1,23 @@
 //! The server: the tools and resources over one library, and the stdio transport.
 
 use crate::args::{
-    document_filter, list_page, section_of_uri, text_page, ArgError, CheckedSearch, DefineArgs, OutlineArgs,
-    ReadSectionArgs, ReferencesArgs, SearchArgs, LIST_PAGE, SECTION_PAGE_BYTES, SECTION_URI,
+    document_filter, list_page, section_of_uri, text_page, AddDocumentsArgs, ArgError, CheckedSearch,
+    DefineArgs, OutlineArgs, ReadSectionArgs, ReferencesArgs, SearchArgs, LIST_PAGE, SECTION_PAGE_BYTES,
+    SECTION_URI,
 };
 use folio_engine::{Library, SearchOptions};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    Implementation, ListResourceTemplatesResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ResourceContents, ResourceTemplate, ServerCapabilities,
-    ServerConfig,
+    Implementation, ListResourceTemplatesResult, PaginatedRequestParams, ProgressNotificationParam,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents, ResourceTemplate,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{MaybeSendFuture, RequestContext, RoleServer};
 use rmcp::{tool, tool_handler, tool_router, ErrorData, Json, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::Serialize;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 /// An argument the caller has to change, as an MCP error.
 fn invalid(e: ArgError) -> ErrorData {
@@ -144,6 +145,30 @@ impl ReferenceEntry {
     }
 }
 
+/// Whether the server offers `add_documents`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writes {
+    /// Read-only: no tool changes the library (the default).
+    Refused,
+    /// `add_documents` is offered (`folio mcp --allow-writes`).
+    Allowed,
+}
+
+/// The answer of `add_documents`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AddAnswer {
+    /// Files indexed (new or changed).
+    pub indexed: usize,
+    /// Files already in the library as they are.
+    pub unchanged: usize,
+    /// Files that could not be added, each with why.
+    pub failed: Vec<String>,
+    /// Chunks written.
+    pub chunks: usize,
+    /// Whether the call was cancelled before the end (what was indexed stays).
+    pub cancelled: bool,
+}
+
 /// The answer of `references`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ReferencesAnswer {
@@ -216,15 +241,72 @@ pub struct OutlineAnswer {
 /// The server over one library.
 #[derive(Clone)]
 pub struct FolioServer {
-    library: Arc<Mutex<Library>>,
+    library: Arc<RwLock<Library>>,
     tool_router: ToolRouter<Self>,
 }
 
 #[tool_router(router = tool_router)]
 impl FolioServer {
     /// A server over `library`.
-    pub fn new(library: Library) -> FolioServer {
-        FolioServer { library: Arc::new(Mutex::new(library)), tool_router: Self::tool_router() }
+    pub fn new(library: Library, writes: Writes) -> FolioServer {
+        let mut tool_router = Self::tool_router();
+        if writes == Writes::Refused {
+            tool_router.remove_route("add_documents");
+        }
+        FolioServer { library: Arc::new(RwLock::new(library)), tool_router }
+    }
+
+    /// Adds files to the library (only where the server allows writes): the same ingest as
+    /// `folio ingest`, its steps as progress notifications when the client asks for them, stopped
+    /// when the client cancels the call.
+    #[tool(
+        name = "add_documents",
+        description = "Add files or folders on this computer to the library; answers what was indexed, unchanged or failed"
+    )]
+    pub async fn add_documents(
+        &self,
+        args: Parameters<AddDocumentsArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Json<AddAnswer>, ErrorData> {
+        let paths: Vec<std::path::PathBuf> = args.0.paths.iter().map(std::path::PathBuf::from).collect();
+        if paths.is_empty() {
+            return Err(invalid(ArgError("no paths: name the files or folders to add".into())));
+        }
+        let cancel = folio_engine::Cancel::new();
+        let stop = cancel.clone();
+        let ct = context.ct.clone();
+        tokio::spawn(async move {
+            ct.cancelled().await;
+            stop.cancel();
+        });
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<folio_engine::Progress>();
+        if let Some(token) = context.meta.get_progress_token() {
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                let mut step = 0.0;
+                while let Some(p) = rx.recv().await {
+                    step += 1.0;
+                    let message = format!("{} ({}/{}): {:?}", p.file, p.file_index + 1, p.files, p.stage);
+                    let note = ProgressNotificationParam::new(token.clone(), step).with_message(message);
+                    if peer.notify_progress(note).await.is_err() {
+                        break; // the client went away; the ingest goes on to its end
+                    }
+                }
+            });
+        }
+        let library = self.library.clone();
+        let report = tokio::task::spawn_blocking(move || {
+            folio_engine::ingest_shared(&library, &paths, &mut |p| drop(tx.send(p)), &cancel)
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the ingest stopped: {e}"), None))?;
+        Ok(Json(AddAnswer {
+            indexed: report.indexed.len(),
+            unchanged: report.unchanged.len(),
+            failed: report.failed.iter().map(|f| format!("{}: {}", f.path, f.message)).collect(),
+            chunks: report.chunks,
+            cancelled: report.cancelled,
+        }))
     }
 
     /// Hybrid search over the library.
@@ -400,7 +482,7 @@ impl FolioServer {
     ) -> Result<T, ErrorData> {
         let library = self.library.clone();
         tokio::task::spawn_blocking(move || {
-            let lib = library.lock().map_err(|_| unavailable())?;
+            let lib = library.read().map_err(|_| unavailable())?;
             f(&lib).map_err(|e| engine_error(&e))
         })
         .await
@@ -462,12 +544,12 @@ pub fn serve_settings_library(
     env: &folio_engine::Environment,
 ) -> Result<(), String> {
     let library = folio_engine::open_for_assistant(settings_path, env).map_err(|e| e.to_string())?;
-    serve_stdio(library)
+    serve_stdio(library, Writes::Refused)
 }
 
 /// Serves `library` over stdin and stdout until the client closes them.
-pub fn serve_stdio(library: Library) -> Result<(), String> {
-    let server = FolioServer::new(library);
+pub fn serve_stdio(library: Library, writes: Writes) -> Result<(), String> {
+    let server = FolioServer::new(library, writes);
     // The library is dropped here, outside the async runtime: its vector store runs a runtime of
     // its own, which may not be dropped inside another's.
     let keep = server.library.clone();

@@ -68,6 +68,7 @@ fn an_mcp_client_calls_every_tool() {
         for t in ["search", "read_section", "outline", "define", "references", "list_documents"] {
             assert!(tools.iter().any(|n| n == t), "{t} in {tools:?}");
         }
+        assert!(!tools.iter().any(|n| n == "add_documents"), "read-only without --allow-writes: {tools:?}");
         // Each tool says what it takes and what it returns: object schemas, the arguments' fields
         // described, the answer's fields named.
         for tool in &listed {
@@ -149,6 +150,53 @@ fn an_mcp_client_calls_every_tool() {
         assert!(format!("{:?}", long.unwrap_err()).contains("invalid"));
         let again = client.call_tool(call("search", json!({"query": "lockers"}))).await.unwrap();
         assert_ne!(again.is_error, Some(true));
+        client.cancel().await.unwrap();
+    });
+}
+
+#[test]
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn an_mcp_client_adds_documents_where_writes_are_allowed() {
+    folio_testkit::paths::require_asset("potion-base-2M/model.safetensors");
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("library");
+    ingest_fixture(&lib, dir.path());
+    let glossary = dir.path().join("GLO_glossary.md");
+    std::fs::copy(
+        folio_testkit::paths::repo_root().join("tests/fixtures/samples/GLO Glossary.md"),
+        &glossary,
+    )
+    .unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_folio")).configure(|c| {
+            c.env("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir())
+                .args(["--model", "fast", "--library"])
+                .arg(&lib)
+                .args(["mcp", "--allow-writes"]);
+        });
+        let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+        let tools: Vec<String> =
+            client.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
+        assert!(tools.iter().any(|n| n == "add_documents"), "{tools:?}");
+        let call = |name: &'static str, a: Value| CallToolRequestParams::new(name).with_arguments(args(a));
+        let added = client
+            .call_tool(call("add_documents", json!({"paths": [glossary.display().to_string()]})))
+            .await
+            .unwrap();
+        let added = added.structured_content.unwrap();
+        assert_eq!(added["indexed"], 1, "{added}");
+        assert!(added["chunks"].as_u64().unwrap() > 0, "{added}");
+        let docs = client.call_tool(call("list_documents", json!({}))).await.unwrap();
+        assert_eq!(docs.structured_content.unwrap()["documents"].as_array().unwrap().len(), 2);
+        // Again: unchanged, nothing written twice.
+        let again = client
+            .call_tool(call("add_documents", json!({"paths": [glossary.display().to_string()]})))
+            .await
+            .unwrap();
+        assert_eq!(again.structured_content.unwrap()["unchanged"], 1);
+        let none = client.call_tool(call("add_documents", json!({"paths": []}))).await;
+        assert!(format!("{:?}", none.unwrap_err()).contains("invalid"));
         client.cancel().await.unwrap();
     });
 }

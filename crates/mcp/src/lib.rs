@@ -21,7 +21,7 @@
 //!     .map_err(|e| e.to_string())?;
 //! let library = folio_engine::Library::open(std::path::Path::new("library"), embedder, options)
 //!     .map_err(|e| e.to_string())?;
-//! folio_mcp::serve_stdio(library)?;
+//! folio_mcp::serve_stdio(library, folio_mcp::Writes::Refused)?;
 //! # }
 //! # Ok(())
 //! # }

@@ -12,30 +12,13 @@
 //! only. `--notes` prints each miss, `--outline` the outlines. The measure is `folio_convert::pdf::outline_check`'s.
 
 use folio_convert::pdf::outline_check::{
-    document_headings, marks_of, printed_only, score_outline, OutlineScore,
+    document_headings, marks_of, printed_only, score_outline, strip_outline, OutlineScore,
 };
 use folio_convert::pdf::{page_texts, read_outline, PdfConverter};
 use folio_convert::{ConvertOptions, Converter};
 use folio_core::model::Document;
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
-
-fn strip(path: &Path, dir: &Path) -> Result<Vec<u8>, String> {
-    let out = dir.join("stripped.pdf");
-    let status = Command::new("qpdf")
-        .args(["--empty", "--pages"])
-        .arg(path)
-        .args(["1-z", "--"])
-        .arg(&out)
-        .status()
-        .map_err(|e| format!("qpdf did not run ({e}); install it with apt-get install qpdf"))?;
-    // qpdf exits 3 for warnings (it repaired something) with a good output file.
-    if !(status.success() || status.code() == Some(3)) {
-        return Err(format!("qpdf failed on {}", path.display()));
-    }
-    std::fs::read(&out).map_err(|e| e.to_string())
-}
 
 fn evidence(doc: &Document) -> String {
     doc.meta.outline_evidence.clone().unwrap_or_else(|| "none".into())
@@ -106,7 +89,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             print_outline(&doc);
         }
         let dir = tempfile::tempdir()?;
-        let stripped = strip(path, dir.path())?;
+        let stripped = strip_outline(path, dir.path())?;
         let texts = page_texts(&bytes, &options)?;
         let (reference, _left) = printed_only(marks, &texts);
         let started_alone = Instant::now();

@@ -143,6 +143,24 @@ fn matches(m: &Mark, h: &FoundHeading) -> bool {
     on_page && (m.key == h.key || (short >= 4 && (m.key.contains(&h.key) || h.key.contains(&m.key))))
 }
 
+/// A copy of the PDF at `path` with the same pages and no outline or structure tree, made with
+/// `qpdf --empty --pages` in `dir`: what the page alone gives.
+pub fn strip_outline(path: &std::path::Path, dir: &std::path::Path) -> Result<Vec<u8>, String> {
+    let out = dir.join("stripped.pdf");
+    let status = std::process::Command::new("qpdf")
+        .args(["--empty", "--pages"])
+        .arg(path)
+        .args(["1-z", "--"])
+        .arg(&out)
+        .status()
+        .map_err(|e| format!("qpdf did not run ({e}); install it with apt-get install qpdf"))?;
+    // qpdf exits 3 for warnings (it repaired something) with a good output file.
+    if !(status.success() || status.code() == Some(3)) {
+        return Err(format!("qpdf failed on {}", path.display()));
+    }
+    std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))
+}
+
 /// Aligns the marks with the headings in order and counts what agrees.
 pub fn score_outline(marks: &[Mark], got: &[FoundHeading]) -> OutlineScore {
     let (n, m) = (marks.len(), got.len());

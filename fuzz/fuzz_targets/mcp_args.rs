@@ -5,7 +5,7 @@
 #![no_main]
 
 use folio_mcp::args::{
-    list_page, section_of_uri, text_page, DefineArgs, OutlineArgs, ReadSectionArgs, ReferencesArgs,
+    list_page, section_of_uri, text_page, DefineArgs, OutlineArgs, SectionArgs,
     SearchArgs, MAX_QUERY_BYTES,
 };
 use libfuzzer_sys::fuzz_target;
@@ -23,8 +23,7 @@ fuzz_target!(|data: &[u8]| {
         }
         1 => {
             let _ = serde_json::from_slice::<DefineArgs>(rest);
-            let _ = serde_json::from_slice::<ReadSectionArgs>(rest);
-            let _ = serde_json::from_slice::<ReferencesArgs>(rest);
+            let _ = serde_json::from_slice::<SectionArgs>(rest);
             if let Ok(outline) = serde_json::from_slice::<OutlineArgs>(rest) {
                 assert!(outline.depth() >= 1);
             }

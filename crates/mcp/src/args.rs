@@ -101,29 +101,16 @@ pub struct DefineArgs {
     pub term: String,
 }
 
-/// The arguments of `references`.
+/// The arguments of `read_section` and `references`: a section, and where a long answer goes on.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ReferencesArgs {
+pub struct SectionArgs {
     /// The document's label ("GEN"), or empty when the section number is unique in the library.
     #[serde(default)]
     pub document: Option<String>,
     /// The section's number as printed ("5.5.1", "Item 7", "203(a)").
     pub section: String,
-    /// Where to go on from in each list (a `next_offset` an earlier answer gave); the start when
-    /// absent.
-    #[serde(default)]
-    pub offset: Option<usize>,
-}
-
-/// The arguments of `read_section`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ReadSectionArgs {
-    /// The document's label ("GEN"), or empty when the section number is unique in the library.
-    #[serde(default)]
-    pub document: Option<String>,
-    /// The section's number as printed ("5.5.1", "Item 7", "203(a)").
-    pub section: String,
-    /// Where to go on from (a `next_offset` an earlier answer gave); the start when absent.
+    /// Where to go on from (a `next_offset` an earlier answer gave: in the text, or in each list of
+    /// references); the start when absent.
     #[serde(default)]
     pub offset: Option<usize>,
 }

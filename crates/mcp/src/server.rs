@@ -2,8 +2,7 @@
 
 use crate::args::{
     document_filter, list_page, section_of_uri, text_page, AddDocumentsArgs, ArgError, CheckedSearch,
-    DefineArgs, OutlineArgs, ReadSectionArgs, ReferencesArgs, SearchArgs, LIST_PAGE, SECTION_PAGE_BYTES,
-    SECTION_URI,
+    DefineArgs, OutlineArgs, SearchArgs, SectionArgs, LIST_PAGE, SECTION_PAGE_BYTES, SECTION_URI,
 };
 use folio_engine::{Library, SearchOptions};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -370,9 +369,9 @@ impl FolioServer {
     )]
     pub async fn read_section(
         &self,
-        args: Parameters<ReadSectionArgs>,
+        args: Parameters<SectionArgs>,
     ) -> Result<Json<SectionAnswer>, ErrorData> {
-        let ReadSectionArgs { document, section, offset } = args.0;
+        let SectionArgs { document, section, offset } = args.0;
         self.with_library(move |lib| {
             let s = lib.show(document_filter(&document), &section)?;
             let offset = offset.unwrap_or(0);
@@ -398,9 +397,9 @@ impl FolioServer {
     )]
     pub async fn references(
         &self,
-        args: Parameters<ReferencesArgs>,
+        args: Parameters<SectionArgs>,
     ) -> Result<Json<ReferencesAnswer>, ErrorData> {
-        let ReferencesArgs { document, section, offset } = args.0;
+        let SectionArgs { document, section, offset } = args.0;
         self.with_library(move |lib| {
             let links = lib.references(document_filter(&document), &section)?;
             let labels: std::collections::HashMap<i64, String> =

@@ -37,6 +37,17 @@ fn cli(lib: &Path, a: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `folio … mcp ARGS` on the library as a child process, and an MCP client session with it.
+async fn start_server(lib: &Path, mcp_args: &[&str]) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_folio")).configure(|c| {
+        c.env("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir())
+            .args(["--model", "fast", "--library"])
+            .arg(lib)
+            .args(mcp_args);
+    });
+    ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap()
+}
+
 fn args(v: Value) -> serde_json::Map<String, Value> {
     v.as_object().unwrap().clone()
 }
@@ -56,13 +67,7 @@ fn an_mcp_client_calls_every_tool() {
     let cli_section = cli(&lib, &["show", "3.1.3"]);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_folio")).configure(|c| {
-            c.env("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir())
-                .args(["--model", "fast", "--library"])
-                .arg(&lib)
-                .arg("mcp");
-        });
-        let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+        let client = start_server(&lib, &["mcp"]).await;
         let listed = client.list_all_tools().await.unwrap();
         let tools: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
         for t in ["search", "read_section", "outline", "define", "references", "list_documents"] {
@@ -169,13 +174,7 @@ fn an_mcp_client_adds_documents_where_writes_are_allowed() {
     .unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_folio")).configure(|c| {
-            c.env("FOLIO_ASSETS_DIR", folio_testkit::paths::assets_dir())
-                .args(["--model", "fast", "--library"])
-                .arg(&lib)
-                .args(["mcp", "--allow-writes"]);
-        });
-        let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+        let client = start_server(&lib, &["mcp", "--allow-writes"]).await;
         let tools: Vec<String> =
             client.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
         assert!(tools.iter().any(|n| n == "add_documents"), "{tools:?}");

@@ -274,7 +274,7 @@ impl FolioServer {
         let cancel = folio_engine::Cancel::new();
         let stop = cancel.clone();
         let ct = context.ct.clone();
-        tokio::spawn(async move {
+        let watcher = tokio::spawn(async move {
             ct.cancelled().await;
             stop.cancel();
         });
@@ -295,10 +295,15 @@ impl FolioServer {
         }
         let library = self.library.clone();
         let report = tokio::task::spawn_blocking(move || {
+            // A step nobody listens for (no progress token, or the client gone) is dropped: the
+            // notifications are advisory, the answer says what was done.
             folio_engine::ingest_shared(&library, &paths, &mut |p| drop(tx.send(p)), &cancel)
         })
-        .await
-        .map_err(|e| ErrorData::internal_error(format!("the ingest stopped: {e}"), None))?;
+        .await;
+        // The call is over: nothing is left for a cancellation to stop.
+        watcher.abort();
+        let report =
+            report.map_err(|e| ErrorData::internal_error(format!("the ingest stopped: {e}"), None))?;
         Ok(Json(AddAnswer {
             indexed: report.indexed.len(),
             unchanged: report.unchanged.len(),

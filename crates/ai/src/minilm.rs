@@ -152,13 +152,15 @@ pub struct RunOptions {
 /// How the encoder computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Precision {
-    /// [`Precision::Int8`] where the kernel the encoder runs on is AMX or AVX-512 VNNI (integer
-    /// products at many times the f32 rate), else [`Precision::F32`]. On ObliQA dev the 8-bit
-    /// library scores as the f32 one (Recall@10 0.781 and MAP@10 0.639 both; cookbook Pass@5/10/20 88.8/92.9/95.1 against 88.8/92.9/95.5).
+    /// [`Precision::Int8`] wherever the CPU has a SIMD 8-bit kernel (AMX, AVX-512 VNNI, AVX-VNNI,
+    /// AVX2: every x86-64 from 2013 on), else [`Precision::F32`]. Every kernel computes the same
+    /// integers, so the vectors do not depend on which ran; on ObliQA dev the 8-bit library scores
+    /// as the f32 one (Recall@10 0.781 and MAP@10 0.639 both; cookbook Pass@5/10/20
+    /// 88.8/92.9/95.1 against 88.8/92.9/95.5). Measured faster than f32 on each kernel: see
+    /// `examples/embed_bench`.
     #[default]
     Auto,
-    /// 8-bit linear layers (vectors within about 0.005 in cosine of f32): with AVX-512 VNNI
-    /// integer products run at four times the f32 rate; the AVX2 kernel is no faster than f32.
+    /// 8-bit linear layers (vectors within about 0.005 in cosine of f32).
     Int8,
     /// f32 throughout, texts unpadded, batches on every core.
     F32,
@@ -284,7 +286,7 @@ impl MiniLm {
         use crate::encoder::{kernel, Kernel};
         let kernel = how.kernel.unwrap_or_else(kernel);
         let int8 = match precision {
-            Precision::Auto => Some(matches!(kernel, Kernel::Vnni | Kernel::Amx)),
+            Precision::Auto => Some(kernel != Kernel::Scalar),
             Precision::Int8 => Some(true),
             Precision::F32 => Some(false),
             Precision::Reference => None,
@@ -333,6 +335,7 @@ impl MiniLm {
             Encoder::Fast(b) if b.is_int8() => match b.kernel() {
                 crate::encoder::Kernel::Amx => "int8 (AMX)",
                 crate::encoder::Kernel::Vnni => "int8 (AVX-512 VNNI)",
+                crate::encoder::Kernel::AvxVnni => "int8 (AVX-VNNI)",
                 crate::encoder::Kernel::Avx2 => "int8 (AVX2)",
                 crate::encoder::Kernel::Scalar => "int8 (scalar)",
             },

@@ -19,7 +19,7 @@ pub struct Environment {
     pub tesseract: Option<PathBuf>,
     /// `TESSDATA_PREFIX`: Tesseract's language data (the folder, or one whose `tessdata` holds it).
     pub tessdata: Option<PathBuf>,
-    /// `FOLIO_PRECISION` (`int8`, `f32`) and `FOLIO_INT8_KERNEL` (`amx`, `vnni`, `avx2`,
+    /// `FOLIO_PRECISION` (`int8`, `f32`) and `FOLIO_INT8_KERNEL` (`amx`, `vnni`, `avxvnni`, `avx2`,
     /// `scalar`): how MiniLM runs, to measure one way against another.
     pub model_run: RunOptions,
     /// `ANTHROPIC_BASE_URL`: the Anthropic API's address (a proxy, or a test server).
@@ -53,7 +53,7 @@ impl Environment {
             Some(name) => {
                 let kernel = Int8Kernel::parse(&name).ok_or_else(|| {
                     EngineError::Invalid(format!(
-                        "FOLIO_INT8_KERNEL={name}: it takes amx, vnni, avx2 or scalar"
+                        "FOLIO_INT8_KERNEL={name}: it takes amx, vnni, avxvnni, avx2 or scalar"
                     ))
                 })?;
                 if !folio_ai::int8_kernels().contains(&kernel) {

@@ -1,6 +1,5 @@
-//! `y = x Wᵀ + b` in f32 with the `gemm` crate's kernels (the ones candle uses), for CPUs whose
-//! integer products are no faster than their f32 ones (AVX2 without VNNI: `vpmaddubsw` and
-//! `vpmaddwd` share the multipliers the f32 FMAs use).
+//! `y = x Wᵀ + b` in f32 with the `gemm` crate's kernels (the ones candle uses): the encoder's
+//! products on CPUs without a SIMD 8-bit kernel, and wherever f32 is asked for.
 
 /// A linear layer's weights, transposed to `k × n` for the product.
 pub struct DenseLinear {

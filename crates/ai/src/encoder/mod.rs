@@ -1,6 +1,7 @@
 //! A BERT sentence encoder for the CPU. The six linear layers of each transformer block run either
-//! as 8-bit integer products ([`gemm`], on CPUs with AVX-512 VNNI, four times the f32 rate) or as
-//! f32 products ([`dense`]); embeddings, attention, GELU and layer norms are f32 ([`math`]).
+//! as 8-bit integer products ([`gemm`]: AMX, AVX-512 VNNI, AVX-VNNI or AVX2, chosen at run time) or
+//! as f32 products ([`dense`]); embeddings, attention, GELU and layer norms are f32 ([`math`]). A
+//! lone text (a query) hands half of each product's rows to a spinning helper thread ([`pair`]).
 //!
 //! Texts are not padded: the rows of every text in a batch are stacked into one matrix for the
 //! linear layers, and attention runs per text over its own length, so a batch of mixed lengths
@@ -9,6 +10,7 @@
 mod dense;
 mod gemm;
 mod math;
+mod pair;
 
 use dense::DenseLinear;
 pub use gemm::{kernel, kernels, Kernel};
@@ -30,20 +32,21 @@ impl Linear {
     }
 
     #[inline(always)]
-    fn forward(
-        &self,
-        x: &[f32],
-        rows: usize,
-        out: &mut Vec<f32>,
-        s: &mut Quantized,
-        threads: usize,
-        kernel: Kernel,
-    ) {
+    fn forward(&self, x: &[f32], rows: usize, out: &mut Vec<f32>, s: &mut Quantized, how: How) {
         match self {
-            Linear::Int8(l) => l.forward(kernel, x, rows, out, s),
-            Linear::F32(l) => l.forward(x, rows, out, threads),
+            Linear::Int8(l) => l.forward(how.kernel, x, rows, out, s, how.pair),
+            Linear::F32(l) => l.forward(x, rows, out, how.threads),
         }
     }
+}
+
+/// How one batch's products run: the f32 products' threads, the 8-bit kernel, and a lone text's
+/// helper thread.
+#[derive(Clone, Copy)]
+struct How<'a> {
+    threads: usize,
+    kernel: Kernel,
+    pair: Option<&'a pair::Pair>,
 }
 
 use crate::AiError;
@@ -251,7 +254,13 @@ impl FastBert {
                 loop {
                     let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(range) = batches.get(b) else { break };
-                    let vecs = self.forward(&seqs[range.clone()], &mut scratch);
+                    let batch = &seqs[range.clone()];
+                    // A lone text's 8-bit products go half to a helper thread.
+                    let vecs = if lone && threads_asked > 1 && self.int8 {
+                        pair::with_pair(|pair| self.forward(batch, &mut scratch, Some(pair)))
+                    } else {
+                        self.forward(batch, &mut scratch, None)
+                    };
                     done.extend(range.clone().zip(vecs));
                 }
                 done
@@ -277,16 +286,16 @@ impl FastBert {
         self.kernel
     }
 
-    fn forward(&self, seqs: &[&[u32]], s: &mut Scratch) -> Vec<Vec<f32>> {
+    fn forward(&self, seqs: &[&[u32]], s: &mut Scratch, pair: Option<&pair::Pair>) -> Vec<Vec<f32>> {
         match self.kernel {
             // SAFETY: the CPU has the features `forward_avx512` is compiled for (`new` checked that
             // the kernel is one of this CPU's).
             #[cfg(target_arch = "x86_64")]
-            Kernel::Vnni | Kernel::Amx => unsafe { self.forward_avx512(seqs, s) },
+            Kernel::Vnni | Kernel::Amx => unsafe { self.forward_avx512(seqs, s, pair) },
             // SAFETY: as above, for AVX2 and FMA.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { self.forward_avx2(seqs, s) },
-            _ => self.forward_plain(seqs, s),
+            Kernel::Avx2 | Kernel::AvxVnni => unsafe { self.forward_avx2(seqs, s, pair) },
+            _ => self.forward_plain(seqs, s, pair),
         }
     }
 
@@ -296,8 +305,13 @@ impl FastBert {
     /// The CPU must have AVX-512 F, BW and VNNI.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    unsafe fn forward_avx512(&self, seqs: &[&[u32]], s: &mut Scratch) -> Vec<Vec<f32>> {
-        self.forward_plain(seqs, s)
+    unsafe fn forward_avx512(
+        &self,
+        seqs: &[&[u32]],
+        s: &mut Scratch,
+        pair: Option<&pair::Pair>,
+    ) -> Vec<Vec<f32>> {
+        self.forward_plain(seqs, s, pair)
     }
 
     /// [`Self::forward_plain`] compiled for AVX2 and FMA.
@@ -306,12 +320,17 @@ impl FastBert {
     /// The CPU must have AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn forward_avx2(&self, seqs: &[&[u32]], s: &mut Scratch) -> Vec<Vec<f32>> {
-        self.forward_plain(seqs, s)
+    unsafe fn forward_avx2(
+        &self,
+        seqs: &[&[u32]],
+        s: &mut Scratch,
+        pair: Option<&pair::Pair>,
+    ) -> Vec<Vec<f32>> {
+        self.forward_plain(seqs, s, pair)
     }
 
     #[inline(always)]
-    fn forward_plain(&self, seqs: &[&[u32]], s: &mut Scratch) -> Vec<Vec<f32>> {
+    fn forward_plain(&self, seqs: &[&[u32]], s: &mut Scratch, pair: Option<&pair::Pair>) -> Vec<Vec<f32>> {
         let h = self.hidden;
         let rows: usize = seqs.iter().map(|q| q.len()).sum();
         // Embeddings.
@@ -331,14 +350,15 @@ impl FastBert {
                 r += 1;
             }
         }
+        let how = How { threads: s.threads, kernel: s.kernel, pair };
         for block in &self.blocks {
-            block.qkv.forward(&s.x, rows, &mut s.qkv, &mut s.quant, s.threads, s.kernel);
+            block.qkv.forward(&s.x, rows, &mut s.qkv, &mut s.quant, how);
             self.attention(seqs, s);
-            block.attn_out.forward(&s.ctx, rows, &mut s.tmp, &mut s.quant, s.threads, s.kernel);
+            block.attn_out.forward(&s.ctx, rows, &mut s.tmp, &mut s.quant, how);
             add_norm(&mut s.x, &s.tmp, &block.attn_norm, h, self.eps);
-            block.intermediate.forward(&s.x, rows, &mut s.wide, &mut s.quant, s.threads, s.kernel);
+            block.intermediate.forward(&s.x, rows, &mut s.wide, &mut s.quant, how);
             math::gelu(&mut s.wide);
-            block.output.forward(&s.wide, rows, &mut s.tmp, &mut s.quant, s.threads, s.kernel);
+            block.output.forward(&s.wide, rows, &mut s.tmp, &mut s.quant, how);
             add_norm(&mut s.x, &s.tmp, &block.out_norm, h, self.eps);
         }
         // Mean pooling and normalisation.

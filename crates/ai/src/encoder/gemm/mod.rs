@@ -1,0 +1,391 @@
+//! `y = x Wᵀ + b` with 8-bit integers: the weights quantized once per output channel (symmetric,
+//! signed, to ±63), each activation row quantized on the fly (symmetric to ±127, stored offset by
+//! 128 as unsigned), multiplied as u8 × i8 with AMX (`tdpbusd`: a 16 × 16 block of sums of 64
+//! products an instruction, on Sapphire Rapids and later), AVX-512 VNNI (`vpdpbusd`: 64
+//! multiply-adds an instruction), AVX-VNNI (`vpdpbusd` on 256-bit registers: 32) or AVX2
+//! (`vpmaddubsw` then `vpmaddwd`: 32 in two instructions), and scaled back to f32. The kernels live
+//! in [`avx512`] and [`avx256`]; the scalar one here is the reference they are tested against.
+//!
+//! The weights keep seven bits so that AVX2's pairwise 16-bit sums cannot saturate
+//! (2 · 255 · 63 < 2¹⁵); every kernel computes exactly the same integers, so vectors do not depend
+//! on the CPU.
+//!
+//! Offsetting a row by 128 adds `128 · Σₖ w[n][k]` to every output of column `n`; that sum is kept
+//! per column and taken off again.
+
+use super::pair::Pair;
+
+#[cfg(target_arch = "x86_64")]
+mod avx256;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+
+/// Rows of activations one AVX-512 VNNI kernel call computes.
+const MR: usize = 8;
+/// Output columns one kernel call computes: two 16-lane registers.
+const NR: usize = 32;
+/// The fewest rows worth a thread of their own in one product.
+const MIN_ROWS_A_THREAD: usize = 4;
+/// The largest weight magnitude after quantization (see the module note).
+const WEIGHT_MAX: f32 = 63.0;
+
+/// A linear layer's weights, quantized and packed for the kernel.
+pub struct QuantLinear {
+    /// Input width (a multiple of 4).
+    pub k: usize,
+    /// Output width (a multiple of [`NR`]).
+    pub n: usize,
+    /// Column panels of `NR` columns; within a panel, for each group of four inputs, `NR × 4`
+    /// signed bytes: the four weights of each column in turn (the layout `vpdpbusd` reads).
+    packed: Vec<i8>,
+    /// Per output column: the weight scale, `128 · Σ q`, and the bias.
+    scale: Vec<f32>,
+    offset: Vec<i32>,
+    bias: Vec<f32>,
+}
+
+impl QuantLinear {
+    /// Quantizes `weight` (`n` rows of `k`, as PyTorch stores a linear layer) and keeps `bias`.
+    /// `None` when the shape does not suit the kernel.
+    pub fn new(weight: &[f32], bias: &[f32], n: usize, k: usize) -> Option<QuantLinear> {
+        if !k.is_multiple_of(4) || !n.is_multiple_of(NR) || weight.len() != n * k || bias.len() != n {
+            return None;
+        }
+        let mut q = vec![0i8; n * k];
+        let mut scale = vec![0f32; n];
+        let mut offset = vec![0i32; n];
+        for c in 0..n {
+            let row = &weight[c * k..(c + 1) * k];
+            let max = row.iter().fold(0f32, |m, x| m.max(x.abs()));
+            let s = if max > 0.0 { max / WEIGHT_MAX } else { 1.0 };
+            scale[c] = s;
+            let mut sum = 0i32;
+            for (j, &w) in row.iter().enumerate() {
+                let v = (w / s).round().clamp(-WEIGHT_MAX, WEIGHT_MAX) as i8;
+                q[c * k + j] = v;
+                sum += v as i32;
+            }
+            offset[c] = 128 * sum;
+        }
+        let mut packed = vec![0i8; n * k];
+        let mut at = 0;
+        for panel in (0..n).step_by(NR) {
+            for g in (0..k).step_by(4) {
+                for c in panel..panel + NR {
+                    packed[at..at + 4].copy_from_slice(&q[c * k + g..c * k + g + 4]);
+                    at += 4;
+                }
+            }
+        }
+        Some(QuantLinear { k, n, packed, scale, offset, bias: bias.to_vec() })
+    }
+
+    /// `out[m][..n] = x[m] Wᵀ + b` for the `rows` rows of `x` (each `k` wide), on `kernel`, which
+    /// the CPU must have (one of [`kernels`]); with a `pair`, half the rows on its helper (a lone
+    /// query's product: latency, not throughput). `scratch` holds the quantized rows between calls.
+    #[inline(always)]
+    pub fn forward(
+        &self,
+        kernel: Kernel,
+        x: &[f32],
+        rows: usize,
+        out: &mut Vec<f32>,
+        scratch: &mut Quantized,
+        pair: Option<&Pair>,
+    ) {
+        debug_assert_eq!(x.len(), rows * self.k);
+        scratch.quantize(x, rows, self.k);
+        out.clear();
+        out.resize(rows * self.n, 0.0);
+        let scratch = &*scratch;
+        match pair {
+            Some(pair) if rows >= 2 * MIN_ROWS_A_THREAD => {
+                let half = rows.div_ceil(2);
+                let (first, second) = out.split_at_mut(half * self.n);
+                pair.join(
+                    || self.product(kernel, scratch, 0..half, first),
+                    || self.product(kernel, scratch, half..rows, second),
+                );
+            }
+            _ => self.product(kernel, scratch, 0..rows, out),
+        }
+    }
+
+    /// Rows `range` of the product of the quantized rows `a` on `kernel` (which the CPU must
+    /// have, one of [`kernels`]) into `out` (those rows, `n` values each). Inlined, like
+    /// [`Quantized::quantize`], so that they are compiled for the CPU features of the encoder's
+    /// forward pass that calls them.
+    #[inline(always)]
+    fn product(&self, kernel: Kernel, a: &Quantized, range: std::ops::Range<usize>, out: &mut [f32]) {
+        debug_assert_eq!(out.len(), range.len() * self.n);
+        let (rows, a) = (range.len(), a.rows(range, self.k));
+        match kernel {
+            // SAFETY: the CPU has AMX (the tile state granted to this process) and AVX-512, as
+            // `kernel` checked; `a` holds `rows` rows of `k` bytes followed by at least enough
+            // rows to make a multiple of 32 (see `Quantized::quantize`), `k` is a multiple of 64,
+            // `out` holds `rows × n`.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Amx if self.k.is_multiple_of(64) => unsafe { self.matmul_amx(&a, rows, out) },
+            // SAFETY: the CPU has the features `matmul_vnni` is compiled for (`kernel` checked; an
+            // AMX CPU has AVX-512 VNNI too); the shapes agree: `a` holds `rows` rows of `k`
+            // bytes, `out` `rows × n` values.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Amx | Kernel::Vnni => unsafe { self.matmul_vnni(&a, rows, out) },
+            // SAFETY: as above, for AVX2, FMA and AVX-VNNI.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::AvxVnni => unsafe { self.matmul_avx_vnni(&a, rows, out) },
+            // SAFETY: as above, for AVX2 and FMA.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { self.matmul_avx2(&a, rows, out) },
+            _ => self.matmul_scalar(&a, rows, out),
+        }
+    }
+
+    /// The same product without SIMD: the reference the kernel is tested against, and the path
+    /// on CPUs without VNNI.
+    fn matmul_scalar(&self, a: &Rows, rows: usize, out: &mut [f32]) {
+        let k = self.k;
+        for m in 0..rows {
+            let arow = &a.bytes[m * k..(m + 1) * k];
+            for c in 0..self.n {
+                let (panel, col) = (c / NR, c % NR);
+                let mut acc = 0i32;
+                for g in 0..k / 4 {
+                    let base = (panel * (k / 4) + g) * NR * 4 + col * 4;
+                    for i in 0..4 {
+                        acc += arow[g * 4 + i] as i32 * self.packed[base + i] as i32;
+                    }
+                }
+                out[m * self.n + c] =
+                    (acc - self.offset[c]) as f32 * a.scale[m] * self.scale[c] + self.bias[c];
+            }
+        }
+    }
+}
+
+/// The integer kernel this CPU runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Kernel {
+    /// AMX tiles (with AVX-512 for the rest).
+    Amx,
+    /// AVX-512 with VNNI.
+    Vnni,
+    /// AVX-VNNI: `vpdpbusd` on 256-bit registers (Intel Core from Alder Lake, Core Ultra).
+    AvxVnni,
+    /// AVX2 with FMA.
+    Avx2,
+    /// Neither: plain loops (tests; `Precision::Auto` runs f32 on such CPUs). The default: every
+    /// CPU has it.
+    #[default]
+    Scalar,
+}
+
+/// The fastest kernel this CPU has.
+pub fn kernel() -> Kernel {
+    static KERNEL: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
+    *KERNEL.get_or_init(|| kernels()[0])
+}
+
+impl Kernel {
+    /// The kernel a name stands for (`amx`, `vnni`, `avxvnni`, `avx2`, `scalar`), as `FOLIO_INT8_KERNEL`
+    /// names one to measure it.
+    pub fn parse(name: &str) -> Option<Kernel> {
+        match name {
+            "amx" => Some(Kernel::Amx),
+            "vnni" => Some(Kernel::Vnni),
+            "avxvnni" => Some(Kernel::AvxVnni),
+            "avx2" => Some(Kernel::Avx2),
+            "scalar" => Some(Kernel::Scalar),
+            _ => None,
+        }
+    }
+}
+
+/// The kernels this CPU runs, fastest first (the scalar one last). AMX counts only once the
+/// kernel has granted this process the tile state (Linux's `ARCH_REQ_XCOMP_PERM`).
+pub fn kernels() -> Vec<Kernel> {
+    let mut out = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        let vnni = has!("avx512f") && has!("avx512bw") && has!("avx512vnni");
+        if vnni && amx_granted() {
+            out.push(Kernel::Amx);
+        }
+        if vnni {
+            out.push(Kernel::Vnni);
+        }
+        let avx2 = has!("avx2") && has!("fma");
+        if avx2 && has!("avxvnni") {
+            out.push(Kernel::AvxVnni);
+        }
+        if avx2 {
+            out.push(Kernel::Avx2);
+        }
+    }
+    out.push(Kernel::Scalar);
+    out
+}
+
+/// Whether the CPU has AMX with 8-bit products and the OS lets this process use its tiles (asked
+/// once; the grant holds for every thread of the process).
+#[cfg(target_arch = "x86_64")]
+fn amx_granted() -> bool {
+    static GRANTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *GRANTED.get_or_init(|| {
+        // CPUID leaf 7, sub-leaf 0: EDX bit 24 AMX-TILE, bit 25 AMX-INT8.
+        #[allow(unused_unsafe)]
+        // SAFETY: CPUID exists on every x86_64 CPU and only reads identification registers.
+        let leaf = unsafe { std::arch::x86_64::__cpuid_count(7, 0) };
+        if leaf.edx & (1 << 24) == 0 || leaf.edx & (1 << 25) == 0 {
+            return false;
+        }
+        #[cfg(target_os = "linux")]
+        {
+            const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
+            const XFEATURE_XTILEDATA: libc::c_long = 18;
+            // SAFETY: arch_prctl with ARCH_REQ_XCOMP_PERM only asks the kernel to let this process
+            // use the AMX tile data state; it reads and writes no memory of ours.
+            unsafe { libc::syscall(libc::SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0 }
+        }
+        #[cfg(not(target_os = "linux"))]
+        false
+    })
+}
+
+/// Activation rows quantized to bytes: each row scaled by its largest magnitude to −127…127,
+/// then offset by 128.
+#[derive(Default)]
+pub struct Quantized {
+    bytes: Vec<u8>,
+    scale: Vec<f32>,
+}
+
+/// Rows of [`Quantized`] from one on: their bytes (with every row after them and the padding),
+/// and their scales.
+pub struct Rows<'a> {
+    bytes: &'a [u8],
+    scale: &'a [f32],
+}
+
+impl Quantized {
+    /// Quantizes `rows` rows of `k`, and pads the bytes with zero rows (128) to a multiple of 32
+    /// rows and 32 more, so that the AMX kernel's blocks of 32 rows stay inside the buffer from
+    /// whichever row a part of the product starts.
+    #[inline(always)]
+    fn quantize(&mut self, x: &[f32], rows: usize, k: usize) {
+        self.bytes.clear();
+        self.bytes.resize((rows.next_multiple_of(32) + 32) * k, 128);
+        self.scale.clear();
+        for (row, bytes) in x.chunks_exact(k).zip(self.bytes.chunks_exact_mut(k)) {
+            let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+            let s = if max > 0.0 { max / 127.0 } else { 1.0 };
+            let inv = 1.0 / s;
+            for (b, &v) in bytes.iter_mut().zip(row) {
+                // Round half away from zero with a truncating conversion (no libm call).
+                let q = v * inv;
+                *b = ((q + 0.5f32.copysign(q)) as i32 + 128).clamp(1, 255) as u8;
+            }
+            self.scale.push(s);
+        }
+    }
+
+    /// The rows `range` (of `k` bytes each).
+    fn rows(&self, range: std::ops::Range<usize>, k: usize) -> Rows<'_> {
+        Rows { bytes: &self.bytes[range.start * k..], scale: &self.scale[range] }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A layer's weights and biases, and rows of input, of the given shape: values in the ranges
+    /// MiniLM's layers see (weights within ±0.2, activations within ±3).
+    fn layer_and_input(
+        n: usize,
+        k: usize,
+        rows: usize,
+    ) -> impl Strategy<Value = (Vec<f32>, Vec<f32>, Vec<f32>)> {
+        (
+            proptest::collection::vec(-0.2f32..0.2, n * k),
+            proptest::collection::vec(-1f32..1.0, n),
+            proptest::collection::vec(-3f32..3.0, rows * k),
+        )
+    }
+
+    /// Shapes: k = 36 takes the VNNI path on AMX CPUs (the tiles need multiples of 64), k = 128
+    /// the tiles; the row counts cover a single row, partial and whole blocks of rows.
+    fn shape() -> impl Strategy<Value = (usize, usize, usize)> {
+        (
+            proptest::sample::select(vec![(64usize, 36usize), (64, 128)]),
+            proptest::sample::select(vec![1usize, 7, 8, 13, 32, 45]),
+        )
+            .prop_map(|((n, k), rows)| (n, k, rows))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Every kernel this CPU runs gives the scalar kernel's answer (the reference), and the
+        /// float product's within 8-bit error.
+        #[test]
+        fn every_kernel_agrees_with_the_scalar_path_and_with_floats(
+            ((n, k, rows), (w, b, x)) in shape().prop_flat_map(|(n, k, rows)| (Just((n, k, rows)), layer_and_input(n, k, rows)))
+        ) {
+            let lin = QuantLinear::new(&w, &b, n, k).unwrap();
+            for kernel in kernels() {
+                check_kernel(kernel, &lin, (n, k, rows), (&w, &b, &x));
+            }
+        }
+    }
+
+    fn check_kernel(
+        kernel: Kernel,
+        lin: &QuantLinear,
+        (n, k, rows): (usize, usize, usize),
+        (w, b, x): (&[f32], &[f32], &[f32]),
+    ) {
+        let mut q = Quantized::default();
+        let mut fast = Vec::new();
+        lin.forward(kernel, x, rows, &mut fast, &mut q, None);
+        let mut slow = vec![0f32; rows * n];
+        lin.matmul_scalar(&q.rows(0..rows, k), rows, &mut slow);
+        // Half the rows on a helper thread: the same answer.
+        let mut split = Vec::new();
+        crate::encoder::pair::with_pair(|pair| lin.forward(kernel, x, rows, &mut split, &mut q, Some(pair)));
+        assert_eq!(split, fast, "{kernel:?}: the product split by rows differs");
+        for (a, b) in fast.iter().zip(&slow) {
+            assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "{kernel:?} {n}×{k}, {rows} rows: {a} vs {b}");
+        }
+        // Against the float product: within the worst error 8-bit rounding allows. Each input is
+        // off by at most half its row's step (max |x| / 127) and each weight by half its
+        // column's (max |w| / WEIGHT_MAX), so each product by |x|·Δw/2 + |w|·Δx/2 + Δx·Δw/4.
+        for m in 0..rows {
+            let xr = &x[m * k..(m + 1) * k];
+            let dx = xr.iter().fold(0f32, |a, v| a.max(v.abs())) / 127.0;
+            for c in 0..n {
+                let wr = &w[c * k..(c + 1) * k];
+                let dw = wr.iter().fold(0f32, |a, v| a.max(v.abs())) / WEIGHT_MAX;
+                let exact: f32 = xr.iter().zip(wr).map(|(a, b)| a * b).sum::<f32>() + b[c];
+                let bound: f32 = xr
+                    .iter()
+                    .zip(wr)
+                    .map(|(a, b)| a.abs() * dw / 2.0 + b.abs() * dx / 2.0 + dx * dw / 4.0)
+                    .sum();
+                let got = fast[m * n + c];
+                assert!(
+                    (got - exact).abs() <= bound * 1.001 + 1e-4,
+                    "{kernel:?}: {got} vs {exact} (bound {bound})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn shapes_the_kernel_cannot_take_are_refused() {
+        assert!(QuantLinear::new(&[0.0; 30 * 4], &[0.0; 30], 30, 4).is_none());
+        assert!(QuantLinear::new(&[0.0; 32 * 3], &[0.0; 32], 32, 3).is_none());
+        assert!(QuantLinear::new(&[0.0; 32 * 4], &[0.0; 32], 32, 4).is_some());
+    }
+}

@@ -1,13 +1,17 @@
-//! MiniLM throughput: embeds N chunk-sized texts (~150 word pieces each) and times the first 200
-//! ObliQA dev questions as queries (100 generated ones when the data is absent).
+//! MiniLM throughput and query latency on every 8-bit kernel this CPU has and in f32: embeds N
+//! chunk-sized texts (~150 word pieces each) and times the first 200 ObliQA dev questions as
+//! queries (100 generated ones when the data is absent).
 //!
 //! ```text
-//! cargo run --release -p folio-ai --example embed_bench -- [N=256] [ASSETS=.assets/minilm] [--precision auto|int8|f32|reference] [--threads T]
+//! cargo run -p folio-ai --example embed_bench -- [N=256] [ASSETS=.assets/minilm] [--precision auto|int8|f32|reference] [--threads T]
 //! ```
 //!
-//! Prints pieces/s beside this machine's measured f32 matrix-product rate (a 1024³ product in
-//! candle on all cores) and the model's operations per piece, so the figure reads against the
-//! hardware's limit.
+//! Without `--precision` (or `FOLIO_INT8_KERNEL`), one row per way the model runs: each 8-bit
+//! kernel, then f32. Each row reads against this machine's measured peaks: the kernel's 8-bit
+//! multiply-adds a second and the widest f32 FMA's (one thread, registers only, times the
+//! threads), as pieces a second the linear layers alone would allow at that peak; the share is
+//! the measured rate over that. `FOLIO_INT8_KERNEL=amx|vnni|avxvnni|avx2|scalar` or `--precision`
+//! measures one way alone.
 //!
 //! Chunks come from `/work/shared/data/obliqa/documents/GEN_VER08.181223.txt` when present
 //! (consecutive lines joined up to ~150 pieces), else from generated regulatory-style sentences.
@@ -15,127 +19,117 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use folio_ai::{Embedder, MiniLm, Precision, WordPieceTokenizer};
+use folio_ai::{Embedder, Int8Kernel, MiniLm, Precision, RunOptions, WordPieceTokenizer};
 
 const CORPUS: &str = "/work/shared/data/obliqa/documents/GEN_VER08.181223.txt";
 const QUESTIONS: &str = "/work/shared/data/obliqa/questions_dev.json";
 const TARGET_PIECES: usize = 150;
+/// Multiply-adds of MiniLM's linear layers per piece: six blocks of 4h² + 2hi (h = 384,
+/// i = 1536).
+const LINEAR_MACS_PER_PIECE: f64 = 6.0 * (4.0 * 384.0 * 384.0 + 2.0 * 384.0 * 1536.0);
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let precision = match take_value(&mut args, "--precision").as_deref() {
-        None | Some("auto") => Precision::Auto,
-        Some("int8") => Precision::Int8,
-        Some("f32") => Precision::F32,
-        Some("reference") => Precision::Reference,
+        None => None,
+        Some("auto") => Some(Precision::Auto),
+        Some("int8") => Some(Precision::Int8),
+        Some("f32") => Some(Precision::F32),
+        Some("reference") => Some(Precision::Reference),
         Some(p) => return Err(format!("--precision {p}: auto, int8, f32 or reference").into()),
     };
-    let threads = take_value(&mut args, "--threads").map(|t| t.parse()).transpose()?;
+    let threads: Option<usize> = take_value(&mut args, "--threads").map(|t| t.parse()).transpose()?;
     let n: usize = args.first().map(|s| s.parse()).transpose()?.unwrap_or(256);
     let assets = args
         .get(1)
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.assets/minilm"));
-
-    // FOLIO_INT8_KERNEL=amx|vnni|avx2|scalar measures a lesser kernel than the CPU's best.
     let kernel = match std::env::var("FOLIO_INT8_KERNEL").ok().filter(|k| !k.is_empty()) {
         Some(k) => Some(
-            folio_ai::Int8Kernel::parse(&k)
-                .ok_or(format!("FOLIO_INT8_KERNEL={k}: amx, vnni, avx2 or scalar"))?,
+            Int8Kernel::parse(&k)
+                .ok_or(format!("FOLIO_INT8_KERNEL={k}: amx, vnni, avxvnni, avx2 or scalar"))?,
         ),
         None => None,
     };
-    let t = Instant::now();
-    let mut model = MiniLm::load_run(&assets, folio_ai::RunOptions { precision, kernel })?;
-    if let Some(t) = threads {
-        model = model.with_threads(t);
+    let runs: Vec<RunOptions> = match (precision, kernel) {
+        (None, None) => folio_ai::int8_kernels()
+            .into_iter()
+            .filter(|k| *k != Int8Kernel::Scalar)
+            .map(|k| RunOptions { precision: Precision::Int8, kernel: Some(k) })
+            .chain([RunOptions { precision: Precision::F32, kernel: None }])
+            .collect(),
+        (p, k) => vec![RunOptions { precision: p.unwrap_or(Precision::Auto), kernel: k }],
+    };
+    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let threads_used = threads.unwrap_or(cpus);
+    println!(
+        "cpus available: {cpus}; threads: {threads_used}; kernels this CPU has: {:?}",
+        folio_ai::int8_kernels()
+    );
+    let f32_peak = folio_ai::peak::f32_peak();
+    if let Some(p) = f32_peak {
+        println!("f32 FMA peak: {:.1} GMAC/s a thread", p / 1e9);
     }
-    println!(
-        "loaded {} ({} dims, {}) in {:.2?}",
-        model.id(),
-        model.dim(),
-        model.precision_name(),
-        t.elapsed()
-    );
-    println!("cpus available: {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
 
-    let (chunks, source) = chunks(model.tokenizer(), n);
-    let pieces: usize = chunks.iter().map(|c| model.tokenizer().count(c)).sum();
-    println!(
-        "{} chunks from {source}, {:.1} word pieces each on average",
-        chunks.len(),
-        pieces as f64 / chunks.len() as f64
-    );
-    let refs: Vec<&str> = chunks.iter().map(String::as_str).collect();
-
-    // Warm-up (allocations, thread pools).
-    model.embed_documents(&refs[..refs.len().min(8)])?;
-
-    let t = Instant::now();
-    let vectors = model.embed_documents(&refs)?;
-    let took = t.elapsed();
-    assert_eq!(vectors.len(), refs.len());
-    let rate = pieces as f64 / took.as_secs_f64();
-    println!(
-        "documents: {} in {:.2?} = {:.1} chunks/s ({rate:.0} pieces/s)",
-        refs.len(),
-        took,
-        refs.len() as f64 / took.as_secs_f64(),
-    );
-    // Operations per piece: the six linear layers of each block (4h² + 2hi multiply-adds), and
-    // attention's two products over the text's length (2 · len · h).
-    let (h, inner, layers) = (384.0, 1536.0, 6.0);
-    let avg_len = pieces as f64 / refs.len() as f64 + 2.0;
-    let flops = 2.0 * layers * (4.0 * h * h + 2.0 * h * inner + 2.0 * avg_len * h);
-    let gflops = f32_gemm_rate()?;
-    println!(
-        "model: {:.1} MFLOP per piece at {avg_len:.0} pieces a text; this machine's f32 product rate {gflops:.0} GFLOP/s \
-         = {:.0} pieces/s at f32 peak; measured {rate:.0} pieces/s = {:.2}× that",
-        flops / 1e6,
-        gflops * 1e9 / flops,
-        rate / (gflops * 1e9 / flops)
-    );
-
+    let tok_model = MiniLm::load_run(&assets, runs[0])?;
+    let (chunks, source) = chunks(tok_model.tokenizer(), n);
+    let pieces: usize = chunks.iter().map(|c| tok_model.tokenizer().count(c)).sum();
     let (queries, qsource) = queries();
-    let mut times: Vec<Duration> = Vec::with_capacity(queries.len());
-    for q in &queries {
-        let t = Instant::now();
-        let v = model.embed_query(q)?;
-        times.push(t.elapsed());
-        assert_eq!(v.len(), model.dim());
-    }
-    let qpieces: usize = queries.iter().map(|q| model.tokenizer().count(q)).sum();
+    let qpieces: usize = queries.iter().map(|q| tok_model.tokenizer().count(q)).sum();
+    drop(tok_model);
     println!(
-        "{} queries from {qsource}, {:.1} word pieces each on average",
+        "{} chunks from {source}, {:.1} word pieces each; {} queries from {qsource}, {:.1} pieces each",
+        chunks.len(),
+        pieces as f64 / chunks.len() as f64,
         queries.len(),
         qpieces as f64 / queries.len() as f64
     );
-    times.sort();
-    let pct = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+    let refs: Vec<&str> = chunks.iter().map(String::as_str).collect();
     println!(
-        "query latency over {}: p50 {:.2?}, p99 {:.2?}, max {:.2?}",
-        times.len(),
-        pct(0.5),
-        pct(0.99),
-        pct(1.0)
+        "\n{:<22} {:>8} {:>10} {:>13} {:>14} {:>6} {:>9} {:>9}",
+        "runs as", "load", "pieces/s", "peak GMAC/s", "pieces/s@peak", "share", "query p50", "query p99"
     );
-    Ok(())
-}
-
-/// The f32 matrix-product rate of this machine in GFLOP/s: the best of five 1024³ products in
-/// candle (its `gemm` kernels, on all cores).
-fn f32_gemm_rate() -> Result<f64, Box<dyn std::error::Error>> {
-    use candle_core::{Device, Tensor};
-    let a = Tensor::rand(0f32, 1.0, (1024, 1024), &Device::Cpu)?;
-    let b = Tensor::rand(0f32, 1.0, (1024, 1024), &Device::Cpu)?;
-    a.matmul(&b)?;
-    let mut best = f64::MAX;
-    for _ in 0..5 {
+    for run in runs {
         let t = Instant::now();
-        a.matmul(&b)?;
-        best = best.min(t.elapsed().as_secs_f64());
+        let mut model = MiniLm::load_run(&assets, run)?;
+        if let Some(t) = threads {
+            model = model.with_threads(t);
+        }
+        let load = t.elapsed();
+        // Warm-up (allocations, thread pools).
+        model.embed_documents(&refs[..refs.len().min(8)])?;
+        let t = Instant::now();
+        let vectors = model.embed_documents(&refs)?;
+        let rate = pieces as f64 / t.elapsed().as_secs_f64();
+        assert_eq!(vectors.len(), refs.len());
+        let mut times: Vec<Duration> = Vec::with_capacity(queries.len());
+        for q in &queries {
+            let t = Instant::now();
+            let v = model.embed_query(q)?;
+            times.push(t.elapsed());
+            assert_eq!(v.len(), model.dim());
+        }
+        times.sort();
+        let pct = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+        let peak = match run.precision {
+            Precision::F32 | Precision::Reference => f32_peak,
+            _ => folio_ai::peak::int8_peak(run.kernel.unwrap_or_else(folio_ai::int8_kernel)),
+        }
+        .map(|p| p * threads_used as f64);
+        let at_peak = peak.map(|p| p / LINEAR_MACS_PER_PIECE);
+        println!(
+            "{:<22} {:>8.2?} {:>10.0} {:>13} {:>14} {:>6} {:>9.2?} {:>9.2?}",
+            model.precision_name(),
+            load,
+            rate,
+            peak.map_or("-".into(), |p| format!("{:.0}", p / 1e9)),
+            at_peak.map_or("-".into(), |p| format!("{p:.0}")),
+            at_peak.map_or("-".into(), |p| format!("{:.2}", rate / p)),
+            pct(0.5),
+            pct(0.99),
+        );
     }
-    Ok(2.0 * 1024f64.powi(3) / best / 1e9)
+    Ok(())
 }
 
 fn take_value(args: &mut Vec<String>, flag: &str) -> Option<String> {

@@ -42,7 +42,7 @@ mod openai;
 mod static_model;
 
 pub use background::BackgroundEmbedder;
-pub use encoder::{kernel as int8_kernel, kernels as int8_kernels, BertConfig, Kernel as Int8Kernel};
+pub use encoder::{kernel as int8_kernel, kernels as int8_kernels, peak, BertConfig, Kernel as Int8Kernel};
 pub use folio_core::tokens::{Encoding, WordPieceTokenizer};
 pub use minilm::{
     mean_of_windows, MiniLm, Precision, RunOptions, WindowVector, DEFAULT_BATCH, MINILM_MAX_TOKENS,

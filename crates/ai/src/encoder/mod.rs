@@ -11,6 +11,7 @@ mod dense;
 mod gemm;
 mod math;
 mod pair;
+pub mod peak;
 
 use dense::DenseLinear;
 pub use gemm::{kernel, kernels, Kernel};

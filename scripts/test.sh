@@ -72,6 +72,8 @@ else
   warn "the shared test data (../shared) is absent: the tests on it (modules shared::) are not run"
   step test cargo test --workspace -- --include-ignored --skip shared::
 fi
+# Which 8-bit kernels this CPU ran in the tests above (each checked against the scalar one).
+step int8-kernels cargo test -q -p folio-ai --lib the_kernels_this_cpu_runs -- --nocapture
 # The desktop app driven through WebDriver under Xvfb (tauri-driver + WebKitWebDriver).
 step e2e scripts/e2e.sh
 say "all checks passed"

@@ -24,8 +24,11 @@ mod avx512;
 const MR: usize = 8;
 /// Output columns one kernel call computes: two 16-lane registers.
 const NR: usize = 32;
-/// The fewest rows worth a thread of their own in one product.
+/// The fewest rows worth a part of their own in a product shared by a pair of threads.
 const MIN_ROWS_A_THREAD: usize = 4;
+/// The most parts a shared product is cut into (claimed by two threads: a late helper leaves the
+/// caller a fraction to do, not half).
+const PARTS: usize = 4;
 /// The largest weight magnitude after quantization (see the module note).
 const WEIGHT_MAX: f32 = 63.0;
 
@@ -100,12 +103,20 @@ impl QuantLinear {
         let scratch = &*scratch;
         match pair {
             Some(pair) if rows >= 2 * MIN_ROWS_A_THREAD => {
-                let half = rows.div_ceil(2);
-                let (first, second) = out.split_at_mut(half * self.n);
-                pair.join(
-                    || self.product(kernel, scratch, 0..half, first),
-                    || self.product(kernel, scratch, half..rows, second),
-                );
+                // Parts of whole rows, claimed by whichever thread is free.
+                let parts = (rows / MIN_ROWS_A_THREAD).min(PARTS);
+                let per = rows.div_ceil(parts);
+                let chunks: Vec<std::sync::Mutex<(usize, &mut [f32])>> = out
+                    .chunks_mut(per * self.n)
+                    .enumerate()
+                    .map(|(i, c)| std::sync::Mutex::new((i * per, c)))
+                    .collect();
+                pair.split(chunks.len(), |i| {
+                    let mut part = chunks[i].lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                    let (start, ref mut out) = *part;
+                    let end = start + out.len() / self.n;
+                    self.product(kernel, scratch, start..end, out);
+                });
             }
             _ => self.product(kernel, scratch, 0..rows, out),
         }
@@ -380,6 +391,16 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Names the kernels the property test above checks on this CPU (`scripts/test.sh` shows it:
+    /// a CI log says which kernels ran where).
+    #[test]
+    fn the_kernels_this_cpu_runs_end_with_the_scalar_one() {
+        let all = kernels();
+        println!("8-bit kernels checked against the scalar one on this CPU: {all:?}");
+        assert_eq!(all.last(), Some(&Kernel::Scalar));
+        assert_eq!(kernel(), all[0]);
     }
 
     #[test]

@@ -32,7 +32,12 @@ cleanup() {
   [ -n "$STARTED_PG" ] && scripts/postgres.sh stop
   # The driver's log (the app's own output included) is kept beside the screenshots.
   [ -f "$SCRATCH/driver.log" ] && cp "$SCRATCH/driver.log" "$FOLIO_ROOT/tests/artifacts/e2e/driver.log" 2>/dev/null
-  rm -rf "$SCRATCH"
+  # A WebKit process of an app that has just closed may still be writing its shader cache into
+  # the scratch folder: try again a moment later, and say so rather than fail checks that passed.
+  rm -rf "$SCRATCH" 2>/dev/null || {
+    sleep 2
+    rm -rf "$SCRATCH" || warn "could not remove the scratch folder $SCRATCH"
+  }
 }
 trap cleanup EXIT
 

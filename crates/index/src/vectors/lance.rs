@@ -1,6 +1,7 @@
-//! LanceDB on local disk, answering exactly from a RAM mirror while the table is small.
+//! LanceDB on local disk, answering searches from a RAM mirror of its vectors ([`Mirror`]: exact
+//! f32 while the table is small, 8-bit inverted lists past [`super::ANN_THRESHOLD`] rows).
 
-use super::memory::VectorTable;
+use super::mirror::Mirror;
 use super::{table_name, VectorRecord, VectorStore};
 use crate::IndexError;
 use arrow_array::types::Float32Type;
@@ -8,29 +9,22 @@ use arrow_array::{Array, FixedSizeListArray, Float32Array, Int64Array, RecordBat
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use futures::TryStreamExt;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
-use lancedb::DistanceType;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
-
-/// Rows from which LanceDB's ANN index (IVF-PQ, built by `Index::Auto`) answers instead of exact
-/// search over the RAM mirror. Measured (`cargo run -p folio-index --example ann_bench`, 384
-/// dimensions, 2 cores, dev profile with this crate optimised): exact search takes p50 0.6 ms at
-/// 10k rows, 3.0 ms at 50k, 6.8 ms at 100k, 9.9 ms at 120k (about 0.08 µs a row), while LanceDB's
-/// indexed search took 255 ms p50 at 120k rows in the same build (its index build: 4 minutes).
-/// At this size exact search costs about 20 ms of a query and the mirror holds ~380 MB of vectors;
-/// above it, the mirror's memory rather than its speed is what the index saves.
-pub const ANN_THRESHOLD: usize = 250_000;
 
 /// LanceDB on local disk.
 pub struct LanceVectors {
     runtime: tokio::runtime::Runtime,
     table: lancedb::Table,
     dim: usize,
-    /// Every vector, while the table is below [`ANN_THRESHOLD`] rows. Locked for writing only
-    /// while a written document's vectors are swapped in, never during LanceDB's own write.
-    mirror: RwLock<Option<VectorTable>>,
+    /// Every vector (see [`Mirror`]). Locked for writing only while a written document's vectors
+    /// are swapped in, never during LanceDB's own write.
+    mirror: RwLock<Mirror>,
+    /// Rows from which the mirror is 8-bit lists ([`super::ANN_THRESHOLD`], or 0 once
+    /// [`Self::use_compact_index`] asked for them).
+    threshold: usize,
     rows: AtomicUsize,
     /// Held through each write (delete and add, then the mirror), so that two writes through one
     /// store never interleave.
@@ -142,26 +136,27 @@ impl LanceVectors {
             runtime,
             table,
             dim,
-            mirror: RwLock::new(None),
+            mirror: RwLock::new(Mirror::for_rows(0, dim, super::ANN_THRESHOLD)),
+            threshold: super::ANN_THRESHOLD,
             rows: AtomicUsize::new(rows),
             writing: Mutex::new(()),
         };
-        if rows < ANN_THRESHOLD {
-            *store.mirror_mut() = Some(store.load_mirror()?);
-        } else {
-            store.ensure_ann_index()?;
-        }
+        *store.mirror_mut() = store.load_mirror(rows)?;
         Ok(store)
     }
 
-    /// Reads every (id, doc_id, embedding) into RAM.
-    fn load_mirror(&self) -> Result<VectorTable, IndexError> {
-        self.load_rows(None)
+    /// Reads every (id, doc_id, embedding) into the mirror a table of `rows` rows gets.
+    fn load_mirror(&self, rows: usize) -> Result<Mirror, IndexError> {
+        let mut mirror = Mirror::for_rows(rows, self.dim, self.threshold);
+        self.scan_rows(None, |doc, id, v| mirror.insert(doc, id, v))?;
+        mirror.finish();
+        Ok(mirror)
     }
 
-    /// Rows (all, or one document's) into RAM.
-    fn load_rows(&self, doc_id: Option<i64>) -> Result<VectorTable, IndexError> {
-        let batches: Vec<RecordBatch> = self.runtime.block_on(async {
+    /// Calls `f(doc, chunk id, vector)` for each row (all, or one document's), batch by batch as
+    /// LanceDB reads them (a million rows are never all in f32 at once).
+    fn scan_rows(&self, doc_id: Option<i64>, mut f: impl FnMut(i64, i64, &[f32])) -> Result<(), IndexError> {
+        self.runtime.block_on(async {
             let mut q = self.table.query().select(Select::Columns(vec![
                 "id".into(),
                 "doc_id".into(),
@@ -170,63 +165,53 @@ impl LanceVectors {
             if let Some(d) = doc_id {
                 q = q.only_if(format!("doc_id = {d}"));
             }
-            q.execute().await?.try_collect::<Vec<_>>().await
-        })?;
-        let mut mem = VectorTable::mirror();
-        for b in &batches {
-            let ids = b.column_by_name("id").and_then(|c| c.as_any().downcast_ref::<Int64Array>());
-            let docs = b.column_by_name("doc_id").and_then(|c| c.as_any().downcast_ref::<Int64Array>());
-            let emb =
-                b.column_by_name("embedding").and_then(|c| c.as_any().downcast_ref::<FixedSizeListArray>());
-            let (Some(ids), Some(docs), Some(emb)) = (ids, docs, emb) else {
-                return Err(IndexError::Invalid("the vector table lacks id, doc_id or embedding".into()));
-            };
-            let values = emb
-                .values()
-                .as_any()
-                .downcast_ref::<Float32Array>()
-                .ok_or_else(|| IndexError::Invalid("embeddings are not float32".into()))?;
-            let values = values.values();
-            for k in 0..b.num_rows() {
-                let off = emb.value_offset(k) as usize;
-                mem.insert(docs.value(k), ids.value(k), &values[off..off + self.dim]);
+            let mut stream = q.execute().await?;
+            while let Some(b) = stream.try_next().await? {
+                let ids = b.column_by_name("id").and_then(|c| c.as_any().downcast_ref::<Int64Array>());
+                let docs = b.column_by_name("doc_id").and_then(|c| c.as_any().downcast_ref::<Int64Array>());
+                let emb = b
+                    .column_by_name("embedding")
+                    .and_then(|c| c.as_any().downcast_ref::<FixedSizeListArray>());
+                let (Some(ids), Some(docs), Some(emb)) = (ids, docs, emb) else {
+                    return Err(IndexError::Invalid("the vector table lacks id, doc_id or embedding".into()));
+                };
+                let values = emb
+                    .values()
+                    .as_any()
+                    .downcast_ref::<Float32Array>()
+                    .ok_or_else(|| IndexError::Invalid("embeddings are not float32".into()))?;
+                let values = values.values();
+                for k in 0..b.num_rows() {
+                    let off = emb.value_offset(k) as usize;
+                    f(docs.value(k), ids.value(k), &values[off..off + self.dim]);
+                }
             }
-        }
-        Ok(mem)
+            Ok(())
+        })
     }
 
-    /// Builds the ANN index once the table has grown past [`ANN_THRESHOLD`] rows.
-    fn ensure_ann_index(&self) -> Result<(), IndexError> {
-        self.runtime.block_on(async {
-            let indices = self.table.list_indices().await?;
-            if !indices.iter().any(|i| i.columns.iter().any(|c| c == "embedding")) {
-                self.table.create_index(&["embedding"], lancedb::index::Index::Auto).execute().await?;
-            }
-            Ok::<_, lancedb::Error>(())
-        })?;
-        Ok(())
-    }
-
-    /// Builds the ANN index now and answers from it from then on, whatever the table's size
-    /// (measurements; a library does so by itself past [`ANN_THRESHOLD`] rows).
-    pub fn use_ann_index(&mut self) -> Result<(), IndexError> {
-        self.ensure_ann_index()?;
-        *self.mirror_mut() = None;
-        Ok(())
+    /// Keeps the vectors as 8-bit inverted lists from now on, whatever the table's size
+    /// (measurements and tests; a library does so by itself past [`super::ANN_THRESHOLD`] rows).
+    pub fn use_compact_index(&mut self) {
+        self.threshold = 0;
+        let dim = self.dim;
+        let m = self.mirror.get_mut().unwrap_or_else(|e| e.into_inner());
+        let exact = std::mem::replace(m, Mirror::for_rows(0, dim, 0));
+        *m = exact.into_compact(dim);
     }
 
     /// Whether queries are answered by exact search over the RAM mirror.
     pub fn is_exact(&self) -> bool {
-        self.mirror().is_some()
+        self.mirror().is_exact()
     }
 
     // The mirror's lock is taken over when poisoned: each change under it is one assignment or
     // one document's insert or removal, which a panic cannot leave half done.
-    fn mirror(&self) -> RwLockReadGuard<'_, Option<VectorTable>> {
+    fn mirror(&self) -> RwLockReadGuard<'_, Mirror> {
         self.mirror.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn mirror_mut(&self) -> RwLockWriteGuard<'_, Option<VectorTable>> {
+    fn mirror_mut(&self) -> RwLockWriteGuard<'_, Mirror> {
         self.mirror.write().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -235,21 +220,23 @@ impl LanceVectors {
         self.writing.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// After a write: the row count, and past [`ANN_THRESHOLD`] the ANN index in place of the
-    /// mirror (or the mirror back, below it). `change` is applied to the mirror when it stays.
-    fn after_write(&self, change: impl FnOnce(&mut VectorTable)) -> Result<(), IndexError> {
+    /// After a write: the row count, `change` applied to the mirror, and the mirror's kind
+    /// changed when the table crossed [`super::ANN_THRESHOLD`] (to 8-bit lists from the f32
+    /// vectors in RAM; back to f32 from disk).
+    fn after_write(&self, change: impl FnOnce(&mut Mirror)) -> Result<(), IndexError> {
         let rows = self.runtime.block_on(self.table.count_rows(None))?;
         self.rows.store(rows, Ordering::Release);
-        if rows >= ANN_THRESHOLD {
-            if self.mirror().is_some() {
-                self.ensure_ann_index()?;
-                *self.mirror_mut() = None;
-            }
-        } else if self.mirror().is_none() {
-            let loaded = self.load_mirror()?;
-            *self.mirror_mut() = Some(loaded);
-        } else if let Some(m) = self.mirror_mut().as_mut() {
-            change(m);
+        let exact = self.mirror().is_exact();
+        if rows < self.threshold && !exact {
+            let loaded = self.load_mirror(rows)?;
+            *self.mirror_mut() = loaded;
+            return Ok(());
+        }
+        let mut m = self.mirror_mut();
+        change(&mut m);
+        if rows >= self.threshold && exact {
+            let full = std::mem::replace(&mut *m, Mirror::for_rows(0, self.dim, self.threshold));
+            *m = full.into_compact(self.dim);
         }
         Ok(())
     }
@@ -284,35 +271,7 @@ impl VectorStore for LanceVectors {
     }
 
     fn search(&self, query: &[f32], limit: usize, docs: &[i64]) -> Result<Vec<(i64, f32)>, IndexError> {
-        if let Some(m) = self.mirror().as_ref() {
-            return Ok(m.search(query, limit, docs));
-        }
-        let batches: Vec<RecordBatch> = self.runtime.block_on(async {
-            let mut q = self
-                .table
-                .query()
-                .nearest_to(query)?
-                .distance_type(DistanceType::Cosine)
-                .limit(limit)
-                .select(Select::Columns(vec!["id".into()]));
-            if !docs.is_empty() {
-                let list: Vec<String> = docs.iter().map(|d| d.to_string()).collect();
-                q = q.only_if(format!("doc_id IN ({})", list.join(",")));
-            }
-            q.execute().await?.try_collect::<Vec<_>>().await
-        })?;
-        let mut out = Vec::new();
-        for b in &batches {
-            let ids = b.column_by_name("id").and_then(|c| c.as_any().downcast_ref::<Int64Array>());
-            let dist = b.column_by_name("_distance").and_then(|c| c.as_any().downcast_ref::<Float32Array>());
-            if let (Some(ids), Some(dist)) = (ids, dist) {
-                for k in 0..b.num_rows() {
-                    out.push((ids.value(k), 1.0 - dist.value(k)));
-                }
-            }
-        }
-        out.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0)));
-        Ok(out)
+        Ok(self.mirror().search(query, limit, docs))
     }
 
     fn len(&self) -> Result<usize, IndexError> {
@@ -323,16 +282,20 @@ impl VectorStore for LanceVectors {
         self.runtime.block_on(self.table.checkout_latest())?;
         let rows = self.runtime.block_on(self.table.count_rows(None))?;
         self.rows.store(rows, Ordering::Release);
-        let mirror = if rows < ANN_THRESHOLD { Some(self.load_mirror()?) } else { None };
+        let mirror = self.load_mirror(rows)?;
         *self.mirror_mut() = mirror;
         Ok(())
     }
 
     fn document_vectors(&self, doc_id: i64) -> Result<HashMap<i64, Vec<f32>>, IndexError> {
-        if let Some(m) = self.mirror().as_ref() {
-            return Ok(m.document_vectors(doc_id));
+        if let Some(v) = self.mirror().document_vectors(doc_id) {
+            return Ok(v);
         }
-        Ok(self.load_rows(Some(doc_id))?.document_vectors(doc_id))
+        let mut out = HashMap::new();
+        self.scan_rows(Some(doc_id), |_, id, v| {
+            out.insert(id, v.to_vec());
+        })?;
+        Ok(out)
     }
 
     fn records(&self) -> Result<Vec<VectorRecord>, IndexError> {

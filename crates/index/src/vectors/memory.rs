@@ -108,6 +108,16 @@ impl VectorTable {
         self.by_doc.values().map(|d| d.ids.len()).sum()
     }
 
+    /// Calls `f(doc, chunk id, vector)` for every row.
+    pub(super) fn for_each_row(&self, mut f: impl FnMut(i64, i64, &[f32])) {
+        for (doc, d) in &self.by_doc {
+            let dim = if d.ids.is_empty() { 0 } else { d.flat.len() / d.ids.len() };
+            for (k, id) in d.ids.iter().enumerate() {
+                f(*doc, *id, &d.flat[k * dim..(k + 1) * dim]);
+            }
+        }
+    }
+
     pub(super) fn document_vectors(&self, doc_id: i64) -> HashMap<i64, Vec<f32>> {
         let Some(d) = self.by_doc.get(&doc_id) else { return HashMap::new() };
         let dim = if d.ids.is_empty() { 0 } else { d.flat.len() / d.ids.len() };

@@ -6,12 +6,16 @@
 //! writes, and each store orders its own writes (a searcher never waits for a whole write, only for
 //! the moment its in-memory part is swapped).
 
+mod compact;
 pub mod conformance;
 mod lance;
 mod memory;
+mod mirror;
 
-pub use lance::{LanceVectors, ANN_THRESHOLD};
+pub use compact::{CompactIndex, IVF_MIN_ROWS};
+pub use lance::LanceVectors;
 pub use memory::MemoryVectors;
+pub use mirror::ANN_THRESHOLD;
 
 use crate::IndexError;
 use std::collections::HashMap;
@@ -129,5 +133,20 @@ mod tests {
         assert_eq!(other.len().unwrap(), 0, "another model has its own table");
         exercise_records(&other);
         assert_eq!(table_name("all-MiniLM-L6-v2", 384), "chunks_all_minilm_l6_v2_384");
+    }
+
+    /// The 8-bit lists a large library's vectors are kept in answer as the exact mirror does
+    /// (a document's vectors come back from disk, whole).
+    #[test]
+    fn lance_store_with_8_bit_lists_passes_the_same_checks() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut lance = LanceVectors::open(dir.path(), "test-model", 3).unwrap();
+        lance.use_compact_index();
+        assert!(!lance.is_exact());
+        exercise(&lance);
+        assert!(!lance.is_exact(), "writes keep the lists");
+        let mut other = LanceVectors::open(dir.path(), "other-model", 3).unwrap();
+        other.use_compact_index();
+        exercise_records(&other);
     }
 }

@@ -352,44 +352,59 @@ impl Library {
         std::fs::create_dir_all(dir)
             .map_err(|e| store_failure("folder", dir, folio_index::IndexError::from(e), ""))?;
         let write_lock = take_write_lock(dir)?;
-        let catalog = SqliteCatalog::open(&dir.join("catalog.sqlite"))
-            .map_err(|e| store_failure("catalog (catalog.sqlite)", dir, e, "from the chunk records"))?;
-        let keyword = KeywordIndex::open(&dir.join("keyword"))
-            .map(|k| Keywords::Local(Box::new(k)))
-            .map_err(|e| store_failure("keyword index", dir, e, "from the catalog"))?;
-        let vectors: Box<dyn VectorStore> = if options.in_memory_vectors {
-            Box::new(MemoryVectors::default())
-        } else {
-            Box::new(
-                LanceVectors::open(&dir.join("vectors"), embedder.id(), embedder.dim())
-                    .map_err(|e| store_failure("vector store", dir, e, "from the catalog"))?,
-            )
-        };
-        let stores = Stores {
-            dir: dir.to_path_buf(),
-            catalog: Arc::new(catalog),
-            keyword,
-            vectors,
-            write_lock,
-            team: None,
-        };
-        let mut lib = Library::with_stores(stores, embedder, options)?;
-        // Reading the stores through may find damage that opening them did not.
-        let read_through = |lib: &mut Library| -> Result<(), EngineError> {
-            lib.seen_version = lib.catalog.data_version()?;
-            if lib.is_writable() {
-                lib.repaired = lib.reconcile()?;
+        // The vector store loads its mirror (the slowest part of opening) on a thread of its own
+        // while the catalog's lookup tables are computed here.
+        std::thread::scope(|scope| {
+            let loading = (!options.in_memory_vectors).then(|| {
+                let (at, model, dim) = (dir.join("vectors"), embedder.id().to_string(), embedder.dim());
+                scope.spawn(move || LanceVectors::open(&at, &model, dim))
+            });
+            let catalog = SqliteCatalog::open(&dir.join("catalog.sqlite"))
+                .map_err(|e| store_failure("catalog (catalog.sqlite)", dir, e, "from the chunk records"))?;
+            let keyword = KeywordIndex::open(&dir.join("keyword"))
+                .map(|k| Keywords::Local(Box::new(k)))
+                .map_err(|e| store_failure("keyword index", dir, e, "from the catalog"))?;
+            let stores = Stores {
+                dir: dir.to_path_buf(),
+                catalog: Arc::new(catalog),
+                keyword,
+                // In memory until the disk store has loaded (below), or for good.
+                vectors: Box::new(MemoryVectors::default()),
+                write_lock,
+                team: None,
+            };
+            let mut lib = Library::with_stores(stores, embedder, options)?;
+            // Reading the stores through may find damage that opening them did not.
+            let read_through = |lib: &mut Library| -> Result<(), EngineError> {
+                lib.seen_version = lib.catalog.data_version()?;
+                lib.rebuild_lookups(false)?;
+                if let Some(loading) = loading {
+                    let opened = loading
+                        .join()
+                        .map_err(|_| EngineError::Internal("opening the vector store panicked".into()))?;
+                    lib.vectors = Box::new(
+                        opened.map_err(|e| store_failure("vector store", dir, e, "from the catalog"))?,
+                    );
+                }
+                if lib.is_writable() {
+                    lib.repaired = lib.reconcile()?;
+                    if !lib.repaired.is_empty() {
+                        // The documents rolled back leave the tables computed above.
+                        lib.changed();
+                        lib.rebuild_lookups(false)?;
+                    }
+                }
+                Ok(())
+            };
+            match read_through(&mut lib) {
+                Ok(()) => Ok(lib),
+                Err(EngineError::Storage(e)) => {
+                    let (store, remedy) = store_of(&e);
+                    Err(store_failure(store, dir, e, remedy))
+                }
+                Err(e) => Err(e),
             }
-            lib.rebuild_lookups(false)
-        };
-        match read_through(&mut lib) {
-            Ok(()) => Ok(lib),
-            Err(EngineError::Storage(e)) => {
-                let (store, remedy) = store_of(&e);
-                Err(store_failure(store, dir, e, remedy))
-            }
-            Err(e) => Err(e),
-        }
+        })
     }
 
     /// The library folder (for a team library, this computer's cache folder of it).

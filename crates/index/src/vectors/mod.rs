@@ -105,7 +105,7 @@ pub fn table_name(model: &str, dim: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::conformance::{exercise, exercise_records};
+    use super::conformance::{exercise, exercise_records, record};
     use super::*;
 
     #[test]
@@ -133,6 +133,40 @@ mod tests {
         assert_eq!(other.len().unwrap(), 0, "another model has its own table");
         exercise_records(&other);
         assert_eq!(table_name("all-MiniLM-L6-v2", 384), "chunks_all_minilm_l6_v2_384");
+    }
+
+    /// A table that grows past [`ANN_THRESHOLD`] rows changes its mirror to 8-bit lists and keeps
+    /// answering; opened again it loads the lists; shrunk below, it is exact again.
+    #[test]
+    fn lance_store_crosses_the_threshold_both_ways() {
+        let dir = tempfile::tempdir().unwrap();
+        let lance = LanceVectors::open(dir.path(), "test-model", 4).unwrap();
+        // Rows on the unit circle of the first two axes, a document per 50,000.
+        let v = |i: usize| {
+            let a = i as f32 * 0.000_01;
+            vec![a.cos(), a.sin(), 0.0, 0.0]
+        };
+        let per = 50_000;
+        for d in 0..ANN_THRESHOLD / per {
+            let recs: Vec<VectorRecord> =
+                (d * per..(d + 1) * per).map(|i| record(i as i64, d as i64, v(i))).collect();
+            lance.put_document(d as i64, &recs).unwrap();
+            assert_eq!(lance.is_exact(), (d + 1) * per < ANN_THRESHOLD);
+        }
+        let near = |store: &LanceVectors, i: usize| store.search(&v(i), 1, &[]).unwrap()[0].0;
+        // In four dimensions 8 bits resolve about 1/127 of a radian: 800 rows of this arc.
+        let close = |found: i64, i: usize| (found - i as i64).abs() < 2_000;
+        assert!(close(near(&lance, 123_456), 123_456), "the lists find the row's neighbourhood");
+        assert_eq!(lance.search(&v(10), 3, &[4]).unwrap().len(), 3, "a document filter scans its rows");
+        drop(lance);
+        let lance = LanceVectors::open(dir.path(), "test-model", 4).unwrap();
+        assert!(!lance.is_exact(), "reopened past the threshold: the lists");
+        assert_eq!(lance.len().unwrap(), ANN_THRESHOLD);
+        assert!(close(near(&lance, 200_000), 200_000));
+        assert_eq!(lance.document_vectors(2).unwrap().len(), per, "vectors come back from disk");
+        lance.remove_document(0).unwrap();
+        assert!(lance.is_exact(), "below the threshold again: exact");
+        assert!(close(near(&lance, 60_000), 60_000));
     }
 
     /// The 8-bit lists a large library's vectors are kept in answer as the exact mirror does

@@ -12,6 +12,7 @@
 //! The byte products run on the CPU's widest integer SIMD through [`dot_i8`] (AVX2 where the CPU
 //! has it; the plain loop is the reference, and both give the same integers).
 
+use super::memory::dot as dot_f32;
 use std::collections::HashMap;
 
 /// Rows from which the vectors are split into inverted lists.
@@ -177,51 +178,6 @@ fn unit(v: &mut [f32]) {
     }
 }
 
-/// `Σ a[i] · b[i]` in f32, on AVX2 where the CPU has it (the centroid products of training and of
-/// placing new rows).
-fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if avx2_fma() {
-            // SAFETY: the CPU has AVX2 and FMA (checked once, above).
-            return unsafe { dot_f32_avx2(a, b) };
-        }
-    }
-    dot_f32_plain(a, b)
-}
-
-#[cfg(target_arch = "x86_64")]
-fn avx2_fma() -> bool {
-    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *HAS.get_or_init(|| {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    })
-}
-
-/// 32 independent sums, so that the compiler keeps four vector registers of them.
-#[inline(always)]
-fn dot_f32_plain(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0f32; 32];
-    let (ca, cb) = (a.chunks_exact(32), b.chunks_exact(32));
-    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
-    for (x, y) in ca.zip(cb) {
-        for k in 0..32 {
-            acc[k] += x[k] * y[k];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
-}
-
-/// [`dot_f32_plain`] compiled for AVX2 and FMA.
-///
-/// # Safety
-/// The CPU must have AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn dot_f32_avx2(a: &[f32], b: &[f32]) -> f32 {
-    dot_f32_plain(a, b)
-}
-
 impl CompactIndex {
     /// An empty index of `dim`-wide vectors.
     pub fn new(dim: usize) -> CompactIndex {
@@ -333,14 +289,7 @@ impl CompactIndex {
         if self.centroids.is_empty() {
             return 0;
         }
-        let mut best = (0, f32::MIN);
-        for (i, c) in self.centroids.chunks_exact(self.dim).enumerate() {
-            let s = dot_f32(v, c);
-            if s > best.1 {
-                best = (i, s);
-            }
-        }
-        best.0
+        nearest(&self.centroids, self.dim, v)
     }
 
     /// Trains about √rows centroids on a sample (spherical k-means) and puts every row in the
@@ -485,20 +434,23 @@ fn top(mut all: Vec<(i64, f32)>, limit: usize) -> Vec<(i64, f32)> {
     all
 }
 
+/// The index of the centroid (of `centroids`, `dim` wide each) most similar to `v`.
+fn nearest(centroids: &[f32], dim: usize, v: &[f32]) -> usize {
+    let mut best = (0, f32::MIN);
+    for (i, c) in centroids.chunks_exact(dim).enumerate() {
+        let s = dot_f32(v, c);
+        if s > best.1 {
+            best = (i, s);
+        }
+    }
+    best.0
+}
+
 /// The nearest centroid of each vector, on every core.
 fn assign(centroids: &[f32], dim: usize, vectors: &[Vec<f32>]) -> Vec<usize> {
     let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let per = vectors.len().div_ceil(threads).max(1);
-    let nearest = |v: &Vec<f32>| {
-        let mut best = (0, f32::MIN);
-        for (i, c) in centroids.chunks_exact(dim).enumerate() {
-            let s = dot_f32(v, c);
-            if s > best.1 {
-                best = (i, s);
-            }
-        }
-        best.0
-    };
+    let nearest = |v: &Vec<f32>| nearest(centroids, dim, v);
     std::thread::scope(|s| {
         let parts: Vec<_> = vectors
             .chunks(per)

@@ -30,8 +30,9 @@ impl DocVectors {
     }
 }
 
-/// `Σ a[i] · b[i]`, on AVX2 with FMA where the CPU has them (the exact scan of every query).
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+/// `Σ a[i] · b[i]`, on AVX2 with FMA where the CPU has them (the exact scan of every query, and
+/// the centroids of [`super::CompactIndex`]).
+pub(super) fn dot(a: &[f32], b: &[f32]) -> f32 {
     #[cfg(target_arch = "x86_64")]
     {
         static FMA: std::sync::OnceLock<bool> = std::sync::OnceLock::new();

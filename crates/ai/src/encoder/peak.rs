@@ -151,14 +151,7 @@ mod x86 {
     /// The CPU must have AMX-TILE and AMX-INT8, and this process the tile state.
     pub unsafe fn amx(iterations: u64) -> u64 {
         use std::arch::asm;
-        #[repr(C, align(64))]
-        struct TileConfig([u8; 64]);
-        let mut cfg = TileConfig([0; 64]);
-        cfg.0[0] = 1;
-        for t in 0..8 {
-            cfg.0[16 + 2 * t] = 64;
-            cfg.0[48 + t] = 16;
-        }
+        let cfg = super::super::gemm::TileConfig::full();
         // SAFETY: the configuration is 64 bytes; the tiles are zeroed, multiplied in place and
         // released; nothing is read from or written to memory besides the configuration.
         unsafe {

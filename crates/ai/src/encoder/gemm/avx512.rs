@@ -3,6 +3,23 @@
 
 use super::{QuantLinear, Rows, MR, NR};
 
+/// An AMX tile configuration, as `ldtilecfg` reads it (64 bytes, aligned).
+#[repr(C, align(64))]
+pub(in crate::encoder) struct TileConfig(pub [u8; 64]);
+
+impl TileConfig {
+    /// Palette 1, all eight tiles 16 rows × 64 bytes.
+    pub fn full() -> TileConfig {
+        let mut cfg = TileConfig([0; 64]);
+        cfg.0[0] = 1;
+        for t in 0..8 {
+            cfg.0[16 + 2 * t] = 64;
+            cfg.0[48 + t] = 16;
+        }
+        cfg
+    }
+}
+
 impl QuantLinear {
     /// # Safety
     /// The CPU must have AVX-512 (F, BW) and VNNI; `a` must hold `rows` rows of `self.k` bytes and
@@ -114,15 +131,7 @@ impl QuantLinear {
         let groups = k / 4;
         debug_assert!(k.is_multiple_of(64) && a.bytes.len() >= rows.next_multiple_of(32) * k);
         debug_assert!(rows * n <= out.len());
-        /// Tile palette 1, eight tiles of 16 rows × 64 bytes.
-        #[repr(C, align(64))]
-        struct TileConfig([u8; 64]);
-        let mut cfg = TileConfig([0; 64]);
-        cfg.0[0] = 1;
-        for t in 0..8 {
-            cfg.0[16 + 2 * t] = 64;
-            cfg.0[48 + t] = 16;
-        }
+        let cfg = TileConfig::full();
         /// The four 16 × 16 sums of a block, as 32 rows of 32.
         #[repr(C, align(64))]
         struct Sums([i32; 32 * 32]);

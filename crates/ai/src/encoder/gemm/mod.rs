@@ -19,6 +19,8 @@ use super::pair::Pair;
 mod avx256;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(target_arch = "x86_64")]
+pub(super) use avx512::TileConfig;
 
 /// Rows of activations one AVX-512 VNNI kernel call computes.
 const MR: usize = 8;

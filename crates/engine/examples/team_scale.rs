@@ -21,89 +21,18 @@
 //! It also measures the other keyword channel: PostgreSQL's full-text search (a client opened with
 //! `TeamKeywords::Server` builds no cache).
 
-use folio_engine::{Library, SearchOptions, TeamAddress, TeamKeywords, TeamLocation};
+// Shared with library_million, which uses all of it.
+#[allow(dead_code)]
+mod scale;
+
+use folio_engine::{Library, TeamAddress, TeamKeywords, TeamLocation};
+use scale::{calibrated_sigma, dev_questions, percentiles, search_latency, Noise};
 use folio_index::vectors::VectorStore;
 use postgres::{Client, NoTls};
 use std::io::Write;
 use std::time::Instant;
 
 const PER_DOCUMENT: usize = 1000;
-
-/// A small deterministic generator (xorshift), for the noise.
-struct Noise(u64);
-
-impl Noise {
-    /// Uniform in (0, 1].
-    fn uniform(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        ((self.0 >> 40) as f32 + 1.0) / (1u64 << 24) as f32
-    }
-
-    /// Standard normal (Box–Muller).
-    fn gaussian(&mut self) -> f32 {
-        let (u, v) = (self.uniform(), self.uniform());
-        (-2.0 * u.ln()).sqrt() * (std::f32::consts::TAU * v).cos()
-    }
-}
-
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-/// The noise's standard deviation per dimension: a copy's cosine to its source is then about the
-/// median cosine between a source chunk and its nearest other chunk (over a sample of 300).
-fn calibrated_sigma(vectors: &[&[f32]]) -> (f32, f32) {
-    let step = (vectors.len() / 300).max(1);
-    let mut nearest: Vec<f32> = (0..vectors.len())
-        .step_by(step)
-        .map(|i| {
-            (0..vectors.len())
-                .filter(|&j| j != i && dot(vectors[i], vectors[j]) < 0.999)
-                .map(|j| dot(vectors[i], vectors[j]))
-                .fold(f32::MIN, f32::max)
-        })
-        .collect();
-    nearest.sort_by(f32::total_cmp);
-    let median = nearest[nearest.len() / 2];
-    // |source + noise| has cosine 1/sqrt(1 + r²) to the source for a noise of norm r.
-    let r = (1.0 / (median * median) - 1.0).max(0.0).sqrt();
-    (median, r / (vectors[0].len() as f32).sqrt())
-}
-
-/// p50 and p99 of `times` (sorted here).
-fn percentiles(times: &mut [f64]) -> (f64, f64) {
-    times.sort_by(f64::total_cmp);
-    let at = |p: f64| times[((times.len() - 1) as f64 * p) as usize];
-    (at(0.5), at(0.99))
-}
-
-/// Runs each question through the engine, all channels; prints p50 / p99 overall and per channel.
-fn search_latency(lib: &Library, questions: &[String], what: &str) {
-    let (mut total, mut dense, mut keyword, mut exact, mut embed) = (vec![], vec![], vec![], vec![], vec![]);
-    for q in questions {
-        let t = Instant::now();
-        let hits = lib.search(q, &SearchOptions::default()).expect("a search");
-        total.push(t.elapsed().as_secs_f64() * 1e3);
-        if let Some(h) = hits.first() {
-            embed.push(h.timings_ms.embed);
-            dense.push(h.timings_ms.dense);
-            keyword.push(h.timings_ms.keyword);
-            exact.push(h.timings_ms.exact);
-        }
-    }
-    let (p50, p99) = percentiles(&mut total);
-    println!("search, all channels, {what}, {} questions: p50 {p50:.1} ms, p99 {p99:.1} ms", questions.len());
-    for (name, times) in
-        [("embed", &mut embed), ("dense", &mut dense), ("keyword", &mut keyword), ("exact", &mut exact)]
-    {
-        if !times.is_empty() {
-            let (p50, p99) = percentiles(times);
-            println!("  {name}: p50 {p50:.1} ms, p99 {p99:.1} ms");
-        }
-    }
-}
 
 fn vector_text(v: &[f32]) -> String {
     let mut s = String::with_capacity(v.len() * 10);
@@ -160,18 +89,6 @@ fn recall_sweep(url: &str, embedder: &dyn folio_ai::Embedder, questions: &[Strin
             found as f64 / total as f64
         );
     }
-}
-
-/// The first 200 ObliQA dev questions (or, without ../shared, the starts of the source's texts).
-fn dev_questions(fallback: impl FnOnce() -> Vec<String>) -> Vec<String> {
-    std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/obliqa/questions_dev.json"
-    ))
-    .ok()
-    .and_then(|s| serde_json::from_str::<Vec<serde_json::Value>>(&s).ok())
-    .map(|qs| qs.iter().take(200).filter_map(|q| q["Question"].as_str().map(String::from)).collect())
-    .unwrap_or_else(fallback)
 }
 
 fn main() {
@@ -256,9 +173,7 @@ fn main() {
         for k in 0..count {
             chunk_id += 1;
             let (text, section, kind, v) = &source[(chunk_id as usize * 7919) % source.len()];
-            let mut w: Vec<f32> = v.iter().map(|x| x + sigma * noise.gaussian()).collect();
-            let norm = w.iter().map(|x| x * x).sum::<f32>().sqrt();
-            w.iter_mut().for_each(|x| *x /= norm);
+            let w = noise.perturb(v, sigma);
             writeln!(
                 chunks,
                 "{chunk_id}\t{doc_id}\t{k}\t{section}\t[]\t[]\t1\t{kind}\t\\N\t\\N\t0\t{}\th{chunk_id}\t{}\t\t[]\tnone",

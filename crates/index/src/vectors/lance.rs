@@ -14,6 +14,20 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+/// Fragments past which a write compacts the table: every write adds a fragment (a file) and a
+/// version, each version's manifest lists every fragment, so without compaction a library of a
+/// few thousand documents reads thousands of files and keeps manifests that grow with the square
+/// of its documents.
+pub(super) const FRAGMENT_LIMIT: usize = 64;
+
+/// Rows a compacted fragment holds at most. Small enough that a growing table rewrites each row
+/// only a few times; large enough that a million rows are a few dozen files.
+const FRAGMENT_ROWS: usize = 1 << 16;
+
+/// How long a replaced version stays readable: another process (a read-only window) reading
+/// the table as of a version keeps its files that long.
+const KEEP_VERSIONS_MINUTES: i64 = 10;
+
 /// LanceDB on local disk.
 pub struct LanceVectors {
     runtime: tokio::runtime::Runtime,
@@ -200,6 +214,42 @@ impl LanceVectors {
         *m = exact.into_compact(dim);
     }
 
+    /// The exact f32 top `limit` of each query over every row on disk, in one pass over the table
+    /// (the reference the mirror's 8-bit lists are measured against; it reads the whole table).
+    pub fn search_exact(&self, queries: &[Vec<f32>], limit: usize) -> Result<Vec<Vec<(i64, f32)>>, IndexError> {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        #[derive(PartialEq)]
+        struct Scored(f32, i64);
+        impl Eq for Scored {}
+        impl PartialOrd for Scored {
+            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl Ord for Scored {
+            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+                self.0.total_cmp(&other.0).then(other.1.cmp(&self.1))
+            }
+        }
+        let mut best: Vec<BinaryHeap<Reverse<Scored>>> = queries.iter().map(|_| BinaryHeap::new()).collect();
+        self.scan_rows(None, |_, id, v| {
+            for (q, heap) in queries.iter().zip(&mut best) {
+                let s = super::memory::dot(q, v);
+                if heap.len() < limit {
+                    heap.push(Reverse(Scored(s, id)));
+                } else if heap.peek().is_some_and(|w| s > w.0 .0) {
+                    heap.pop();
+                    heap.push(Reverse(Scored(s, id)));
+                }
+            }
+        })?;
+        Ok(best
+            .into_iter()
+            .map(|h| h.into_sorted_vec().into_iter().map(|Reverse(Scored(s, id))| (id, s)).collect())
+            .collect())
+    }
+
     /// Whether queries are answered by exact search over the RAM mirror.
     pub fn is_exact(&self) -> bool {
         self.mirror().is_exact()
@@ -224,6 +274,7 @@ impl LanceVectors {
     /// changed when the table crossed [`super::ANN_THRESHOLD`] (to 8-bit lists from the f32
     /// vectors in RAM; back to f32 from disk).
     fn after_write(&self, change: impl FnOnce(&mut Mirror)) -> Result<(), IndexError> {
+        self.maintain()?;
         let rows = self.runtime.block_on(self.table.count_rows(None))?;
         self.rows.store(rows, Ordering::Release);
         let exact = self.mirror().is_exact();
@@ -239,6 +290,45 @@ impl LanceVectors {
             *m = full.into_compact(self.dim);
         }
         Ok(())
+    }
+}
+
+impl LanceVectors {
+    /// Once the table has more than [`FRAGMENT_LIMIT`] fragments: merges the small ones (into
+    /// fragments of up to [`FRAGMENT_ROWS`] rows) and removes the versions replaced more than
+    /// [`KEEP_VERSIONS_MINUTES`] ago, with the files only they used. Called under the write guard.
+    fn maintain(&self) -> Result<(), IndexError> {
+        use lancedb::table::{CompactionOptions, Duration, OptimizeAction};
+        if self.fragments()? <= FRAGMENT_LIMIT {
+            return Ok(());
+        }
+        let options = CompactionOptions { target_rows_per_fragment: FRAGMENT_ROWS, ..Default::default() };
+        self.runtime.block_on(async {
+            self.table.optimize(OptimizeAction::Compact { options, remap_options: None }).await?;
+            self.table
+                .optimize(OptimizeAction::Prune {
+                    older_than: Duration::try_minutes(KEEP_VERSIONS_MINUTES),
+                    // Files no version lists may belong to another process's write in progress.
+                    delete_unverified: Some(false),
+                    error_if_tagged_old_versions: Some(false),
+                })
+                .await
+        })?;
+        Ok(())
+    }
+
+    /// The table's fragments (files of rows).
+    pub fn fragments(&self) -> Result<usize, IndexError> {
+        match self.table.as_native() {
+            Some(native) => Ok(self.runtime.block_on(native.count_fragments())?),
+            // Only a remote table (LanceDB Cloud) is not native; this store opens local folders.
+            None => Ok(0),
+        }
+    }
+
+    /// The table's versions kept on disk.
+    pub fn versions(&self) -> Result<usize, IndexError> {
+        Ok(self.runtime.block_on(self.table.list_versions())?.len())
     }
 }
 

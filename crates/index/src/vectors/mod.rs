@@ -183,4 +183,37 @@ mod tests {
         other.use_compact_index();
         exercise_records(&other);
     }
+
+    /// Every write adds a fragment; past the limit a write compacts them, and the rows, their
+    /// vectors and a later replacement and removal are as before.
+    #[test]
+    fn lance_store_compacts_its_fragments() {
+        let dir = tempfile::tempdir().unwrap();
+        let lance = LanceVectors::open(dir.path(), "test-model", 3).unwrap();
+        let v = |i: usize| {
+            let a = i as f32 * 0.01;
+            vec![a.cos(), a.sin(), 0.5]
+        };
+        let docs = lance::FRAGMENT_LIMIT * 2 + 5;
+        for d in 0..docs {
+            let recs: Vec<VectorRecord> =
+                (d * 3..d * 3 + 3).map(|i| record(i as i64, d as i64, v(i))).collect();
+            lance.put_document(d as i64, &recs).unwrap();
+            assert!(lance.fragments().unwrap() <= lance::FRAGMENT_LIMIT + 1, "compacted as it grows");
+        }
+        // Replacing and removing documents after compaction.
+        lance.put_document(7, &[record(10_000, 7, v(21))]).unwrap();
+        lance.remove_document(8).unwrap();
+        drop(lance);
+        let lance = LanceVectors::open(dir.path(), "test-model", 3).unwrap();
+        assert_eq!(lance.len().unwrap(), docs * 3 - 3 - 2);
+        for i in [0, 100, docs * 3 - 1] {
+            assert_eq!(lance.search(&v(i), 1, &[]).unwrap()[0].0, i as i64, "row {i} found after compaction");
+        }
+        assert_eq!(lance.document_vectors(7).unwrap().keys().copied().collect::<Vec<_>>(), vec![10_000]);
+        assert!(lance.document_vectors(8).unwrap().is_empty());
+        let records = lance.records().unwrap();
+        assert_eq!(records.len(), docs * 3 - 5);
+        assert!(records.iter().any(|r| r.chunk_id == 10_000 && r.embedding == v(21)));
+    }
 }

@@ -163,13 +163,18 @@ fn build(
     let start = Instant::now();
     let mut chunks = lib.chunk_count()?;
     let mut k = 0;
-    println!("{:>5} {:>9} {:>8} {:>9} {:>10} {:>8}", "copy", "chunks", "copy s", "total s", "repeats", "RSS MB");
+    println!(
+        "{:>5} {:>9} {:>8} {:>9} {:>10} {:>8}",
+        "copy", "chunks", "copy s", "total s", "repeats", "RSS MB"
+    );
     while chunks < target {
         let folder = write_copy(&documents, sources, k)?;
         let t = Instant::now();
         let report = lib.ingest(&[folder], &mut |_| {}, &Cancel::new());
         if !report.failed.is_empty() {
-            return Err(format!("copy {k}: {} files failed: {:?}", report.failed.len(), report.failed[0]).into());
+            return Err(
+                format!("copy {k}: {} files failed: {:?}", report.failed.len(), report.failed[0]).into()
+            );
         }
         chunks = lib.chunk_count()?;
         if k == 0 {
@@ -271,7 +276,7 @@ fn add_pdf(dir: &Path, out: &Path, env: &Environment) -> Result<(), Failure> {
         let (model, options) = folio_engine::assets::library_setup(EmbeddingModel::Minilm, env)?;
         let mut lib = Library::open(at, model, options)?;
         let t = Instant::now();
-        let report = lib.ingest(&[pdf.clone()], &mut |_| {}, &Cancel::new());
+        let report = lib.ingest(std::slice::from_ref(&pdf), &mut |_| {}, &Cancel::new());
         if !report.failed.is_empty() || report.indexed.is_empty() {
             return Err(format!("adding the PDF to {what}: {:?}", report.failed).into());
         }

@@ -26,9 +26,9 @@
 mod scale;
 
 use folio_engine::{Library, TeamAddress, TeamKeywords, TeamLocation};
-use scale::{calibrated_sigma, dev_questions, percentiles, search_latency, Noise};
 use folio_index::vectors::VectorStore;
 use postgres::{Client, NoTls};
+use scale::{calibrated_sigma, dev_questions, percentiles, search_latency, Noise};
 use std::io::Write;
 use std::time::Instant;
 

@@ -166,6 +166,10 @@ impl Access<'_> {
     /// on, and computed again with the library to itself only when it changed meanwhile.
     pub(super) fn finish(&mut self) -> Result<(), EngineError> {
         match self {
+            Access::Owned(l) => l.checkpoint_vectors(),
+            Access::Shared(l) => read(l).checkpoint_vectors(),
+        }
+        match self {
             Access::Owned(l) => l.finish_ingest(),
             Access::Shared(l) => {
                 let lookups = read(l).caught_up()?;

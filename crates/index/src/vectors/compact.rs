@@ -9,9 +9,9 @@
 //! its vectors cost; the centroids are trained again only when the table has grown fourfold since
 //! they were (so each row pays for a constant share of the training).
 //!
-//! The byte products run on the CPU's widest integer SIMD through [`dot_i8`] (AVX2 where the CPU
-//! has it; the plain loop is the reference, and both give the same integers).
+//! The byte products run on the CPU's widest integer SIMD ([`super::int8`]).
 
+use super::int8::{dot_i8, dot_rows, quantize};
 use super::memory::dot as dot_f32;
 use std::collections::HashMap;
 
@@ -48,127 +48,6 @@ pub struct CompactIndex {
     trained_at: usize,
     /// The share of the lists a query scans.
     probe_share: f32,
-}
-
-/// A vector's 8-bit code and scale: normalised, then each value over the largest magnitude
-/// times 127, rounded. A zero vector gets scale 0 (every cosine with it is 0).
-pub fn quantize(v: &[f32], code: &mut Vec<i8>) -> f32 {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
-    code.clear();
-    if norm == 0.0 || max == 0.0 || !norm.is_finite() {
-        code.resize(v.len(), 0);
-        return 0.0;
-    }
-    let inv = 127.0 / max;
-    code.extend(v.iter().map(|x| (x * inv).round().clamp(-127.0, 127.0) as i8));
-    max / 127.0 / norm
-}
-
-/// `Σ a[i] · b[i]` over signed bytes within ±127 (as [`quantize`] writes them), on AVX2 where
-/// the CPU has it.
-pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    debug_assert_eq!(a.len(), b.len());
-    #[cfg(target_arch = "x86_64")]
-    {
-        if avx2() {
-            // SAFETY: the CPU has AVX2 (checked once, above).
-            return unsafe { dot_i8_avx2(a, b) };
-        }
-    }
-    dot_i8_plain(a, b)
-}
-
-#[cfg(target_arch = "x86_64")]
-fn avx2() -> bool {
-    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *HAS.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
-}
-
-/// The reference: widened products summed in 32 bits.
-fn dot_i8_plain(a: &[i8], b: &[i8]) -> i32 {
-    a.iter().zip(b).map(|(x, y)| *x as i32 * *y as i32).sum()
-}
-
-/// 32 bytes a step: `vpmaddubsw` multiplies unsigned by signed bytes, so `a`'s magnitudes
-/// (`vpabsb`) meet `b` with `a`'s signs (`vpsignb`); pairs of products (at most 2 · 127² < 2¹⁵)
-/// are summed to 16 bits, then to 32 (`vpmaddwd` with ones). Two accumulators a step of 64.
-///
-/// # Safety
-/// The CPU must have AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn dot_i8_avx2(a: &[i8], b: &[i8]) -> i32 {
-    // SAFETY: the caller's guarantee.
-    unsafe { dot_i8_avx2_inline(a, b) }
-}
-
-/// [`dot_i8_avx2`]'s body, inlined into the AVX2 functions that call it.
-///
-/// # Safety
-/// The CPU must have AVX2, and the caller be compiled for it.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn dot_i8_avx2_inline(a: &[i8], b: &[i8]) -> i32 {
-    use std::arch::x86_64::*;
-    let n = a.len().min(b.len());
-    let mut i = 0;
-    // SAFETY: every load reads 32 bytes from i, i + 32 <= n (the loop conditions); the caller is
-    // compiled for AVX2.
-    unsafe {
-        let ones = _mm256_set1_epi16(1);
-        let mut acc = [_mm256_setzero_si256(); 2];
-        macro_rules! step {
-            ($acc:expr, $i:expr) => {{
-                let x = _mm256_loadu_si256(a.as_ptr().add($i) as *const __m256i);
-                let y = _mm256_loadu_si256(b.as_ptr().add($i) as *const __m256i);
-                let pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(x), _mm256_sign_epi8(y, x));
-                $acc = _mm256_add_epi32($acc, _mm256_madd_epi16(pairs, ones));
-            }};
-        }
-        while i + 64 <= n {
-            step!(acc[0], i);
-            step!(acc[1], i + 32);
-            i += 64;
-        }
-        if i + 32 <= n {
-            step!(acc[0], i);
-            i += 32;
-        }
-        let sum = _mm256_add_epi32(acc[0], acc[1]);
-        let half = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256::<1>(sum));
-        let quad = _mm_add_epi32(half, _mm_shuffle_epi32::<0b01_00_11_10>(half));
-        let one = _mm_add_epi32(quad, _mm_shuffle_epi32::<0b10_11_00_01>(quad));
-        _mm_cvtsi128_si32(one) + dot_i8_plain(&a[i..n], &b[i..n])
-    }
-}
-
-/// `out[r] = Σ q[i] · rows[r][i]` for each `q.len()`-wide row of `rows`, on AVX2 where the CPU
-/// has it (one dispatch for a whole list).
-fn dot_rows(q: &[i8], rows: &[i8], out: &mut Vec<i32>) {
-    out.clear();
-    if q.is_empty() {
-        out.resize(rows.len(), 0);
-        return;
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        if avx2() {
-            // SAFETY: the CPU has AVX2 (checked once, above).
-            unsafe { dot_rows_avx2(q, rows, out) };
-            return;
-        }
-    }
-    out.extend(rows.chunks_exact(q.len()).map(|r| dot_i8_plain(q, r)));
-}
-
-/// # Safety
-/// The CPU must have AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn dot_rows_avx2(q: &[i8], rows: &[i8], out: &mut Vec<i32>) {
-    // SAFETY: the caller's guarantee; this function is compiled for AVX2.
-    out.extend(rows.chunks_exact(q.len()).map(|r| unsafe { dot_i8_avx2_inline(q, r) }));
 }
 
 fn unit(v: &mut [f32]) {
@@ -423,6 +302,122 @@ impl CompactIndex {
     }
 }
 
+/// The first bytes of a saved index ([`CompactIndex::write_to`]), then the layout's version.
+const MAGIC: &[u8; 8] = b"FOLIOIVF";
+const LAYOUT: u32 = 1;
+
+impl CompactIndex {
+    /// Writes the index, stamped with `stamp` (the version of the table it mirrors), so that
+    /// [`Self::read_from`] gives it back without training or quantizing anything.
+    pub fn write_to(&self, stamp: u64, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        w.write_all(MAGIC)?;
+        w.write_all(&LAYOUT.to_le_bytes())?;
+        w.write_all(&(self.dim as u32).to_le_bytes())?;
+        for n in [stamp, self.len() as u64, self.trained_at as u64, self.lists.len() as u64] {
+            w.write_all(&n.to_le_bytes())?;
+        }
+        w.write_all(&self.probe_share.to_le_bytes())?;
+        w.write_all(&(self.centroids.len() as u64).to_le_bytes())?;
+        for x in &self.centroids {
+            w.write_all(&x.to_le_bytes())?;
+        }
+        for l in &self.lists {
+            w.write_all(&(l.ids.len() as u64).to_le_bytes())?;
+            for (id, doc) in l.ids.iter().zip(&l.docs) {
+                w.write_all(&id.to_le_bytes())?;
+                w.write_all(&doc.to_le_bytes())?;
+            }
+            for s in &l.scales {
+                w.write_all(&s.to_le_bytes())?;
+            }
+            let codes: Vec<u8> = l.codes.iter().map(|&c| c as u8).collect();
+            w.write_all(&codes)?;
+        }
+        w.write_all(MAGIC)
+    }
+
+    /// An index written by [`Self::write_to`]: `Ok(None)` when it was written for another table
+    /// version or width (stale), `Err` when the bytes are not such an index (torn or damaged).
+    pub fn read_from(bytes: &[u8], dim: usize, stamp: u64) -> Result<Option<CompactIndex>, String> {
+        let mut r = Reader { bytes, at: 0 };
+        if r.take(8)? != MAGIC || u32::from_le_bytes(r.array()?) != LAYOUT {
+            return Err("not a saved index of this layout".into());
+        }
+        let width = u32::from_le_bytes(r.array()?) as usize;
+        let [saved, rows, trained_at, lists] = [r.u64()?, r.u64()?, r.u64()?, r.u64()?];
+        if saved != stamp || width != dim {
+            return Ok(None);
+        }
+        let mut index = CompactIndex::new(dim);
+        index.probe_share = f32::from_le_bytes(r.array()?);
+        index.trained_at = trained_at as usize;
+        let centroids = r.u64()? as usize;
+        if centroids != if lists > 1 { lists as usize * dim } else { 0 } {
+            return Err("centroids and lists disagree".into());
+        }
+        index.centroids = r
+            .take(centroids * 4)?
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        index.lists = Vec::with_capacity(lists as usize);
+        index.place.reserve(rows as usize);
+        for list in 0..lists as usize {
+            let n = r.u64()? as usize;
+            let pairs = r.take(n.checked_mul(16).ok_or("a list too long")?)?;
+            let mut l = List { ids: Vec::with_capacity(n), docs: Vec::with_capacity(n), ..List::default() };
+            for pair in pairs.chunks_exact(16) {
+                let (id, doc) = (
+                    i64::from_le_bytes(pair[..8].try_into().unwrap()),
+                    i64::from_le_bytes(pair[8..].try_into().unwrap()),
+                );
+                if index.place.insert(id, (list as u32, l.ids.len() as u32)).is_some() {
+                    return Err(format!("row {id} saved twice"));
+                }
+                index.by_doc.entry(doc).or_default().push(id);
+                l.ids.push(id);
+                l.docs.push(doc);
+            }
+            l.scales =
+                r.take(n * 4)?.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+            l.codes = r.take(n * dim)?.iter().map(|&b| b as i8).collect();
+            index.lists.push(l);
+        }
+        if index.lists.is_empty()
+            || index.len() != rows as usize
+            || r.take(8)? != MAGIC
+            || r.at != bytes.len()
+        {
+            return Err("the saved index ends early or late".into());
+        }
+        Ok(Some(index))
+    }
+}
+
+/// Reads a saved index's bytes in order, each read checked against the end.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        let end =
+            self.at.checked_add(n).filter(|e| *e <= self.bytes.len()).ok_or("the saved index ends early")?;
+        let got = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(got)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
+        Ok(self.take(N)?.try_into().expect("take gives N bytes"))
+    }
+
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+}
+
 /// The `limit` best of `all`, best first; ties by chunk id.
 fn top(mut all: Vec<(i64, f32)>, limit: usize) -> Vec<(i64, f32)> {
     let order = |a: &(i64, f32), b: &(i64, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
@@ -463,28 +458,6 @@ fn assign(centroids: &[f32], dim: usize, vectors: &[Vec<f32>]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        #[test]
-        fn the_simd_product_is_the_plain_one(
-            pair in (0usize..1000).prop_flat_map(|n| (
-                proptest::collection::vec(-127i8..=127, n),
-                proptest::collection::vec(-127i8..=127, n),
-            ))
-        ) {
-            let (a, b) = pair;
-            let exact: i32 = a.iter().zip(&b).map(|(x, y)| *x as i32 * *y as i32).sum();
-            prop_assert_eq!(dot_i8_plain(&a, &b), exact);
-            prop_assert_eq!(dot_i8(&a, &b), exact);
-            // The same row twice as a list of rows.
-            let mut out = Vec::new();
-            dot_rows(&a, &[b.clone(), b.clone()].concat(), &mut out);
-            if !a.is_empty() {
-                prop_assert_eq!(out, vec![exact, exact]);
-            }
-        }
-    }
 
     /// Clustered unit vectors, as sentence embeddings are.
     fn clustered(rows: usize, dim: usize, seed: u64) -> Vec<Vec<f32>> {
@@ -568,5 +541,44 @@ mod tests {
         }
         assert!(x.search(&vectors[3500], 5, &[3]).is_empty());
         assert_eq!(x.search(&vectors[7], 1, &[0])[0].0, 7);
+        saved_index_reads_back_the_same(&x, &vectors);
+    }
+
+    /// A saved index (trained lists here) reads back answering as the original does, and only
+    /// for its own table version and width; torn or altered bytes are an error.
+    fn saved_index_reads_back_the_same(x: &CompactIndex, vectors: &[Vec<f32>]) {
+        let mut bytes = Vec::new();
+        x.write_to(42, &mut bytes).unwrap();
+        let back = CompactIndex::read_from(&bytes, x.dim, 42).unwrap().expect("same stamp");
+        assert_eq!((back.len(), back.lists(), back.trained_at), (x.len(), x.lists(), x.trained_at));
+        assert_eq!(back.by_doc.len(), x.by_doc.len());
+        for i in (0..vectors.len()).step_by(977) {
+            assert_eq!(back.search(&vectors[i], 10, &[]), x.search(&vectors[i], 10, &[]));
+            assert_eq!(back.search(&vectors[i], 3, &[1, 4]), x.search(&vectors[i], 3, &[1, 4]));
+        }
+        assert!(CompactIndex::read_from(&bytes, x.dim, 43).unwrap().is_none(), "another version");
+        assert!(CompactIndex::read_from(&bytes, x.dim + 1, 42).unwrap().is_none(), "another width");
+        for cut in [0, 7, 40, bytes.len() / 2, bytes.len() - 1] {
+            assert!(CompactIndex::read_from(&bytes[..cut], x.dim, 42).is_err(), "torn at {cut}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(CompactIndex::read_from(&longer, x.dim, 42).is_err());
+    }
+
+    #[test]
+    fn a_small_index_saved_reads_back_too() {
+        let vectors = clustered(500, 8, 3);
+        let mut x = CompactIndex::new(8);
+        for (d, chunk) in vectors.chunks(100).enumerate() {
+            let rows: Vec<(i64, &[f32])> =
+                chunk.iter().enumerate().map(|(i, v)| ((d * 100 + i) as i64, v.as_slice())).collect();
+            x.put_document(d as i64, &rows);
+        }
+        assert_eq!(x.lists(), 1);
+        saved_index_reads_back_the_same(&x, &vectors);
+        let mut empty = Vec::new();
+        CompactIndex::new(8).write_to(1, &mut empty).unwrap();
+        assert_eq!(CompactIndex::read_from(&empty, 8, 1).unwrap().unwrap().len(), 0);
     }
 }

@@ -1,6 +1,7 @@
 //! LanceDB on local disk, answering searches from a RAM mirror of its vectors ([`Mirror`]: exact
 //! f32 while the table is small, 8-bit inverted lists past [`super::ANN_THRESHOLD`] rows).
 
+use super::compact::CompactIndex;
 use super::mirror::Mirror;
 use super::{table_name, VectorRecord, VectorStore};
 use crate::IndexError;
@@ -11,7 +12,7 @@ use futures::TryStreamExt;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Fragments past which a write compacts the table: every write adds a fragment (a file) and a
@@ -40,6 +41,11 @@ pub struct LanceVectors {
     /// [`Self::use_compact_index`] asked for them).
     threshold: usize,
     rows: AtomicUsize,
+    /// Where the 8-bit lists are saved ([`VectorStore::checkpoint`]), so that a large table
+    /// opens without quantizing and training them again: `<table>.lists` beside the table.
+    lists_file: std::path::PathBuf,
+    /// The table version the saved lists mirror (`u64::MAX`: none known).
+    saved: AtomicU64,
     /// Held through each write (delete and add, then the mirror), so that two writes through one
     /// store never interleave.
     writing: Mutex<()>,
@@ -153,14 +159,22 @@ impl LanceVectors {
             mirror: RwLock::new(Mirror::for_rows(0, dim, super::ANN_THRESHOLD)),
             threshold: super::ANN_THRESHOLD,
             rows: AtomicUsize::new(rows),
+            lists_file: dir.join(format!("{name}.lists")),
+            saved: AtomicU64::new(u64::MAX),
             writing: Mutex::new(()),
         };
         *store.mirror_mut() = store.load_mirror(rows)?;
         Ok(store)
     }
 
-    /// Reads every (id, doc_id, embedding) into the mirror a table of `rows` rows gets.
+    /// Reads every (id, doc_id, embedding) into the mirror a table of `rows` rows gets (8-bit
+    /// lists from the saved ones where they mirror this version of the table).
     fn load_mirror(&self, rows: usize) -> Result<Mirror, IndexError> {
+        if rows >= self.threshold {
+            if let Some(lists) = self.saved_lists(rows)? {
+                return Ok(Mirror::Compact(lists));
+            }
+        }
         let mut mirror = Mirror::for_rows(rows, self.dim, self.threshold);
         self.scan_rows(None, |doc, id, v| mirror.insert(doc, id, v))?;
         mirror.finish();
@@ -216,7 +230,11 @@ impl LanceVectors {
 
     /// The exact f32 top `limit` of each query over every row on disk, in one pass over the table
     /// (the reference the mirror's 8-bit lists are measured against; it reads the whole table).
-    pub fn search_exact(&self, queries: &[Vec<f32>], limit: usize) -> Result<Vec<Vec<(i64, f32)>>, IndexError> {
+    pub fn search_exact(
+        &self,
+        queries: &[Vec<f32>],
+        limit: usize,
+    ) -> Result<Vec<Vec<(i64, f32)>>, IndexError> {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
         #[derive(PartialEq)]
@@ -248,6 +266,12 @@ impl LanceVectors {
             .into_iter()
             .map(|h| h.into_sorted_vec().into_iter().map(|Reverse(Scored(s, id))| (id, s)).collect())
             .collect())
+    }
+
+    /// Whether the 8-bit lists in RAM are the saved ones (read at open or reload, or written by
+    /// the last checkpoint) rather than built from the table.
+    pub fn lists_were_saved(&self) -> bool {
+        self.saved.load(Ordering::Acquire) != u64::MAX
     }
 
     /// Whether queries are answered by exact search over the RAM mirror.
@@ -294,6 +318,22 @@ impl LanceVectors {
 }
 
 impl LanceVectors {
+    /// The saved 8-bit lists, where they mirror the table's current version.
+    fn saved_lists(&self, rows: usize) -> Result<Option<CompactIndex>, IndexError> {
+        let version = self.runtime.block_on(self.table.version())?;
+        // Absent or unreadable: the lists are a cache of the table, which they are built from.
+        let Ok(bytes) = std::fs::read(&self.lists_file) else { return Ok(None) };
+        match CompactIndex::read_from(&bytes, self.dim, version) {
+            Ok(Some(lists)) if lists.len() == rows => {
+                self.saved.store(version, Ordering::Release);
+                Ok(Some(lists))
+            }
+            // Saved for another version of the table, or torn by a crash while being written:
+            // built again from the table (and saved again at the next checkpoint).
+            _ => Ok(None),
+        }
+    }
+
     /// Once the table has more than [`FRAGMENT_LIMIT`] fragments: merges the small ones (into
     /// fragments of up to [`FRAGMENT_ROWS`] rows) and removes the versions replaced more than
     /// [`KEEP_VERSIONS_MINUTES`] ago, with the files only they used. Called under the write guard.
@@ -366,6 +406,31 @@ impl VectorStore for LanceVectors {
 
     fn len(&self) -> Result<usize, IndexError> {
         Ok(self.rows.load(Ordering::Acquire))
+    }
+
+    fn checkpoint(&self) -> Result<(), IndexError> {
+        let _writing = self.writing();
+        let version = self.runtime.block_on(self.table.version())?;
+        if self.saved.load(Ordering::Acquire) == version {
+            return Ok(());
+        }
+        let mirror = self.mirror();
+        let Some(lists) = mirror.compact() else { return Ok(()) };
+        // Written aside, then renamed over the old file: a reader sees the old lists or the new.
+        let aside = self.lists_file.with_extension(format!("lists.{}.part", std::process::id()));
+        let written = (|| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&aside)?);
+            lists.write_to(version, &mut w)?;
+            std::io::Write::flush(&mut w)?;
+            std::fs::rename(&aside, &self.lists_file)
+        })();
+        if let Err(e) = written {
+            // The partial file is useless; the error that matters is the write's.
+            let _ = std::fs::remove_file(&aside);
+            return Err(e.into());
+        }
+        self.saved.store(version, Ordering::Release);
+        Ok(())
     }
 
     fn reload(&mut self) -> Result<(), IndexError> {

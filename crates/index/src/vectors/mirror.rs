@@ -83,6 +83,14 @@ impl Mirror {
         }
     }
 
+    /// The 8-bit lists, where the mirror is them.
+    pub(super) fn compact(&self) -> Option<&CompactIndex> {
+        match self {
+            Mirror::Exact(_) => None,
+            Mirror::Compact(c) => Some(c),
+        }
+    }
+
     pub(super) fn is_exact(&self) -> bool {
         matches!(self, Mirror::Exact(_))
     }

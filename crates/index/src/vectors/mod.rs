@@ -8,6 +8,7 @@
 
 mod compact;
 pub mod conformance;
+mod int8;
 mod lance;
 mod memory;
 mod mirror;
@@ -90,6 +91,11 @@ pub trait VectorStore: Send + Sync {
     fn is_empty(&self) -> Result<bool, IndexError> {
         Ok(self.len()? == 0)
     }
+    /// Saves what makes the next open fast (a large table's 8-bit lists), after a batch of
+    /// writes. Nothing is lost without it: the next open builds them from the table.
+    fn checkpoint(&self) -> Result<(), IndexError> {
+        Ok(())
+    }
     /// Sees what another process wrote since this store was opened or last reloaded.
     fn reload(&mut self) -> Result<(), IndexError> {
         Ok(())
@@ -161,8 +167,33 @@ mod tests {
         drop(lance);
         let lance = LanceVectors::open(dir.path(), "test-model", 4).unwrap();
         assert!(!lance.is_exact(), "reopened past the threshold: the lists");
+        assert!(!lance.lists_were_saved(), "no checkpoint yet: built from the table");
         assert_eq!(lance.len().unwrap(), ANN_THRESHOLD);
         assert!(close(near(&lance, 200_000), 200_000));
+        lance.checkpoint().unwrap();
+        let answers =
+            |store: &LanceVectors| [5, 123_456, 249_999].map(|i| store.search(&v(i), 10, &[]).unwrap());
+        let before = answers(&lance);
+        drop(lance);
+        let lance = LanceVectors::open(dir.path(), "test-model", 4).unwrap();
+        assert!(lance.lists_were_saved(), "checkpointed: the saved lists");
+        assert_eq!(answers(&lance), before, "the saved lists answer as the built ones");
+        // A write makes the saved lists stale; opened without a checkpoint, they are built again.
+        lance.put_document(99, &[record(1_000_000, 99, v(77))]).unwrap();
+        drop(lance);
+        let lance = LanceVectors::open(dir.path(), "test-model", 4).unwrap();
+        assert!(!lance.lists_were_saved(), "stale lists are not used");
+        assert_eq!(lance.search(&v(77), 3, &[99]).unwrap()[0].0, 1_000_000);
+        lance.checkpoint().unwrap();
+        // Damaged lists: built from the table.
+        let file = dir.path().join(format!("{}.lists", table_name("test-model", 4)));
+        let bytes = std::fs::read(&file).unwrap();
+        std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+        drop(lance);
+        let lance = LanceVectors::open(dir.path(), "test-model", 4).unwrap();
+        assert!(!lance.lists_were_saved());
+        assert_eq!(lance.search(&v(77), 3, &[99]).unwrap()[0].0, 1_000_000);
+        lance.remove_document(99).unwrap();
         assert_eq!(lance.document_vectors(2).unwrap().len(), per, "vectors come back from disk");
         lance.remove_document(0).unwrap();
         assert!(lance.is_exact(), "below the threshold again: exact");

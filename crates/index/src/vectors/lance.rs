@@ -15,7 +15,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// Fragments past which a write compacts the table: every write adds a fragment (a file) and a
+/// Fragments written since the last compaction past which a write compacts the table (so the
+/// cost of compacting stays in proportion to what was written): every write adds a fragment (a file) and a
 /// version, each version's manifest lists every fragment, so without compaction a library of a
 /// few thousand documents reads thousands of files and keeps manifests that grow with the square
 /// of its documents.
@@ -339,7 +340,10 @@ impl LanceVectors {
     /// [`KEEP_VERSIONS_MINUTES`] ago, with the files only they used. Called under the write guard.
     fn maintain(&self) -> Result<(), IndexError> {
         use lancedb::table::{CompactionOptions, Duration, OptimizeAction};
-        if self.fragments()? <= FRAGMENT_LIMIT {
+        // Compaction leaves full fragments of FRAGMENT_ROWS rows and one partly filled: the
+        // others came from writes since.
+        let full = self.rows.load(Ordering::Acquire) / FRAGMENT_ROWS;
+        if self.fragments()?.saturating_sub(full) <= FRAGMENT_LIMIT {
             return Ok(());
         }
         let options = CompactionOptions { target_rows_per_fragment: FRAGMENT_ROWS, ..Default::default() };

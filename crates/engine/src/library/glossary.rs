@@ -72,13 +72,65 @@ impl Adoptions {
     }
 }
 
-/// Whether `text` holds `word` as a whole word (letters and digits on neither side).
+/// Whether `text` holds `word` as a whole word (letters and digits on neither side): the reference
+/// [`GlossaryNames`] is checked against.
+#[cfg(test)]
 fn names_word(text: &str, word: &str) -> bool {
     text.match_indices(word).any(|(i, _)| {
         let before = text[..i].chars().next_back();
         let after = text[i + word.len()..].chars().next();
         !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
     })
+}
+
+/// The words that name the library's glossaries, found in one pass over each text whatever their
+/// number (a library of a thousand filings may hold many glossaries).
+struct GlossaryNames {
+    finder: aho_corasick::AhoCorasick,
+    words: Vec<String>,
+    /// For each word, the glossaries it names.
+    glossaries: Vec<Vec<i64>>,
+}
+
+impl GlossaryNames {
+    fn new(glossaries: &[(i64, Vec<String>)]) -> Result<GlossaryNames, EngineError> {
+        let mut words: Vec<String> = Vec::new();
+        let mut named: Vec<Vec<i64>> = Vec::new();
+        for (g, ws) in glossaries {
+            for w in ws.iter().filter(|w| !w.is_empty()) {
+                match words.iter().position(|x| x == w) {
+                    Some(i) => named[i].push(*g),
+                    None => {
+                        words.push(w.clone());
+                        named.push(vec![*g]);
+                    }
+                }
+            }
+        }
+        let finder = aho_corasick::AhoCorasick::new(&words)
+            .map_err(|e| EngineError::Internal(format!("the glossaries' names: {e}")))?;
+        Ok(GlossaryNames { finder, words, glossaries: named })
+    }
+
+    /// For each document with a chunk naming a glossary, the glossaries its chunks name (whole
+    /// words, as [`names_word`] finds them).
+    fn named_in(&self, chunks: &[ChunkRow]) -> HashMap<i64, BTreeSet<i64>> {
+        let mut out: HashMap<i64, BTreeSet<i64>> = HashMap::new();
+        if self.words.is_empty() {
+            return out;
+        }
+        for c in chunks {
+            let text = c.content.as_str();
+            for m in self.finder.find_overlapping_iter(text) {
+                let before = text[..m.start()].chars().next_back();
+                let after = text[m.end()..].chars().next();
+                if !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric) {
+                    out.entry(c.doc_id).or_default().extend(&self.glossaries[m.pattern().as_usize()]);
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Whether a document is mostly definitions.
@@ -127,6 +179,7 @@ impl Library {
         &self,
         docs: &[DocumentRow],
         chunks: &[ChunkRow],
+        definitions: &[folio_index::catalog::DefinitionRow],
     ) -> Result<Adoptions, EngineError> {
         let mut facts: HashMap<i64, DocumentFacts> =
             docs.iter().map(|d| (d.id, DocumentFacts { id: d.id, ..Default::default() })).collect();
@@ -135,7 +188,7 @@ impl Library {
                 f.text_len += c.content.len();
             }
         }
-        for d in self.catalog.definitions(None)? {
+        for d in definitions {
             if let Some(f) = facts.get_mut(&d.doc_id) {
                 f.definition_len += d.text.len() + d.term.len();
             }
@@ -158,13 +211,9 @@ impl Library {
                 (d.id, words)
             })
             .collect();
-        for c in chunks {
-            for (g, words) in &glossaries {
-                if c.doc_id != *g && words.iter().any(|w| names_word(&c.content, w)) {
-                    if let Some(f) = facts.get_mut(&c.doc_id) {
-                        f.names.insert(*g);
-                    }
-                }
+        for (doc, named) in GlossaryNames::new(&glossaries)?.named_in(chunks) {
+            if let Some(f) = facts.get_mut(&doc) {
+                f.names.extend(named.into_iter().filter(|g| *g != doc));
             }
         }
         let mut facts: Vec<DocumentFacts> = facts.into_values().collect();
@@ -279,6 +328,51 @@ mod tests {
         // A document that is not mostly definitions is adopted by nobody, however named.
         let docs = [doc(30, 100, 10, &[], &[]), doc(31, 10, 1, &[30], &[30]), doc(32, 10, 1, &[30], &[30])];
         assert_eq!(Adoptions::build(&docs).applying_in(32), [32]);
+    }
+
+    fn chunk(doc_id: i64, content: &str) -> ChunkRow {
+        ChunkRow {
+            id: 0,
+            doc_id,
+            chunk_index: 0,
+            section_id: "doc".into(),
+            section_ids: Vec::new(),
+            parent_chain: Vec::new(),
+            heading_level: 0,
+            chunk_type: "text".into(),
+            pages: None,
+            span: Span { start: 0, end: content.len() },
+            content_hash: String::new(),
+            content: content.into(),
+            context: String::new(),
+            context_source: String::new(),
+            defined_terms: Vec::new(),
+        }
+    }
+
+    proptest::proptest! {
+        /// One pass for all the glossaries' words finds what a search for each word finds.
+        #[test]
+        fn glossary_names_are_found_as_each_word_alone(
+            texts in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(vec!["GLO", "Glossary", "GEN", " ", ".", "x", "-", "é"]), 0..12),
+                1..6,
+            )
+        ) {
+            let glossaries = vec![(1, vec!["GLO".to_string(), "Glossary".to_string()]), (2, vec!["GEN".to_string()]), (3, vec!["GLO".to_string()])];
+            let chunks: Vec<ChunkRow> =
+                texts.iter().enumerate().map(|(i, t)| chunk(10 + i as i64 % 3, &t.concat())).collect();
+            let found = GlossaryNames::new(&glossaries).unwrap().named_in(&chunks);
+            let mut expected: HashMap<i64, BTreeSet<i64>> = HashMap::new();
+            for c in &chunks {
+                for (g, words) in &glossaries {
+                    if words.iter().any(|w| names_word(&c.content, w)) {
+                        expected.entry(c.doc_id).or_default().insert(*g);
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(found, expected);
+        }
     }
 
     #[test]

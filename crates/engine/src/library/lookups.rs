@@ -6,7 +6,7 @@
 use super::{glossary, titles, Library};
 use crate::EngineError;
 use folio_core::crossref::{CrossIndex, SectionIndex};
-use folio_index::catalog::{DocumentRow, SectionRow};
+use folio_index::catalog::{DefinitionRow, DocumentRow, SectionRow};
 use folio_index::exact::ExactIndex;
 use std::collections::HashMap;
 
@@ -33,10 +33,10 @@ pub(super) fn titled(titles: &HashMap<i64, String>, docs: &mut [DocumentRow]) {
 /// The library's documents by the names they go by (labels, titles, what glossaries call them),
 /// with their sections, for resolving references across documents.
 fn cross_index_of(
-    lib: &Library,
     docs: &[DocumentRow],
     outlines: &HashMap<i64, Vec<SectionRow>>,
-) -> Result<CrossIndex, EngineError> {
+    definitions: &[DefinitionRow],
+) -> CrossIndex {
     let mut x = CrossIndex::default();
     for d in docs {
         let sections = outlines.get(&d.id).map(Vec::as_slice).unwrap_or(&[]);
@@ -45,12 +45,12 @@ fn cross_index_of(
         );
         x.add_document(d.id, &d.label, &d.title, index);
     }
-    for def in lib.catalog.definitions(None)? {
+    for def in definitions {
         if def.term.split_whitespace().count() <= 8 {
             x.learn_definition(&def.term, &def.text);
         }
     }
-    Ok(x)
+    x
 }
 
 impl Library {
@@ -59,7 +59,8 @@ impl Library {
     /// in the catalog). Reads only, but for those resolutions: searches go on meanwhile.
     pub(super) fn lookups(&self, resolve: bool) -> Result<Lookups, EngineError> {
         let mut docs = self.catalog.documents()?;
-        let library_titles = titles::library_titles(&docs, &self.catalog.definitions(None)?);
+        let definitions = self.catalog.definitions(None)?;
+        let library_titles = titles::library_titles(&docs, &definitions);
         titled(&library_titles, &mut docs);
         let mut sections = Vec::new();
         let mut outlines = HashMap::new();
@@ -69,13 +70,13 @@ impl Library {
             outlines.insert(d.id, s);
         }
         if resolve {
-            self.resolve_references(&docs, &outlines)?;
+            self.resolve_references(&docs, &outlines, &definitions)?;
         }
         let chunks = self.catalog.chunks(None)?;
         let exact =
             ExactIndex::build(&docs, &sections, &chunks).with_citations(&self.catalog.resolved_references()?);
         // Who cites whom decides whose definitions apply where.
-        let adoptions = self.adoptions_of(&docs, &chunks)?;
+        let adoptions = self.adoptions_of(&docs, &chunks, &definitions)?;
         Ok(Lookups { docs, outlines, exact, adoptions, library_titles, generation: self.generation })
     }
 
@@ -111,9 +112,10 @@ impl Library {
         &self,
         docs: &[DocumentRow],
         outlines: &HashMap<i64, Vec<SectionRow>>,
+        definitions: &[DefinitionRow],
     ) -> Result<(), EngineError> {
         let refs = self.catalog.external_references()?;
-        let x = cross_index_of(self, docs, outlines)?;
+        let x = cross_index_of(docs, outlines, definitions);
         let mut out = Vec::with_capacity(refs.len());
         for (rowid, r) in refs {
             let container =
@@ -124,7 +126,10 @@ impl Library {
                 let i = i?;
                 outlines.get(&d).and_then(|s| s.get(i)).map(|s| s.section_id.clone())
             });
-            out.push((rowid, target_doc, section));
+            // Only the changed ones are written (most stay as they were at the last ingest).
+            if (target_doc, &section) != (r.target_doc_id, &r.target_doc_section) {
+                out.push((rowid, target_doc, section));
+            }
         }
         Ok(self.catalog.set_resolutions(&out)?)
     }

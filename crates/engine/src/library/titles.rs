@@ -10,15 +10,20 @@ use std::collections::HashMap;
 /// that label, by document id.
 pub(super) fn library_titles(docs: &[DocumentRow], defs: &[DefinitionRow]) -> HashMap<i64, String> {
     let mut out = HashMap::new();
-    for d in docs.iter().filter(|d| !d.renamed && is_only_label(&d.title, &d.label)) {
-        let named = defs.iter().find_map(|def| {
-            let names_label = def.term.split(" or ").any(|t| t.trim() == d.label);
-            if names_label {
-                name_in(&def.text)
-            } else {
-                None
+    // The definitions by each term they define ("GEN or General Rulebook": both), in order: one
+    // pass over them, whatever the number of documents.
+    let mut by_term: HashMap<&str, Vec<&DefinitionRow>> = HashMap::new();
+    for def in defs {
+        for t in def.term.split(" or ") {
+            let list = by_term.entry(t.trim()).or_default();
+            if list.last().is_none_or(|last| !std::ptr::eq(*last, def)) {
+                list.push(def);
             }
-        });
+        }
+    }
+    for d in docs.iter().filter(|d| !d.renamed && is_only_label(&d.title, &d.label)) {
+        let named =
+            by_term.get(d.label.as_str()).and_then(|list| list.iter().find_map(|def| name_in(&def.text)));
         if let Some(name) = named {
             out.insert(d.id, format!("{name} ({})", d.label));
         }

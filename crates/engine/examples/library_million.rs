@@ -66,6 +66,42 @@ impl Recorded {
         }
     }
 
+    /// Saves the recorded vectors and the noise's size (so that a run stopped part way goes on
+    /// where it was, `load` giving them back).
+    fn save(&self, path: &Path) -> std::io::Result<()> {
+        let seen = self.seen.lock().unwrap();
+        let mut out = Vec::new();
+        out.extend_from_slice(&self.noise.lock().unwrap().1.to_le_bytes());
+        for (text, v) in seen.iter() {
+            out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+            out.extend_from_slice(text.as_bytes());
+            out.extend_from_slice(&(v.len() as u64).to_le_bytes());
+            v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        }
+        std::fs::write(path, out)
+    }
+
+    fn load(&self, path: &Path) -> Result<bool, Failure> {
+        let Ok(bytes) = std::fs::read(path) else { return Ok(false) };
+        let mut at = 0;
+        let mut take = |n: usize| -> Result<&[u8], Failure> {
+            let got = bytes.get(at..at + n).ok_or("the recorded vectors end early")?;
+            at += n;
+            Ok(got)
+        };
+        let sigma = f32::from_le_bytes(take(4)?.try_into()?);
+        let mut seen = self.seen.lock().unwrap();
+        while let Ok(len) = take(8) {
+            let len = u64::from_le_bytes(len.try_into()?) as usize;
+            let text = String::from_utf8(take(len)?.to_vec())?;
+            let dim = u64::from_le_bytes(take(8)?.try_into()?) as usize;
+            let v = take(dim * 4)?.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+            seen.insert(text, v);
+        }
+        self.noise.lock().unwrap().1 = sigma;
+        Ok(true)
+    }
+
     /// Sizes the noise from the vectors recorded so far; returns the median nearest-neighbour
     /// cosine and the noise per dimension.
     fn calibrate(&self) -> (f32, f32) {
@@ -160,6 +196,10 @@ fn build(
 ) -> Result<usize, Failure> {
     let documents = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/obliqa/documents");
     let mut lib = Library::open(dir, recorded.clone(), options.clone())?;
+    let memo = sources.join("recorded.bin");
+    if recorded.load(&memo)? {
+        println!("going on from {} chunks, with the vectors recorded before", lib.chunk_count()?);
+    }
     let start = Instant::now();
     let mut chunks = lib.chunk_count()?;
     let mut k = 0;
@@ -177,9 +217,10 @@ fn build(
             );
         }
         chunks = lib.chunk_count()?;
-        if k == 0 {
+        if k == 0 && !memo.exists() {
             let (median, sigma) = recorded.calibrate();
             println!("noise: median nearest-neighbour cosine {median:.3}; sigma {sigma:.4} per dimension");
+            recorded.save(&memo)?;
         }
         println!(
             "{k:>5} {chunks:>9} {:>8.1} {:>9.1} {:>10} {:>8.0}",

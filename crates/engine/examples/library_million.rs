@@ -95,7 +95,8 @@ impl Recorded {
             let len = u64::from_le_bytes(len.try_into()?) as usize;
             let text = String::from_utf8(take(len)?.to_vec())?;
             let dim = u64::from_le_bytes(take(8)?.try_into()?) as usize;
-            let v = take(dim * 4)?.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+            let v =
+                take(dim * 4)?.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
             seen.insert(text, v);
         }
         self.noise.lock().unwrap().1 = sigma;

@@ -99,19 +99,30 @@ fn preference(number: &str, full: bool) -> u32 {
 }
 
 impl ExactIndex {
-    /// Builds the index from stored rows.
+    /// The index of these documents, sections and chunks.
     pub fn build(docs: &[DocumentRow], sections: &[SectionRow], chunks: &[ChunkRow]) -> ExactIndex {
+        let mut b = ExactIndex::builder(docs, sections);
+        for c in chunks {
+            b.add_chunk(c);
+        }
+        b.finish()
+    }
+
+    /// An index of these documents and sections to which the chunks are then added one by one
+    /// (a large library's chunks stream from the catalog, never all in memory at once).
+    pub fn builder(docs: &[DocumentRow], sections: &[SectionRow]) -> ExactBuilder {
         let mut x = ExactIndex::default();
         for d in docs {
             x.labels.insert(d.label.to_uppercase(), d.id);
         }
         // Guidance, as the numbering prints it ("5.5.1.Guidance.1."): a section's guidance notes
         // follow its own text in a lookup.
-        let guidance: std::collections::HashSet<(i64, &str)> = sections
-            .iter()
-            .filter(|s| s.number.as_deref().is_some_and(|n| n.to_ascii_lowercase().contains("guidance")))
-            .map(|s| (s.doc_id, s.section_id.as_str()))
-            .collect();
+        let mut guidance: HashMap<i64, std::collections::HashSet<String>> = HashMap::new();
+        for s in sections {
+            if s.number.as_deref().is_some_and(|n| n.to_ascii_lowercase().contains("guidance")) {
+                guidance.entry(s.doc_id).or_default().insert(s.section_id.clone());
+            }
+        }
         for s in sections {
             let body = (s.span.start + s.heading.len()).min(s.span.end);
             x.section_spans.insert((s.doc_id, s.section_id.clone()), (s.span, body));
@@ -125,32 +136,7 @@ impl ExactIndex {
                 }
             }
         }
-        for c in chunks {
-            for (k, sid) in c.section_ids.iter().enumerate() {
-                let list = x.section_chunks.entry((c.doc_id, sid.clone())).or_default();
-                if k == 0 {
-                    list.insert(0, c.id);
-                } else {
-                    list.push(c.id);
-                }
-            }
-            let scope = x.section_chunks.entry((c.doc_id, c.section_id.clone())).or_default();
-            if !scope.contains(&c.id) {
-                scope.push(c.id);
-            }
-            for t in &c.defined_terms {
-                x.terms.entry(t.clone()).or_default().push(c.id);
-            }
-            x.doc_chunks.entry(c.doc_id).or_default().push(ChunkPlace {
-                span: c.span,
-                id: c.id,
-                guidance: guidance.contains(&(c.doc_id, c.section_id.as_str())),
-            });
-        }
-        for list in x.doc_chunks.values_mut() {
-            list.sort_by_key(|p| (p.span.start, p.id));
-        }
-        x
+        ExactBuilder { x, guidance }
     }
 
     /// Adds the chunks that cite each section (references resolved in their own document or to
@@ -277,6 +263,45 @@ impl ExactIndex {
         }
         out.truncate(limit);
         out
+    }
+}
+
+/// An [`ExactIndex`] being built: its documents and sections in, its chunks added one by one.
+pub struct ExactBuilder {
+    x: ExactIndex,
+    /// Each document's guidance sections.
+    guidance: HashMap<i64, std::collections::HashSet<String>>,
+}
+
+impl ExactBuilder {
+    /// Adds one chunk.
+    pub fn add_chunk(&mut self, c: &ChunkRow) {
+        let x = &mut self.x;
+        for (k, sid) in c.section_ids.iter().enumerate() {
+            let list = x.section_chunks.entry((c.doc_id, sid.clone())).or_default();
+            if k == 0 {
+                list.insert(0, c.id);
+            } else {
+                list.push(c.id);
+            }
+        }
+        let scope = x.section_chunks.entry((c.doc_id, c.section_id.clone())).or_default();
+        if !scope.contains(&c.id) {
+            scope.push(c.id);
+        }
+        for t in &c.defined_terms {
+            x.terms.entry(t.clone()).or_default().push(c.id);
+        }
+        let guidance = self.guidance.get(&c.doc_id).is_some_and(|g| g.contains(c.section_id.as_str()));
+        x.doc_chunks.entry(c.doc_id).or_default().push(ChunkPlace { span: c.span, id: c.id, guidance });
+    }
+
+    /// The index, its chunks in place.
+    pub fn finish(mut self) -> ExactIndex {
+        for list in self.x.doc_chunks.values_mut() {
+            list.sort_by_key(|p| (p.span.start, p.id));
+        }
+        self.x
     }
 }
 

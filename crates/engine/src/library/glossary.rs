@@ -83,50 +83,88 @@ fn names_word(text: &str, word: &str) -> bool {
     })
 }
 
-/// The words that name the library's glossaries, found in one pass over each text whatever their
-/// number (a library of a thousand filings may hold many glossaries).
+/// The words that could name a glossary (each document's label, and "Glossary" where its title
+/// says it is one), found in one pass over each text whatever their number (a library of a
+/// thousand filings has a thousand labels).
 struct GlossaryNames {
     finder: aho_corasick::AhoCorasick,
-    words: Vec<String>,
-    /// For each word, the glossaries it names.
-    glossaries: Vec<Vec<i64>>,
+    /// For each word, the documents it names.
+    docs: Vec<Vec<i64>>,
 }
 
 impl GlossaryNames {
-    fn new(glossaries: &[(i64, Vec<String>)]) -> Result<GlossaryNames, EngineError> {
-        let mut words: Vec<String> = Vec::new();
-        let mut named: Vec<Vec<i64>> = Vec::new();
-        for (g, ws) in glossaries {
+    fn new(named: &[(i64, Vec<String>)]) -> Result<GlossaryNames, EngineError> {
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut words: Vec<&str> = Vec::new();
+        let mut docs: Vec<Vec<i64>> = Vec::new();
+        for (d, ws) in named {
             for w in ws.iter().filter(|w| !w.is_empty()) {
-                match words.iter().position(|x| x == w) {
-                    Some(i) => named[i].push(*g),
-                    None => {
-                        words.push(w.clone());
-                        named.push(vec![*g]);
-                    }
-                }
+                let i = *index.entry(w.as_str()).or_insert_with(|| {
+                    words.push(w.as_str());
+                    docs.push(Vec::new());
+                    words.len() - 1
+                });
+                docs[i].push(*d);
             }
         }
         let finder = aho_corasick::AhoCorasick::new(&words)
             .map_err(|e| EngineError::Internal(format!("the glossaries' names: {e}")))?;
-        Ok(GlossaryNames { finder, words, glossaries: named })
+        Ok(GlossaryNames { finder, docs })
     }
 
-    /// For each document with a chunk naming a glossary, the glossaries its chunks name (whole
-    /// words, as [`names_word`] finds them).
-    fn named_in(&self, chunks: &[ChunkRow]) -> HashMap<i64, BTreeSet<i64>> {
-        let mut out: HashMap<i64, BTreeSet<i64>> = HashMap::new();
-        if self.words.is_empty() {
-            return out;
+    /// Adds the words `text` holds as whole words (as [`names_word`] finds them) to `found`.
+    fn find(&self, text: &str, found: &mut HashSet<usize>) {
+        if self.docs.is_empty() {
+            return;
         }
-        for c in chunks {
-            let text = c.content.as_str();
-            for m in self.finder.find_overlapping_iter(text) {
-                let before = text[..m.start()].chars().next_back();
-                let after = text[m.end()..].chars().next();
-                if !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric) {
-                    out.entry(c.doc_id).or_default().extend(&self.glossaries[m.pattern().as_usize()]);
+        for m in self.finder.find_overlapping_iter(text) {
+            let before = text[..m.start()].chars().next_back();
+            let after = text[m.end()..].chars().next();
+            if !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric) {
+                found.insert(m.pattern().as_usize());
+            }
+        }
+    }
+}
+
+/// What the adoption rules need from a library's chunks, gathered in one pass over them (see
+/// [`Library::adoptions_of`]): each document's text length and the words naming documents that
+/// its chunks hold.
+pub(super) struct NameScan {
+    names: GlossaryNames,
+    text_len: HashMap<i64, usize>,
+    found: HashMap<i64, HashSet<usize>>,
+}
+
+impl NameScan {
+    /// A scan for the names of these documents.
+    pub(super) fn new(docs: &[DocumentRow]) -> Result<NameScan, EngineError> {
+        let named: Vec<(i64, Vec<String>)> = docs
+            .iter()
+            .map(|d| {
+                let mut words = vec![d.label.clone()];
+                if d.title.to_lowercase().contains("glossary") {
+                    words.push("Glossary".to_string());
                 }
+                (d.id, words)
+            })
+            .collect();
+        Ok(NameScan { names: GlossaryNames::new(&named)?, text_len: HashMap::new(), found: HashMap::new() })
+    }
+
+    /// Takes in one chunk.
+    pub(super) fn add(&mut self, c: &ChunkRow) {
+        *self.text_len.entry(c.doc_id).or_default() += c.content.len();
+        self.names.find(&c.content, self.found.entry(c.doc_id).or_default());
+    }
+
+    /// The documents (of `among`) each document's chunks name, itself left out.
+    fn named(&self, among: &HashSet<i64>) -> HashMap<i64, BTreeSet<i64>> {
+        let mut out: HashMap<i64, BTreeSet<i64>> = HashMap::new();
+        for (doc, words) in &self.found {
+            for w in words {
+                let named = self.names.docs[*w].iter().filter(|g| **g != *doc && among.contains(g));
+                out.entry(*doc).or_default().extend(named);
             }
         }
         out
@@ -173,19 +211,19 @@ pub struct UsedTerm {
 }
 
 impl Library {
-    /// Whose definitions apply in each document, from the chunks' types and the resolved
-    /// citations of other documents (see the module note).
+    /// Whose definitions apply in each document, from what a scan of its chunks found, its
+    /// definitions and the resolved citations of other documents (see the module note).
     pub(super) fn adoptions_of(
         &self,
         docs: &[DocumentRow],
-        chunks: &[ChunkRow],
+        scan: &NameScan,
         definitions: &[folio_index::catalog::DefinitionRow],
     ) -> Result<Adoptions, EngineError> {
         let mut facts: HashMap<i64, DocumentFacts> =
             docs.iter().map(|d| (d.id, DocumentFacts { id: d.id, ..Default::default() })).collect();
-        for c in chunks {
-            if let Some(f) = facts.get_mut(&c.doc_id) {
-                f.text_len += c.content.len();
+        for (doc, len) in &scan.text_len {
+            if let Some(f) = facts.get_mut(doc) {
+                f.text_len = *len;
             }
         }
         for d in definitions {
@@ -198,22 +236,10 @@ impl Library {
                 f.cites.insert(target);
             }
         }
-        // The glossaries, and the words that name each: its label, and "Glossary" where its title
-        // says it is one.
-        let glossaries: Vec<(i64, Vec<String>)> = docs
-            .iter()
-            .filter(|d| facts.get(&d.id).is_some_and(is_glossary))
-            .map(|d| {
-                let mut words = vec![d.label.clone()];
-                if d.title.to_lowercase().contains("glossary") {
-                    words.push("Glossary".to_string());
-                }
-                (d.id, words)
-            })
-            .collect();
-        for (doc, named) in GlossaryNames::new(&glossaries)?.named_in(chunks) {
+        let glossaries: HashSet<i64> = facts.values().filter(|f| is_glossary(f)).map(|f| f.id).collect();
+        for (doc, named) in scan.named(&glossaries) {
             if let Some(f) = facts.get_mut(&doc) {
-                f.names.extend(named.into_iter().filter(|g| *g != doc));
+                f.names = named;
             }
         }
         let mut facts: Vec<DocumentFacts> = facts.into_values().collect();
@@ -362,7 +388,15 @@ mod tests {
             let glossaries = vec![(1, vec!["GLO".to_string(), "Glossary".to_string()]), (2, vec!["GEN".to_string()]), (3, vec!["GLO".to_string()])];
             let chunks: Vec<ChunkRow> =
                 texts.iter().enumerate().map(|(i, t)| chunk(10 + i as i64 % 3, &t.concat())).collect();
-            let found = GlossaryNames::new(&glossaries).unwrap().named_in(&chunks);
+            let names = GlossaryNames::new(&glossaries).unwrap();
+            let mut found: HashMap<i64, BTreeSet<i64>> = HashMap::new();
+            for c in &chunks {
+                let mut words = HashSet::new();
+                names.find(&c.content, &mut words);
+                for w in words {
+                    found.entry(c.doc_id).or_default().extend(&names.docs[w]);
+                }
+            }
             let mut expected: HashMap<i64, BTreeSet<i64>> = HashMap::new();
             for c in &chunks {
                 for (g, words) in &glossaries {

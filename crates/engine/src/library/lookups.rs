@@ -72,11 +72,16 @@ impl Library {
         if resolve {
             self.resolve_references(&docs, &outlines, &definitions)?;
         }
-        let chunks = self.catalog.chunks(None)?;
-        let exact =
-            ExactIndex::build(&docs, &sections, &chunks).with_citations(&self.catalog.resolved_references()?);
+        // One pass over the chunks (a large library's text is read through, never held).
+        let mut exact = ExactIndex::builder(&docs, &sections);
+        let mut names = glossary::NameScan::new(&docs)?;
+        self.catalog.for_each_chunk(&mut |c| {
+            names.add(&c);
+            exact.add_chunk(&c);
+        })?;
+        let exact = exact.finish().with_citations(&self.catalog.resolved_references()?);
         // Who cites whom decides whose definitions apply where.
-        let adoptions = self.adoptions_of(&docs, &chunks, &definitions)?;
+        let adoptions = self.adoptions_of(&docs, &names, &definitions)?;
         Ok(Lookups { docs, outlines, exact, adoptions, library_titles, generation: self.generation })
     }
 

@@ -22,6 +22,19 @@ impl SqliteCatalog {
         Ok(rows)
     }
 
+    /// Calls `f` with every chunk in order, one row at a time (the catalog is held meanwhile:
+    /// `f` must not use it).
+    pub fn for_each_chunk(&self, f: &mut dyn FnMut(ChunkRow)) -> Result<(), IndexError> {
+        let conn = self.conn();
+        let mut st =
+            conn.prepare(&format!("SELECT {CHUNK_COLS} FROM chunks ORDER BY doc_id, chunk_index"))?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            f(chunk_row(r)?);
+        }
+        Ok(())
+    }
+
     /// Chunks by id, in the order asked (missing ids skipped).
     pub fn chunks_by_id(&self, ids: &[i64]) -> Result<Vec<ChunkRow>, IndexError> {
         let conn = self.conn();

@@ -65,6 +65,12 @@ pub trait Catalog: Send + Sync {
     // What documents hold: chunks, outlines, definitions, tables.
     /// Chunks of one document (or all, with `None`), in order.
     fn chunks(&self, doc_id: Option<i64>) -> Result<Vec<ChunkRow>, IndexError>;
+    /// Calls `f` with every chunk of the library in order, reading them through rather than all
+    /// at once (a large library's text is gigabytes).
+    fn for_each_chunk(&self, f: &mut dyn FnMut(ChunkRow)) -> Result<(), IndexError> {
+        self.chunks(None)?.into_iter().for_each(f);
+        Ok(())
+    }
     /// Chunks by id, in the order asked (missing ids skipped).
     fn chunks_by_id(&self, ids: &[i64]) -> Result<Vec<ChunkRow>, IndexError>;
     /// A document's sections in outline order (`ord`), the root (the document itself) first.

@@ -57,6 +57,10 @@ impl Catalog for SqliteCatalog {
         SqliteCatalog::chunks(self, doc_id)
     }
 
+    fn for_each_chunk(&self, f: &mut dyn FnMut(ChunkRow)) -> Result<(), IndexError> {
+        SqliteCatalog::for_each_chunk(self, f)
+    }
+
     fn chunks_by_id(&self, ids: &[i64]) -> Result<Vec<ChunkRow>, IndexError> {
         SqliteCatalog::chunks_by_id(self, ids)
     }

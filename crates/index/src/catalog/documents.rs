@@ -274,4 +274,16 @@ mod tests {
         assert_eq!(cat.documents().unwrap().len(), 1);
         assert!(cat.document_text(id).unwrap().contains("second"));
     }
+
+    #[test]
+    fn chunks_read_through_are_the_chunks_read_at_once() {
+        let (a, b) = (rulebook("first"), rulebook("second"));
+        let cat = SqliteCatalog::in_memory().unwrap();
+        cat.put_document(&new_document("/b.md", &b, "none")).unwrap();
+        cat.put_document(&new_document("/a.md", &a, "none")).unwrap();
+        let mut streamed = Vec::new();
+        super::super::Catalog::for_each_chunk(&cat, &mut |c| streamed.push(c)).unwrap();
+        assert_eq!(streamed.len(), a.chunks.len() + b.chunks.len());
+        assert_eq!(streamed, cat.chunks(None).unwrap(), "the same rows in the same order");
+    }
 }

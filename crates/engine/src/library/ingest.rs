@@ -254,7 +254,10 @@ pub(super) fn ingest_with(
         let ahead = Ahead::start(scope, &reader, &files, cancel);
         ingest_files(access, &files, &ahead, &mut report, progress, cancel);
     });
-    if let Err(e) = access.finish() {
+    // Where every file was unchanged nothing was written, and the lookup tables (recomputed from
+    // the whole library) stand as they are: a folder sync of a large library costs its reads.
+    let wrote = !report.indexed.is_empty() || !report.failed.is_empty();
+    if let Err(e) = if wrote { access.finish() } else { Ok(()) } {
         report.failed.push(IngestFailure { path: access.location(), code: e.code(), message: e.to_string() });
     }
     report.seconds = start.elapsed().as_secs_f64();

@@ -14,9 +14,14 @@
 //! same vectors; then the index's build time, memory (RSS and its own estimate), and the time to
 //! add one 300-page document's worth of vectors (1,500) to it and to an empty index.
 
+// Shared with library_million, which uses all of it.
+#[allow(dead_code)]
+mod scale;
+
 use folio_ai::{Embedder, MiniLm};
 use folio_index::vectors::conformance::record;
 use folio_index::vectors::{CompactIndex, LanceVectors, MemoryVectors, VectorRecord, VectorStore};
+use scale::rss_mb;
 use std::time::Instant;
 
 const QUESTIONS: &str = "/work/shared/data/obliqa/questions_dev.json";
@@ -42,16 +47,6 @@ impl Rng {
 fn normalize(v: &mut [f32]) {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
     v.iter_mut().for_each(|x| *x /= n);
-}
-
-fn rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
 }
 
 fn pct(v: &mut [f64], q: f64) -> f64 {

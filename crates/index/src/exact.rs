@@ -99,15 +99,6 @@ fn preference(number: &str, full: bool) -> u32 {
 }
 
 impl ExactIndex {
-    /// The index of these documents, sections and chunks.
-    pub fn build(docs: &[DocumentRow], sections: &[SectionRow], chunks: &[ChunkRow]) -> ExactIndex {
-        let mut b = ExactIndex::builder(docs, sections);
-        for c in chunks {
-            b.add_chunk(c);
-        }
-        b.finish()
-    }
-
     /// An index of these documents and sections to which the chunks are then added one by one
     /// (a large library's chunks stream from the catalog, never all in memory at once).
     pub fn builder(docs: &[DocumentRow], sections: &[SectionRow]) -> ExactBuilder {

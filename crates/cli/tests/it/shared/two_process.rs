@@ -84,9 +84,12 @@ fn a_reader_searches_while_another_process_ingests() {
     }
     let status = writer.wait().unwrap();
     assert!(status.success(), "the ingest succeeded");
-    // The writer has gone: the reader catches up with everything and takes over the library.
-    assert!(lib.is_stale());
-    lib.refresh().unwrap();
+    // The writer has gone: the reader catches up with everything and takes over the library. When
+    // the ingest ended before the last search, a catch-up in the loop above has done so already.
+    if !lib.is_writable() {
+        assert!(lib.is_stale(), "a reader whose writer has gone is behind");
+        lib.refresh().unwrap();
+    }
     assert!(lib.is_writable(), "the reader becomes the writer once the writer exits");
     let docs_now = lib.documents().unwrap();
     assert_eq!(docs_now.len(), 40);

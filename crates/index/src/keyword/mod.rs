@@ -6,7 +6,7 @@ use crate::IndexError;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, TermQuery};
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING,
 };
@@ -15,6 +15,8 @@ use tantivy::tokenizer::{
     TextAnalyzer, TokenStream,
 };
 use tantivy::{doc, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+
+mod pairs;
 
 const IDS_TOKENIZER: &str = "folio_ids";
 const BODY_TOKENIZER: &str = "en_stem";
@@ -29,10 +31,10 @@ const ID_BOOST: f32 = 2.0;
 /// 0.562 Recall@10 / MAP@10; boost 0.25 → 0.723 / 0.588; 0.35 → 0.732 / 0.597; 0.5 → 0.733 /
 /// 0.599; 0.75 → 0.731 / 0.597; 1 → 0.726 / 0.594 (all questions: 2 → 0.718 / 0.583).
 const PAIR_BOOST: f32 = 0.5;
-/// The widest gap (in word positions, stop words included) between two query words that are still
-/// tried as a pair: "conduct of business" pairs "conduct" with "business". ObliQA as above: a gap
-/// of 1 → 0.730 / 0.592, 2 → 0.732 / 0.597, 3 to 6 → 0.733 / 0.599.
-const PAIR_GAP: usize = 3;
+/// How many times the asked-for number of chunks the words alone rank before the pairs are scored
+/// on them (see [`pairs`]): a chunk below that depth would need a pair bonus larger than the words'
+/// score gap to reach the asked-for number.
+const PAIR_CANDIDATES: usize = 2;
 
 /// Where the keyword channel's ranking comes from: this computer's BM25 index
 /// ([`KeywordIndex`]), or a server's own full-text search (a team library's PostgreSQL). Chunk ids
@@ -328,49 +330,35 @@ impl KeywordIndex {
             let q: Box<dyn Query> = Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs));
             should.push((Occur::Should, Box::new(BoostQuery::new(q, ID_BOOST))));
         }
-        for p in pairs(&words) {
-            should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(p), PAIR_BOOST))));
-        }
         if should.is_empty() {
             return Ok(Vec::new());
         }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
-            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        let mut restrictions = Vec::new();
         if !filter.docs.is_empty() {
-            let docs: Vec<(Occur, Box<dyn Query>)> = filter
-                .docs
-                .iter()
-                .map(|d| -> (Occur, Box<dyn Query>) {
-                    (
-                        Occur::Should,
-                        Box::new(TermQuery::new(
-                            Term::from_field_u64(self.f_doc, *d),
-                            IndexRecordOption::Basic,
-                        )),
-                    )
-                })
-                .collect();
-            clauses.push((Occur::Must, Box::new(BooleanQuery::new(docs))));
+            let docs = filter.docs.iter().map(|d| Term::from_field_u64(self.f_doc, *d));
+            restrictions.push(any_of(docs));
         }
         if !filter.chunk_types.is_empty() {
-            let types: Vec<(Occur, Box<dyn Query>)> = filter
-                .chunk_types
-                .iter()
-                .map(|t| -> (Occur, Box<dyn Query>) {
-                    (
-                        Occur::Should,
-                        Box::new(TermQuery::new(
-                            Term::from_field_text(self.f_type, t),
-                            IndexRecordOption::Basic,
-                        )),
-                    )
-                })
-                .collect();
-            clauses.push((Occur::Must, Box::new(BooleanQuery::new(types))));
+            let types = filter.chunk_types.iter().map(|t| Term::from_field_text(self.f_type, t));
+            restrictions.push(any_of(types));
         }
+        // The words alone, unrestricted, are a disjunction of term queries, which tantivy ranks
+        // with block-max WAND; a restriction makes it an intersection.
+        let words_query: Box<dyn Query> = if restrictions.is_empty() {
+            Box::new(BooleanQuery::new(should))
+        } else {
+            let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+                vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+            clauses.extend(restrictions.into_iter().map(|r| (Occur::Must, r)));
+            Box::new(BooleanQuery::new(clauses))
+        };
+        let limit = limit.max(1);
+        let pairs = pairs::pairs(&words);
+        let depth = if pairs.is_empty() { limit } else { limit.saturating_mul(PAIR_CANDIDATES) };
         let searcher = self.reader.searcher();
-        let top = searcher
-            .search(&BooleanQuery::new(clauses), &TopDocs::with_limit(limit.max(1)).order_by_score())?;
+        let mut top = searcher.search(&words_query, &TopDocs::with_limit(depth).order_by_score())?;
+        pairs::add_pair_scores(&searcher, &pairs, PAIR_BOOST, &mut top)?;
+        top.truncate(limit);
         let mut out = Vec::with_capacity(top.len());
         for (score, addr) in top {
             let d: TantivyDocument = searcher.doc(addr)?;
@@ -392,6 +380,16 @@ impl KeywordIndex {
     }
 }
 
+/// A query matching any of the terms (no scoring of its own: a restriction).
+fn any_of(terms: impl Iterator<Item = Term>) -> Box<dyn Query> {
+    let clauses: Vec<(Occur, Box<dyn Query>)> = terms
+        .map(|t| -> (Occur, Box<dyn Query>) {
+            (Occur::Should, Box::new(TermQuery::new(t, IndexRecordOption::Basic)))
+        })
+        .collect();
+    Box::new(BooleanQuery::new(clauses))
+}
+
 /// The distinct terms of a query, in order.
 fn distinct(words: &[(usize, Term)]) -> Vec<Term> {
     let mut out: Vec<Term> = Vec::new();
@@ -399,23 +397,6 @@ fn distinct(words: &[(usize, Term)]) -> Vec<Term> {
         if !out.contains(t) {
             out.push(t.clone());
         }
-    }
-    out
-}
-
-/// Neighbouring query words as phrases, each pair once, keeping the gap the query had between them
-/// (stop words removed from the query still occupy their positions in the text).
-fn pairs(words: &[(usize, Term)]) -> Vec<PhraseQuery> {
-    let mut seen: Vec<(&Term, &Term, usize)> = Vec::new();
-    let mut out = Vec::new();
-    for w in words.windows(2) {
-        let ((p0, t0), (p1, t1)) = (&w[0], &w[1]);
-        let gap = p1.saturating_sub(*p0);
-        if gap == 0 || gap > PAIR_GAP || t0 == t1 || seen.contains(&(t0, t1, gap)) {
-            continue;
-        }
-        seen.push((t0, t1, gap));
-        out.push(PhraseQuery::new_with_offset(vec![(0, t0.clone()), (gap, t1.clone())]));
     }
     out
 }
@@ -487,9 +468,76 @@ mod tests {
         assert!(hits[0].1 > hits[1].1 * 1.05, "{hits:?}");
         // A pair is only tried within PAIR_GAP positions, and a repeated word never pairs with
         // itself.
-        let pairs_of = |q: &str| pairs(&k.positioned_terms(k.f_body, q).unwrap());
+        let pairs_of = |q: &str| pairs::pairs(&k.positioned_terms(k.f_body, q).unwrap());
         let found = pairs_of("conduct of business business");
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(pairs_of("conduct of the such as business").is_empty());
+    }
+
+    /// The search as one query with the pairs as phrase clauses (what [`pairs`] replaces), every
+    /// match scored.
+    fn reference(k: &KeywordIndex, query: &str) -> std::collections::BTreeMap<u64, f32> {
+        use tantivy::query::PhraseQuery;
+        let words = k.positioned_terms(k.f_body, query).unwrap();
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for t in distinct(&words) {
+            should.push((Occur::Should, Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs))));
+        }
+        for t in distinct(&k.positioned_terms(k.f_ids, query).unwrap()) {
+            let q: Box<dyn Query> = Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs));
+            should.push((Occur::Should, Box::new(BoostQuery::new(q, ID_BOOST))));
+        }
+        for p in pairs::pairs(&words) {
+            let q: PhraseQuery = p.phrase();
+            should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), PAIR_BOOST))));
+        }
+        let searcher = k.reader.searcher();
+        let top = searcher
+            .search(&BooleanQuery::new(should), &TopDocs::with_limit(10_000).order_by_score())
+            .unwrap();
+        top.into_iter()
+            .map(|(score, addr)| {
+                let d: TantivyDocument = searcher.doc(addr).unwrap();
+                (d.get_first(k.f_chunk).and_then(|v| v.as_u64()).unwrap(), score)
+            })
+            .collect()
+    }
+
+    const VOCABULARY: [&str; 12] = [
+        "conduct", "of", "business", "the", "firm", "client", "money", "rules", "2.1", "market", "and",
+        "risk",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// The words ranked alone, then the pairs scored on the candidates, score every chunk as
+        /// the one query with phrase clauses did (when the candidates cover every match).
+        #[test]
+        fn pair_scores_on_candidates_equal_phrase_clauses(
+            texts in proptest::collection::vec(proptest::collection::vec(0usize..12, 1..30), 1..40),
+            query in proptest::collection::vec(0usize..12, 1..7),
+        ) {
+            let k = KeywordIndex::in_memory().unwrap();
+            let words: Vec<String> =
+                texts.iter().map(|t| t.iter().map(|&w| VOCABULARY[w]).collect::<Vec<_>>().join(" ")).collect();
+            let chunks: Vec<KeywordDoc<'_>> = words
+                .iter()
+                .enumerate()
+                .map(|(i, text)| KeywordDoc { chunk_id: i as u64, doc_id: 1, chunk_type: "content", text, headings: "" })
+                .collect();
+            k.put_document(1, &chunks).unwrap();
+            k.commit().unwrap();
+            let query: String = query.iter().map(|&w| VOCABULARY[w]).collect::<Vec<_>>().join(" ");
+            let want = reference(&k, &query);
+            let got = k.search(&query, 1_000, &KeywordFilter::default()).unwrap();
+            proptest::prop_assert_eq!(got.len(), want.len());
+            for w in got.windows(2) {
+                proptest::prop_assert!(w[0].1 >= w[1].1, "best first: {:?}", got);
+            }
+            for (id, score) in got {
+                let r = want[&id];
+                proptest::prop_assert!((score - r).abs() <= 1e-4 * r.abs().max(1.0), "{id}: {score} vs {r}");
+            }
+        }
     }
 }

@@ -23,7 +23,7 @@ pub mod tier {
 }
 
 /// A chunk's place in its document, for finding the chunks a section's span holds.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct ChunkPlace {
     span: Span,
     id: i64,
@@ -31,7 +31,7 @@ struct ChunkPlace {
 }
 
 /// Section numbers, terms and labels → chunks.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct ExactIndex {
     /// Number tokens → (doc, section id, preference), by full and by local numbering; a lower
     /// preference answers first (see [`preference`]).
@@ -102,7 +102,16 @@ impl ExactIndex {
     /// An index of these documents and sections to which the chunks are then added one by one
     /// (a large library's chunks stream from the catalog, never all in memory at once).
     pub fn builder(docs: &[DocumentRow], sections: &[SectionRow]) -> ExactBuilder {
-        let mut x = ExactIndex::default();
+        ExactIndex::default().extend(docs, sections)
+    }
+
+    /// This index with more documents: their sections in, their chunks then added one by one, as
+    /// [`ExactIndex::builder`] takes a library's. The documents must be new to the index and come
+    /// after its own in the library's order (so that, as in an index built at once, a label two
+    /// documents share names the later); the citations are then set again
+    /// ([`ExactIndex::with_citations`]).
+    pub fn extend(self, docs: &[DocumentRow], sections: &[SectionRow]) -> ExactBuilder {
+        let mut x = self;
         for d in docs {
             x.labels.insert(d.label.to_uppercase(), d.id);
         }

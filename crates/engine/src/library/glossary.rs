@@ -86,6 +86,7 @@ fn names_word(text: &str, word: &str) -> bool {
 /// The words that could name a glossary (each document's label, and "Glossary" where its title
 /// says it is one), found in one pass over each text whatever their number (a library of a
 /// thousand filings has a thousand labels).
+#[derive(Clone)]
 struct GlossaryNames {
     finder: aho_corasick::AhoCorasick,
     /// For each word, the documents it names.
@@ -130,6 +131,7 @@ impl GlossaryNames {
 /// What the adoption rules need from a library's chunks, gathered in one pass over them (see
 /// [`Library::adoptions_of`]): each document's text length and the words naming documents that
 /// its chunks hold.
+#[derive(Clone)]
 pub(super) struct NameScan {
     names: GlossaryNames,
     text_len: HashMap<i64, usize>,
@@ -156,6 +158,11 @@ impl NameScan {
     pub(super) fn add(&mut self, c: &ChunkRow) {
         *self.text_len.entry(c.doc_id).or_default() += c.content.len();
         self.names.find(&c.content, self.found.entry(c.doc_id).or_default());
+    }
+
+    /// How many bytes of text the chunks taken in of a document hold.
+    pub(super) fn text_len(&self, doc: i64) -> usize {
+        self.text_len.get(&doc).copied().unwrap_or(0)
     }
 
     /// The documents (of `among`) each document's chunks name, itself left out.

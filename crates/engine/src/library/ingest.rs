@@ -643,7 +643,7 @@ impl Library {
     /// The lookup tables as they are once an ingest's files are written, and the catalog
     /// checkpointed (see [`Access::finish`]).
     pub(super) fn caught_up(&self) -> Result<super::lookups::Lookups, EngineError> {
-        let lookups = self.lookups(true)?;
+        let lookups = self.lookups_after_ingest()?;
         self.catalog.checkpoint()?;
         Ok(lookups)
     }
@@ -651,7 +651,9 @@ impl Library {
     /// After the files, with the library to itself: the lookup tables and cross-document
     /// references catch up.
     pub(super) fn finish_ingest(&mut self) -> Result<(), EngineError> {
-        self.rebuild_lookups(true)?;
+        let lookups = self.lookups_after_ingest()?;
+        let installed = self.install(lookups);
+        debug_assert!(installed, "nothing changes a library held exclusively");
         Ok(self.catalog.checkpoint()?)
     }
 }

@@ -2,6 +2,12 @@
 //! whose definitions apply where, the titles its glossaries give): computed from the catalog while
 //! searches go on ([`Library::lookups`], which reads), then put in place in a moment
 //! ([`Library::install`], the only part that needs the library to itself).
+//!
+//! After an ingest that only added documents, the tables are extended instead
+//! ([`Library::lookups_after_ingest`]): the exact index and the glossary-name scan take in the new
+//! documents' chunks alone, and the parts that are small beside the chunks (definitions, titles,
+//! reference resolution, adoptions) are computed again whole. Anything else (a document removed,
+//! changed or renamed, a new glossary, whose name older documents may hold) computes them all.
 
 use super::{glossary, titles, Library};
 use crate::EngineError;
@@ -17,8 +23,28 @@ pub(super) struct Lookups {
     exact: ExactIndex,
     adoptions: glossary::Adoptions,
     library_titles: HashMap<i64, String>,
+    /// What they were computed from, for extending them later.
+    base: LookupBase,
+    /// Whether they were extended from the installed ones (else computed whole).
+    extended: bool,
     /// The library's generation they were computed at (see [`Library::install`]).
     generation: u64,
+}
+
+/// What the installed lookup tables were computed from, so that an ingest that only adds
+/// documents can extend them (see the module note).
+#[derive(Clone)]
+pub(super) struct LookupBase {
+    /// Each document as the tables saw it (with the library's titles).
+    rows: HashMap<i64, DocumentRow>,
+    /// The glossary-name scan of every document's chunks.
+    scan: glossary::NameScan,
+}
+
+/// Whether a document is as the tables saw it, in everything they take from it.
+fn unchanged(seen: &DocumentRow, now: &DocumentRow) -> bool {
+    (&seen.path, &seen.label, &seen.title, &seen.content_hash, seen.status, seen.renamed)
+        == (&now.path, &now.label, &now.title, &now.content_hash, now.status, now.renamed)
 }
 
 /// Gives the documents known only by their label the titles in `titles`.
@@ -74,15 +100,105 @@ impl Library {
         }
         // One pass over the chunks (a large library's text is read through, never held).
         let mut exact = ExactIndex::builder(&docs, &sections);
-        let mut names = glossary::NameScan::new(&docs)?;
+        let mut scan = glossary::NameScan::new(&docs)?;
         self.catalog.for_each_chunk(&mut |c| {
-            names.add(&c);
+            scan.add(&c);
             exact.add_chunk(&c);
         })?;
         let exact = exact.finish().with_citations(&self.catalog.resolved_references()?);
         // Who cites whom decides whose definitions apply where.
-        let adoptions = self.adoptions_of(&docs, &names, &definitions)?;
-        Ok(Lookups { docs, outlines, exact, adoptions, library_titles, generation: self.generation })
+        let adoptions = self.adoptions_of(&docs, &scan, &definitions)?;
+        let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan };
+        let generation = self.generation;
+        Ok(Lookups { docs, outlines, exact, adoptions, library_titles, base, extended: false, generation })
+    }
+
+    /// The lookup tables after an ingest, references resolved: the installed ones extended by the
+    /// documents added since, where nothing else changed (see the module note); else computed
+    /// again.
+    pub(super) fn lookups_after_ingest(&self) -> Result<Lookups, EngineError> {
+        let start = std::time::Instant::now();
+        let extended = match &self.lookup_base {
+            Some(base) => self.extended(base)?,
+            None => None,
+        };
+        let l = match extended {
+            Some(l) => l,
+            None => self.lookups(true)?,
+        };
+        let ms = start.elapsed().as_millis() as u64;
+        tracing::info!(extended = l.extended, documents = l.docs.len(), ms, "lookup tables after an ingest");
+        Ok(l)
+    }
+
+    /// The installed tables, computed from `base`, extended by the documents added since; `None`
+    /// where more changed than that.
+    fn extended(&self, base: &LookupBase) -> Result<Option<Lookups>, EngineError> {
+        let mut docs = self.catalog.documents()?;
+        let definitions = self.catalog.definitions(None)?;
+        let library_titles = titles::library_titles(&docs, &definitions);
+        titled(&library_titles, &mut docs);
+        // Every document seen is still here, unchanged; the new ones come after them.
+        let last_seen = base.rows.keys().max().copied().unwrap_or(i64::MIN);
+        let mut added = Vec::new();
+        for d in &docs {
+            match base.rows.get(&d.id) {
+                Some(seen) if unchanged(seen, d) => {}
+                None if d.id > last_seen => added.push(d.clone()),
+                _ => return Ok(None),
+            }
+        }
+        if docs.len() != base.rows.len() + added.len() {
+            return Ok(None);
+        }
+        let mut outlines = HashMap::with_capacity(docs.len());
+        for d in docs.iter().filter(|d| base.rows.contains_key(&d.id)) {
+            match self.outlines.get(&d.id) {
+                Some(s) => outlines.insert(d.id, s.clone()),
+                None => return Ok(None),
+            };
+        }
+        let mut sections = Vec::new();
+        for d in &added {
+            let s = self.catalog.sections(d.id)?;
+            sections.extend(s.iter().cloned());
+            outlines.insert(d.id, s);
+        }
+        let mut exact = self.exact.clone().extend(&added, &sections);
+        let mut scan = base.scan.clone();
+        for d in &added {
+            for c in self.catalog.chunks(Some(d.id))? {
+                scan.add(&c);
+                exact.add_chunk(&c);
+            }
+            // A new glossary's name may be in the documents already scanned.
+            let definition_len =
+                definitions.iter().filter(|x| x.doc_id == d.id).map(|x| x.text.len() + x.term.len()).sum();
+            let facts = glossary::DocumentFacts {
+                id: d.id,
+                text_len: scan.text_len(d.id),
+                definition_len,
+                ..Default::default()
+            };
+            if glossary::is_glossary(&facts) {
+                return Ok(None);
+            }
+        }
+        self.resolve_references(&docs, &outlines, &definitions)?;
+        let exact = exact.finish().with_citations(&self.catalog.resolved_references()?);
+        let adoptions = self.adoptions_of(&docs, &scan, &definitions)?;
+        let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan };
+        let generation = self.generation;
+        Ok(Some(Lookups {
+            docs,
+            outlines,
+            exact,
+            adoptions,
+            library_titles,
+            base,
+            extended: true,
+            generation,
+        }))
     }
 
     /// Puts computed lookup tables in place, when the library has not changed since they were
@@ -92,9 +208,11 @@ impl Library {
         if l.generation != self.generation {
             return false;
         }
-        let Lookups { docs, outlines, exact, adoptions, library_titles, .. } = l;
+        let Lookups { docs, outlines, exact, adoptions, library_titles, base, extended, .. } = l;
         (self.docs, self.outlines, self.exact, self.adoptions, self.library_titles) =
             (docs, outlines, exact, adoptions, library_titles);
+        self.lookup_base = Some(base);
+        self.lookups_extended += u64::from(extended);
         self.generation += 1;
         true
     }
@@ -137,5 +255,105 @@ impl Library {
             }
         }
         Ok(self.catalog.set_resolutions(&out)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LibraryOptions;
+    use folio_ai::{AiError, Embedder};
+    use folio_core::cancel::Cancel;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    /// Vectors do not matter here: every text gets the same one.
+    struct Flat;
+
+    impl Embedder for Flat {
+        fn id(&self) -> &str {
+            "flat"
+        }
+        fn dim(&self) -> usize {
+            4
+        }
+        fn max_tokens(&self) -> usize {
+            512
+        }
+        fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
+            Ok(texts.iter().map(|_| vec![0.5; 4]).collect())
+        }
+        fn embed_query(&self, _text: &str) -> Result<Vec<f32>, AiError> {
+            Ok(vec![0.5; 4])
+        }
+    }
+
+    type Tables = (
+        Vec<DocumentRow>,
+        HashMap<i64, Vec<SectionRow>>,
+        ExactIndex,
+        glossary::Adoptions,
+        HashMap<i64, String>,
+    );
+
+    fn tables(l: Lookups) -> Tables {
+        (l.docs, l.outlines, l.exact, l.adoptions, l.library_titles)
+    }
+
+    fn installed(lib: &Library) -> Tables {
+        let exact = lib.exact.clone();
+        (lib.docs.clone(), lib.outlines.clone(), exact, lib.adoptions.clone(), lib.library_titles.clone())
+    }
+
+    const AML: &str = "1.\tINTRODUCTION\n1.1\tApplication\n\
+        1.1.1\tAuthorised Persons are reminded that under GEN Rule 5.5.1(2) the MLRO function is a \
+        mandatory appointment, as the Glossary defines it, and Part 4 of the FSMR governs \
+        authorisation.\n1.1.2\tA \"Relevant Person\" means a person the Rules apply to.\n";
+    const GEN: &str = "5.\tAUTHORISATION\n5.5\tMandatory appointments\n\
+        5.5.1\tAn Authorised Person must make these appointments: a Senior Executive Officer and a \
+        Money Laundering Reporting Officer, under AML Rule 1.1.2.\n5.5.2\tThe appointments must be \
+        held by Approved Persons.\n";
+    const FSMR: &str = "PART 4\tAUTHORISATION\n4.1\tA person must be authorised under GEN 5.5.1.\n";
+    const GLO: &str = "1\tGlossary\n\"Authorised Person\" means a person authorised by the Regulator.\n\n\
+        \"MLRO\" means the Money Laundering Reporting Officer.\n\n\"Approved Person\" means a person \
+        approved for a function.\n";
+
+    fn ingest(lib: &mut Library, dir: &Path, name: &str, text: &str) {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let report = lib.ingest(std::slice::from_ref(&path), &mut |_| {}, &Cancel::new());
+        assert_eq!(report.indexed.len(), 1, "{name}: {:?}", report.failed);
+    }
+
+    /// Adds a file; returns whether the ingest extended the tables from those before it (checking
+    /// that what it installed equals the tables computed whole).
+    fn add(lib: &mut Library, dir: &Path, name: &str, text: &str) -> bool {
+        let extensions = lib.lookups_extended;
+        ingest(lib, dir, name, text);
+        let whole = tables(lib.lookups(false).unwrap());
+        assert!(
+            installed(lib) == whole,
+            "{name}: the tables installed after the ingest differ from whole ones"
+        );
+        lib.lookups_extended > extensions
+    }
+
+    #[test]
+    fn tables_extended_by_added_documents_equal_tables_computed_whole() {
+        let files = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let options = LibraryOptions { in_memory_vectors: true, ..LibraryOptions::default() };
+        let mut lib = Library::open(dir.path(), Arc::new(Flat), options).unwrap();
+        assert!(add(&mut lib, files.path(), "AML_rules.txt", AML), "a first document extends empty tables");
+        assert!(add(&mut lib, files.path(), "GEN_rules.txt", GEN), "a document that AML cites");
+        assert!(lib.exact.document("GEN").is_some());
+        // A glossary's name ("Glossary", its label) may be in the documents before it.
+        assert!(!add(&mut lib, files.path(), "GLO_glossary.txt", GLO), "a glossary is computed whole");
+        assert!(add(&mut lib, files.path(), "FSMR_rules.txt", FSMR), "after the glossary");
+        // A changed document is computed whole; a removal computes them whole itself, and the
+        // next ingest extends those.
+        assert!(!add(&mut lib, files.path(), "GEN_rules.txt", &format!("{GEN}5.5.3\tMore.\n")));
+        lib.remove("FSMR").unwrap();
+        assert!(add(&mut lib, files.path(), "COBS_rules.txt", "1.\tCOBS\n1.1\tUnder GEN 5.5.2 firms act.\n"));
     }
 }

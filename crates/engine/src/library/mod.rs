@@ -259,6 +259,10 @@ pub struct Library {
     /// Counts the changes to the lookup tables above, so that tables computed while searches went
     /// on are put in place only when nothing changed meanwhile (see [`lookups`]).
     generation: u64,
+    /// What the lookup tables above were computed from, for extending them after an ingest.
+    lookup_base: Option<lookups::LookupBase>,
+    /// How many times an ingest extended the lookup tables instead of computing them whole.
+    lookups_extended: u64,
 }
 
 /// What a library is opened on: its stores, and where it is.
@@ -303,6 +307,8 @@ impl Library {
             adoptions: glossary::Adoptions::default(),
             library_titles: std::collections::HashMap::new(),
             generation: 0,
+            lookup_base: None,
+            lookups_extended: 0,
         })
     }
 

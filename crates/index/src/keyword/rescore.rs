@@ -1,13 +1,14 @@
-//! Neighbouring query words found side by side in a chunk: a bonus added to the BM25 score of the
-//! chunks the words alone ranked first.
+//! Scores added to the chunks a query's rarer words ranked first: its common words' BM25, and a
+//! bonus for neighbouring query words found side by side.
 //!
-//! Adding each pair as a phrase clause to the word query gives the same scores, but phrase scorers
-//! carry no score bounds, so tantivy then has to score every chunk that holds any query word: at a
-//! million chunks that was most of a search's time. Here the words are ranked alone (tantivy skips
-//! the blocks of postings that cannot reach the top, "block-max WAND"), and the pairs are scored
-//! only on that ranking's candidates, by seeking each candidate in the words' position lists. A
-//! pair scores as tantivy's phrase query does: BM25 with the phrase's count in the chunk and the sum
-//! of its words' idf.
+//! One query with every word and each pair as a phrase clause gives the same scores, but it is slow
+//! on a large library. Phrase scorers carry no score bounds, so tantivy then has to score every
+//! chunk that holds any query word; and common words ("firm", "must", "person") have posting lists
+//! as long as the library, which even block-max WAND (tantivy skipping the blocks of postings that
+//! cannot reach the top) walks through. Here the rarer words are ranked alone (with WAND), and the
+//! common words and the pairs are scored only on that ranking's candidates, by seeking each
+//! candidate in their postings. A common word scores as tantivy's term query does, a pair as its
+//! phrase query does (BM25 with the phrase's count in the chunk and the sum of its words' idf).
 
 use crate::IndexError;
 use tantivy::postings::{Postings, SegmentPostings};
@@ -58,23 +59,35 @@ pub(super) fn pairs(words: &[(usize, Term)]) -> Vec<Pair> {
     out
 }
 
-/// Adds to each hit's score `boost` times the BM25 score of every pair found in it, as tantivy's
-/// phrase query would score it, then sorts the hits best first.
-pub(super) fn add_pair_scores(
+/// What is scored on the candidates: words of one field, and pairs of them.
+pub(super) struct Later {
+    /// Words scored by BM25 (their term query's score).
+    pub words: Vec<Term>,
+    /// Neighbouring query words, each scored by BM25 as a phrase times `pair_boost`.
+    pub pairs: Vec<Pair>,
+    pub pair_boost: f32,
+}
+
+/// Adds to each hit's score the BM25 score of each of `later`'s words it holds and `pair_boost`
+/// times that of each pair found in it, as tantivy's term and phrase queries would score them,
+/// then sorts the hits best first.
+pub(super) fn add_scores(
     searcher: &Searcher,
-    pairs: &[Pair],
-    boost: f32,
+    later: &Later,
     hits: &mut [(Score, DocAddress)],
 ) -> Result<(), IndexError> {
-    if pairs.is_empty() || hits.is_empty() {
+    let Some(field) = later.words.first().or(later.pairs.first().map(|p| &p.first)).map(Term::field) else {
         return Ok(());
-    }
-    let field = pairs[0].first.field();
+    };
+    let pairs = &later.pairs;
     let weights = pairs
         .iter()
-        .map(|p| Ok(Bm25Weight::for_terms(searcher, &[p.first.clone(), p.second.clone()])?.boost_by(boost)))
+        .map(|p| {
+            let weight = Bm25Weight::for_terms(searcher, &[p.first.clone(), p.second.clone()])?;
+            Ok(weight.boost_by(later.pair_boost))
+        })
         .collect::<Result<Vec<_>, IndexError>>()?;
-    // The distinct words, and each pair's two as indexes into them.
+    // The distinct words, each pair's two as indexes into them, the scored words' weights.
     let mut terms: Vec<Term> = Vec::new();
     let mut index_of = |t: &Term| -> usize {
         terms.iter().position(|x| x == t).unwrap_or_else(|| {
@@ -83,6 +96,16 @@ pub(super) fn add_pair_scores(
         })
     };
     let ends: Vec<(usize, usize)> = pairs.iter().map(|p| (index_of(&p.first), index_of(&p.second))).collect();
+    let scored: Vec<(usize, Bm25Weight)> = later
+        .words
+        .iter()
+        .map(|t| Ok((index_of(t), Bm25Weight::for_terms(searcher, std::slice::from_ref(t))?)))
+        .collect::<Result<_, IndexError>>()?;
+    let mut freqs = vec![0u32; terms.len()];
+    let mut paired = vec![false; terms.len()];
+    for &(a, b) in &ends {
+        (paired[a], paired[b]) = (true, true);
+    }
 
     // Candidates segment by segment, each segment's in doc order (postings only seek forward).
     let mut order: Vec<usize> = (0..hits.len()).collect();
@@ -107,7 +130,10 @@ pub(super) fn add_pair_scores(
                     Some(p) => {
                         let found = seek(p, doc);
                         if found {
-                            p.positions(&mut positions[k]);
+                            freqs[k] = p.term_freq();
+                            if paired[k] {
+                                p.positions(&mut positions[k]);
+                            }
                         }
                         found
                     }
@@ -115,6 +141,11 @@ pub(super) fn add_pair_scores(
                 };
             }
             let norm = norms.fieldnorm_id(doc);
+            for (k, weight) in &scored {
+                if present[*k] {
+                    hits[i].0 += weight.score(norm, freqs[*k]);
+                }
+            }
             for (&(a, b), (pair, weight)) in ends.iter().zip(pairs.iter().zip(&weights)) {
                 if present[a] && present[b] {
                     let count = count_at_gap(&positions[a], &positions[b], pair.gap);

@@ -51,10 +51,18 @@ impl CrossIndex {
         container: Option<RefContainer>,
     ) -> Option<(i64, Option<usize>)> {
         let doc = self.names.find(document)?;
+        let section = self.sections.get(&doc).and_then(|s| s.resolve_named(label, container));
+        Some((doc, section))
+    }
+}
+
+impl SectionIndex {
+    /// The section a reference to this document from another one means ("GEN Rule 5.5.1(2)": its
+    /// label and container), as [`CrossIndex::resolve`] finds it.
+    pub fn resolve_named(&self, label: &str, container: Option<RefContainer>) -> Option<usize> {
         let mut target = Target::from_label(label, container);
         // "GEN 3.3.31": a bare code reference is to a rule.
         target.relative = false;
-        let section = self.sections.get(&doc).and_then(|s| s.resolve(&target, None));
-        Some((doc, section))
+        self.resolve(&target, None)
     }
 }

@@ -217,43 +217,43 @@ pub struct UsedTerm {
     pub definition: DefinitionHit,
 }
 
-impl Library {
-    /// Whose definitions apply in each document, from what a scan of its chunks found, its
-    /// definitions and the resolved citations of other documents (see the module note).
-    pub(super) fn adoptions_of(
-        &self,
-        docs: &[DocumentRow],
-        scan: &NameScan,
-        definitions: &[folio_index::catalog::DefinitionRow],
-    ) -> Result<Adoptions, EngineError> {
-        let mut facts: HashMap<i64, DocumentFacts> =
-            docs.iter().map(|d| (d.id, DocumentFacts { id: d.id, ..Default::default() })).collect();
-        for (doc, len) in &scan.text_len {
-            if let Some(f) = facts.get_mut(doc) {
-                f.text_len = *len;
-            }
+/// Whose definitions apply in each document, from what a scan of its chunks found, its
+/// definitions and its references to other documents, as resolved (see the module note).
+pub(super) fn adoptions_of(
+    docs: &[DocumentRow],
+    scan: &NameScan,
+    definitions: &[folio_index::catalog::DefinitionRow],
+    refs: &[(i64, folio_index::catalog::RefRow)],
+) -> Adoptions {
+    let mut facts: HashMap<i64, DocumentFacts> =
+        docs.iter().map(|d| (d.id, DocumentFacts { id: d.id, ..Default::default() })).collect();
+    for (doc, len) in &scan.text_len {
+        if let Some(f) = facts.get_mut(doc) {
+            f.text_len = *len;
         }
-        for d in definitions {
-            if let Some(f) = facts.get_mut(&d.doc_id) {
-                f.definition_len += d.text.len() + d.term.len();
-            }
-        }
-        for (_, r) in self.catalog.external_references()? {
-            if let (Some(f), Some(target)) = (facts.get_mut(&r.doc_id), r.target_doc_id) {
-                f.cites.insert(target);
-            }
-        }
-        let glossaries: HashSet<i64> = facts.values().filter(|f| is_glossary(f)).map(|f| f.id).collect();
-        for (doc, named) in scan.named(&glossaries) {
-            if let Some(f) = facts.get_mut(&doc) {
-                f.names = named;
-            }
-        }
-        let mut facts: Vec<DocumentFacts> = facts.into_values().collect();
-        facts.sort_by_key(|f| f.id);
-        Ok(Adoptions::build(&facts))
     }
+    for d in definitions {
+        if let Some(f) = facts.get_mut(&d.doc_id) {
+            f.definition_len += d.text.len() + d.term.len();
+        }
+    }
+    for (_, r) in refs {
+        if let (Some(f), Some(target)) = (facts.get_mut(&r.doc_id), r.target_doc_id) {
+            f.cites.insert(target);
+        }
+    }
+    let glossaries: HashSet<i64> = facts.values().filter(|f| is_glossary(f)).map(|f| f.id).collect();
+    for (doc, named) in scan.named(&glossaries) {
+        if let Some(f) = facts.get_mut(&doc) {
+            f.names = named;
+        }
+    }
+    let mut facts: Vec<DocumentFacts> = facts.into_values().collect();
+    facts.sort_by_key(|f| f.id);
+    Adoptions::build(&facts)
+}
 
+impl Library {
     /// The definitions that apply in a section: its document's own (those scoped to a part only
     /// within that part), then those of the documents it adopts (see the module note), each
     /// document's in document order.

@@ -12,9 +12,10 @@
 use super::{glossary, titles, Library};
 use crate::EngineError;
 use folio_core::crossref::{CrossIndex, SectionIndex};
-use folio_index::catalog::{DefinitionRow, DocumentRow, SectionRow};
+use folio_index::catalog::{DefinitionRow, DocumentRow, RefRow, SectionRow};
 use folio_index::exact::ExactIndex;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The lookup tables, as computed from the catalog at one moment (see the module note).
 pub(super) struct Lookups {
@@ -39,6 +40,8 @@ pub(super) struct LookupBase {
     rows: HashMap<i64, DocumentRow>,
     /// The glossary-name scan of every document's chunks.
     scan: glossary::NameScan,
+    /// Each document's sections indexed by their numbers.
+    indexes: SectionIndexes,
 }
 
 /// Whether a document is as the tables saw it, in everything they take from it.
@@ -56,20 +59,26 @@ pub(super) fn titled(titles: &HashMap<i64, String>, docs: &mut [DocumentRow]) {
     }
 }
 
+/// Documents' sections indexed by their numbers, for resolving references to them: made for a
+/// document the first time a reference names it (in a large library most documents are never
+/// named, and indexing all their sections took most of the time of resolving), and kept while the
+/// document is unchanged.
+type SectionIndexes = HashMap<i64, Arc<SectionIndex>>;
+
+/// A document's sections indexed by their numbers.
+fn section_index(sections: &[SectionRow]) -> Arc<SectionIndex> {
+    Arc::new(SectionIndex::new(
+        sections.iter().map(|s| (s.number.as_deref(), s.parent_ord.map(|p| p as usize))),
+    ))
+}
+
 /// The library's documents by the names they go by (labels, titles, what glossaries call them),
-/// with their sections, for resolving references across documents.
-fn cross_index_of(
-    docs: &[DocumentRow],
-    outlines: &HashMap<i64, Vec<SectionRow>>,
-    definitions: &[DefinitionRow],
-) -> CrossIndex {
+/// for finding the document a reference names (its sections are indexed apart, see
+/// [`SectionIndexes`]).
+fn cross_index_of(docs: &[DocumentRow], definitions: &[DefinitionRow]) -> CrossIndex {
     let mut x = CrossIndex::default();
     for d in docs {
-        let sections = outlines.get(&d.id).map(Vec::as_slice).unwrap_or(&[]);
-        let index = SectionIndex::new(
-            sections.iter().map(|s| (s.number.as_deref(), s.parent_ord.map(|p| p as usize))),
-        );
-        x.add_document(d.id, &d.label, &d.title, index);
+        x.add_document(d.id, &d.label, &d.title, SectionIndex::default());
     }
     for def in definitions {
         if def.term.split_whitespace().count() <= 8 {
@@ -95,8 +104,10 @@ impl Library {
             sections.extend(s.iter().cloned());
             outlines.insert(d.id, s);
         }
+        let mut indexes = SectionIndexes::new();
+        let mut refs = self.catalog.external_references()?;
         if resolve {
-            self.resolve_references(&docs, &outlines, &definitions)?;
+            refs = self.resolve_references(&docs, &outlines, &mut indexes, &definitions, refs)?;
         }
         // One pass over the chunks (a large library's text is read through, never held).
         let mut exact = ExactIndex::builder(&docs, &sections);
@@ -107,8 +118,8 @@ impl Library {
         })?;
         let exact = exact.finish().with_citations(&self.catalog.resolved_references()?);
         // Who cites whom decides whose definitions apply where.
-        let adoptions = self.adoptions_of(&docs, &scan, &definitions)?;
-        let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan };
+        let adoptions = glossary::adoptions_of(&docs, &scan, &definitions, &refs);
+        let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan, indexes };
         let generation = self.generation;
         Ok(Lookups { docs, outlines, exact, adoptions, library_titles, base, extended: false, generation })
     }
@@ -158,6 +169,7 @@ impl Library {
                 None => return Ok(None),
             };
         }
+        let mut indexes = base.indexes.clone();
         let mut sections = Vec::new();
         for d in &added {
             let s = self.catalog.sections(d.id)?;
@@ -184,10 +196,11 @@ impl Library {
                 return Ok(None);
             }
         }
-        self.resolve_references(&docs, &outlines, &definitions)?;
+        let refs = self.catalog.external_references()?;
+        let refs = self.resolve_references(&docs, &outlines, &mut indexes, &definitions, refs)?;
         let exact = exact.finish().with_citations(&self.catalog.resolved_references()?);
-        let adoptions = self.adoptions_of(&docs, &scan, &definitions)?;
-        let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan };
+        let adoptions = glossary::adoptions_of(&docs, &scan, &definitions, &refs);
+        let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan, indexes };
         let generation = self.generation;
         Ok(Some(Lookups {
             docs,
@@ -230,20 +243,27 @@ impl Library {
         self.generation += 1;
     }
 
-    /// Resolves references to other documents against `docs` and records the result.
+    /// Resolves `refs` (references to other documents) against `docs`, and records and returns
+    /// the result.
     fn resolve_references(
         &self,
         docs: &[DocumentRow],
         outlines: &HashMap<i64, Vec<SectionRow>>,
+        indexes: &mut SectionIndexes,
         definitions: &[DefinitionRow],
-    ) -> Result<(), EngineError> {
-        let refs = self.catalog.external_references()?;
-        let x = cross_index_of(docs, outlines, definitions);
-        let mut out = Vec::with_capacity(refs.len());
-        for (rowid, r) in refs {
+        mut refs: Vec<(i64, RefRow)>,
+    ) -> Result<Vec<(i64, RefRow)>, EngineError> {
+        let x = cross_index_of(docs, definitions);
+        let mut out = Vec::new();
+        for (rowid, r) in &mut refs {
             let container =
                 r.container.as_deref().and_then(|c| serde_json::from_value(serde_json::Value::from(c)).ok());
-            let found = r.document.as_deref().and_then(|name| x.resolve(name, &r.label, container));
+            let found = r.document.as_deref().and_then(|name| x.document(name)).map(|d| {
+                let index = indexes
+                    .entry(d)
+                    .or_insert_with(|| section_index(outlines.get(&d).map(Vec::as_slice).unwrap_or(&[])));
+                (d, index.resolve_named(&r.label, container))
+            });
             let target_doc = found.map(|(d, _)| d);
             let section = found.and_then(|(d, i)| {
                 let i = i?;
@@ -251,10 +271,12 @@ impl Library {
             });
             // Only the changed ones are written (most stay as they were at the last ingest).
             if (target_doc, &section) != (r.target_doc_id, &r.target_doc_section) {
-                out.push((rowid, target_doc, section));
+                out.push((*rowid, target_doc, section.clone()));
+                (r.target_doc_id, r.target_doc_section) = (target_doc, section);
             }
         }
-        Ok(self.catalog.set_resolutions(&out)?)
+        self.catalog.set_resolutions(&out)?;
+        Ok(refs)
     }
 }
 
@@ -330,7 +352,15 @@ mod tests {
     fn add(lib: &mut Library, dir: &Path, name: &str, text: &str) -> bool {
         let extensions = lib.lookups_extended;
         ingest(lib, dir, name, text);
-        let whole = tables(lib.lookups(false).unwrap());
+        // Resolving every reference again from scratch changes none.
+        let resolutions = |lib: &Library| {
+            let refs = lib.catalog.external_references().unwrap();
+            refs.into_iter().map(|(id, r)| (id, r.target_doc_id, r.target_doc_section)).collect::<Vec<_>>()
+        };
+        let resolved = resolutions(lib);
+        assert!(resolved.iter().any(|r| r.1.is_some()) || name.starts_with("AML"), "{name}: {resolved:?}");
+        let whole = tables(lib.lookups(true).unwrap());
+        assert_eq!(resolutions(lib), resolved, "{name}: resolved whole, the references lead elsewhere");
         assert!(
             installed(lib) == whole,
             "{name}: the tables installed after the ingest differ from whole ones"

@@ -5,7 +5,6 @@
 use crate::IndexError;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
-use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
@@ -17,6 +16,7 @@ use tantivy::tokenizer::{
 use tantivy::{doc, Index, IndexReader, IndexWriter, ReloadPolicy, Term};
 
 mod rescore;
+mod top;
 
 const IDS_TOKENIZER: &str = "folio_ids";
 const BODY_TOKENIZER: &str = "en_stem";
@@ -398,7 +398,7 @@ impl KeywordIndex {
         };
         let later = rescore::Later { words: common, pairs: rescore::pairs(&words), pair_boost: PAIR_BOOST };
         let depth = if later.pairs.is_empty() && later.words.is_empty() { limit } else { depth };
-        let mut top = searcher.search(&words_query, &TopDocs::with_limit(depth).order_by_score())?;
+        let mut top = top::top_k(&searcher, &*words_query, depth)?;
         rescore::add_scores(&searcher, &later, &mut top)?;
         top.truncate(limit);
         // Chunk ids from the fast field's columns (a stored document is a compressed block read).
@@ -526,6 +526,7 @@ mod tests {
     /// The search as one query with the pairs as phrase clauses (what [`rescore`] replaces), every
     /// match scored.
     fn reference(k: &KeywordIndex, query: &str) -> std::collections::BTreeMap<u64, f32> {
+        use tantivy::collector::TopDocs;
         use tantivy::query::PhraseQuery;
         use tantivy::schema::Value;
         use tantivy::TantivyDocument;

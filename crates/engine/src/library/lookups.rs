@@ -222,9 +222,21 @@ impl Library {
             return false;
         }
         let Lookups { docs, outlines, exact, adoptions, library_titles, base, extended, .. } = l;
-        (self.docs, self.outlines, self.exact, self.adoptions, self.library_titles) =
-            (docs, outlines, exact, adoptions, library_titles);
-        self.lookup_base = Some(base);
+        let replaced = (
+            std::mem::replace(&mut self.docs, docs),
+            std::mem::replace(&mut self.outlines, outlines),
+            std::mem::replace(&mut self.exact, exact),
+            std::mem::replace(&mut self.adoptions, adoptions),
+            std::mem::replace(&mut self.library_titles, library_titles),
+            self.lookup_base.replace(base),
+        );
+        // Freeing the replaced tables took 1.6 s at a million chunks (millions of small
+        // allocations), with the library held: they are freed on a thread of their own.
+        let freeing =
+            std::thread::Builder::new().name("folio-free-tables".into()).spawn(move || drop(replaced));
+        if let Err(e) = freeing {
+            tracing::warn!("freeing the replaced lookup tables where they were replaced: no thread ({e})");
+        }
         self.lookups_extended += u64::from(extended);
         self.generation += 1;
         true

@@ -9,7 +9,7 @@
 //! A family is a set of documents joined by their citations and glossary names. A glossary serves
 //! its family when at least half of the family's other documents name it.
 
-use super::{ChunkRow, DefinitionHit, DocumentRow, Library};
+use super::{ChunkRow, DefinitionHit, DefinitionRow, DocumentRow, Library};
 use crate::EngineError;
 use folio_core::context::TermFinder;
 use folio_core::model::Span;
@@ -160,9 +160,12 @@ impl NameScan {
         self.names.find(&c.content, self.found.entry(c.doc_id).or_default());
     }
 
-    /// How many bytes of text the chunks taken in of a document hold.
-    pub(super) fn text_len(&self, doc: i64) -> usize {
-        self.text_len.get(&doc).copied().unwrap_or(0)
+    /// Whether a document whose chunks the scan took in is a glossary, as the adoption rules judge
+    /// it (see [`is_glossary`]).
+    pub(super) fn is_glossary(&self, doc: i64, definitions: &[DefinitionRow]) -> bool {
+        let definition_len = definitions.iter().filter(|d| d.doc_id == doc).map(definition_size).sum();
+        let text_len = self.text_len.get(&doc).copied().unwrap_or(0);
+        is_glossary(&DocumentFacts { id: doc, text_len, definition_len, ..Default::default() })
     }
 
     /// The documents (of `among`) each document's chunks name, itself left out.
@@ -178,8 +181,13 @@ impl NameScan {
     }
 }
 
+/// The bytes of a document's text a definition accounts for (its term and its text).
+fn definition_size(d: &DefinitionRow) -> usize {
+    d.text.len() + d.term.len()
+}
+
 /// Whether a document is mostly definitions.
-pub(super) fn is_glossary(d: &DocumentFacts) -> bool {
+fn is_glossary(d: &DocumentFacts) -> bool {
     d.text_len > 0 && d.definition_len as f64 >= GLOSSARY_SHARE * d.text_len as f64
 }
 
@@ -222,7 +230,7 @@ pub struct UsedTerm {
 pub(super) fn adoptions_of(
     docs: &[DocumentRow],
     scan: &NameScan,
-    definitions: &[folio_index::catalog::DefinitionRow],
+    definitions: &[DefinitionRow],
     refs: &[(i64, folio_index::catalog::RefRow)],
 ) -> Adoptions {
     let mut facts: HashMap<i64, DocumentFacts> =
@@ -234,7 +242,7 @@ pub(super) fn adoptions_of(
     }
     for d in definitions {
         if let Some(f) = facts.get_mut(&d.doc_id) {
-            f.definition_len += d.text.len() + d.term.len();
+            f.definition_len += definition_size(d);
         }
     }
     for (_, r) in refs {

@@ -44,6 +44,14 @@ pub(super) struct LookupBase {
     indexes: SectionIndexes,
 }
 
+/// The library's documents with the titles its glossaries give them, its definitions, and those
+/// titles (what every computation of the tables starts from).
+struct TitledDocuments {
+    docs: Vec<DocumentRow>,
+    definitions: Vec<DefinitionRow>,
+    library_titles: HashMap<i64, String>,
+}
+
 /// Whether a document is as the tables saw it, in everything they take from it.
 fn unchanged(seen: &DocumentRow, now: &DocumentRow) -> bool {
     (&seen.path, &seen.label, &seen.title, &seen.content_hash, seen.status, seen.renamed)
@@ -89,21 +97,37 @@ fn cross_index_of(docs: &[DocumentRow], definitions: &[DefinitionRow]) -> CrossI
 }
 
 impl Library {
-    /// Computes the lookup tables from the catalog; with `resolve`, first resolves the references
-    /// to other documents against the documents now in the library (and records where they lead
-    /// in the catalog). Reads only, but for those resolutions: searches go on meanwhile.
-    pub(super) fn lookups(&self, resolve: bool) -> Result<Lookups, EngineError> {
+    /// What every computation of the tables starts from (see [`TitledDocuments`]).
+    fn titled_documents(&self) -> Result<TitledDocuments, EngineError> {
         let mut docs = self.catalog.documents()?;
         let definitions = self.catalog.definitions(None)?;
         let library_titles = titles::library_titles(&docs, &definitions);
         titled(&library_titles, &mut docs);
+        Ok(TitledDocuments { docs, definitions, library_titles })
+    }
+
+    /// Reads these documents' outlines into `outlines`, and returns their sections all together.
+    fn read_outlines(
+        &self,
+        docs: &[DocumentRow],
+        outlines: &mut HashMap<i64, Vec<SectionRow>>,
+    ) -> Result<Vec<SectionRow>, EngineError> {
         let mut sections = Vec::new();
-        let mut outlines = HashMap::new();
-        for d in &docs {
+        for d in docs {
             let s = self.catalog.sections(d.id)?;
             sections.extend(s.iter().cloned());
             outlines.insert(d.id, s);
         }
+        Ok(sections)
+    }
+
+    /// Computes the lookup tables from the catalog; with `resolve`, first resolves the references
+    /// to other documents against the documents now in the library (and records where they lead
+    /// in the catalog). Reads only, but for those resolutions: searches go on meanwhile.
+    pub(super) fn lookups(&self, resolve: bool) -> Result<Lookups, EngineError> {
+        let TitledDocuments { docs, definitions, library_titles } = self.titled_documents()?;
+        let mut outlines = HashMap::new();
+        let sections = self.read_outlines(&docs, &mut outlines)?;
         let mut indexes = SectionIndexes::new();
         let mut refs = self.catalog.external_references()?;
         if resolve {
@@ -145,10 +169,7 @@ impl Library {
     /// The installed tables, computed from `base`, extended by the documents added since; `None`
     /// where more changed than that.
     fn extended(&self, base: &LookupBase) -> Result<Option<Lookups>, EngineError> {
-        let mut docs = self.catalog.documents()?;
-        let definitions = self.catalog.definitions(None)?;
-        let library_titles = titles::library_titles(&docs, &definitions);
-        titled(&library_titles, &mut docs);
+        let TitledDocuments { docs, definitions, library_titles } = self.titled_documents()?;
         // Every document seen is still here, unchanged; the new ones come after them.
         let last_seen = base.rows.keys().max().copied().unwrap_or(i64::MIN);
         let mut added = Vec::new();
@@ -169,13 +190,8 @@ impl Library {
                 None => return Ok(None),
             };
         }
+        let sections = self.read_outlines(&added, &mut outlines)?;
         let mut indexes = base.indexes.clone();
-        let mut sections = Vec::new();
-        for d in &added {
-            let s = self.catalog.sections(d.id)?;
-            sections.extend(s.iter().cloned());
-            outlines.insert(d.id, s);
-        }
         let mut exact = self.exact.clone().extend(&added, &sections);
         let mut scan = base.scan.clone();
         for d in &added {
@@ -184,15 +200,7 @@ impl Library {
                 exact.add_chunk(&c);
             }
             // A new glossary's name may be in the documents already scanned.
-            let definition_len =
-                definitions.iter().filter(|x| x.doc_id == d.id).map(|x| x.text.len() + x.term.len()).sum();
-            let facts = glossary::DocumentFacts {
-                id: d.id,
-                text_len: scan.text_len(d.id),
-                definition_len,
-                ..Default::default()
-            };
-            if glossary::is_glossary(&facts) {
+            if scan.is_glossary(d.id, &definitions) {
                 return Ok(None);
             }
         }

@@ -13,8 +13,9 @@
 use crate::IndexError;
 use tantivy::postings::{Postings, SegmentPostings};
 use tantivy::query::Bm25Weight;
+use tantivy::schema::Field;
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocAddress, DocId, DocSet, Score, Searcher, Term};
+use tantivy::{DocAddress, DocId, DocSet, Score, Searcher, SegmentReader, Term};
 
 /// The widest gap (in word positions, stop words included) between two query words that are still
 /// tried as a pair: "conduct of business" pairs "conduct" with "business". ObliQA (BM25 alone, 64-
@@ -79,86 +80,102 @@ pub(super) fn add_scores(
     let Some(field) = later.words.first().or(later.pairs.first().map(|p| &p.first)).map(Term::field) else {
         return Ok(());
     };
-    let pairs = &later.pairs;
-    let weights = pairs
-        .iter()
-        .map(|p| {
+    let plan = Plan::new(searcher, later)?;
+    // Candidates segment by segment, each segment's in doc order (postings only seek forward).
+    let mut order: Vec<(u32, DocId, usize)> =
+        hits.iter().enumerate().map(|(i, h)| (h.1.segment_ord, h.1.doc_id, i)).collect();
+    order.sort_unstable();
+    for group in order.chunk_by(|a, b| a.0 == b.0) {
+        plan.score_segment(searcher.segment_reader(group[0].0), field, group, hits)?;
+    }
+    hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    Ok(())
+}
+
+/// What is scored, as indexes into the distinct words whose postings are read.
+struct Plan {
+    terms: Vec<Term>,
+    /// Whether a word is one of a pair's (its positions are read).
+    paired: Vec<bool>,
+    /// The words scored alone, with their BM25 weights.
+    words: Vec<(usize, Bm25Weight)>,
+    /// The pairs' two words, their gap, and the phrase's BM25 weight (boosted).
+    pairs: Vec<(usize, usize, u32, Bm25Weight)>,
+}
+
+impl Plan {
+    fn new(searcher: &Searcher, later: &Later) -> Result<Plan, IndexError> {
+        let mut terms: Vec<Term> = Vec::new();
+        let mut index_of = |t: &Term| -> usize {
+            terms.iter().position(|x| x == t).unwrap_or_else(|| {
+                terms.push(t.clone());
+                terms.len() - 1
+            })
+        };
+        let mut pairs = Vec::with_capacity(later.pairs.len());
+        for p in &later.pairs {
             let weight = Bm25Weight::for_terms(searcher, &[p.first.clone(), p.second.clone()])?;
-            Ok(weight.boost_by(later.pair_boost))
-        })
-        .collect::<Result<Vec<_>, IndexError>>()?;
-    // The distinct words, each pair's two as indexes into them, the scored words' weights.
-    let mut terms: Vec<Term> = Vec::new();
-    let mut index_of = |t: &Term| -> usize {
-        terms.iter().position(|x| x == t).unwrap_or_else(|| {
-            terms.push(t.clone());
-            terms.len() - 1
-        })
-    };
-    let ends: Vec<(usize, usize)> = pairs.iter().map(|p| (index_of(&p.first), index_of(&p.second))).collect();
-    let scored: Vec<(usize, Bm25Weight)> = later
-        .words
-        .iter()
-        .map(|t| Ok((index_of(t), Bm25Weight::for_terms(searcher, std::slice::from_ref(t))?)))
-        .collect::<Result<_, IndexError>>()?;
-    let mut freqs = vec![0u32; terms.len()];
-    let mut paired = vec![false; terms.len()];
-    for &(a, b) in &ends {
-        (paired[a], paired[b]) = (true, true);
+            pairs.push((index_of(&p.first), index_of(&p.second), p.gap, weight.boost_by(later.pair_boost)));
+        }
+        let mut words = Vec::with_capacity(later.words.len());
+        for t in &later.words {
+            words.push((index_of(t), Bm25Weight::for_terms(searcher, std::slice::from_ref(t))?));
+        }
+        let mut paired = vec![false; terms.len()];
+        for &(a, b, _, _) in &pairs {
+            (paired[a], paired[b]) = (true, true);
+        }
+        Ok(Plan { terms, paired, words, pairs })
     }
 
-    // Candidates segment by segment, each segment's in doc order (postings only seek forward).
-    let mut order: Vec<usize> = (0..hits.len()).collect();
-    order.sort_by_key(|&i| (hits[i].1.segment_ord, hits[i].1.doc_id));
-    let mut positions: Vec<Vec<u32>> = vec![Vec::new(); terms.len()];
-    let mut present = vec![false; terms.len()];
-    let mut start = 0;
-    while start < order.len() {
-        let segment = hits[order[start]].1.segment_ord;
-        let end = start + order[start..].iter().take_while(|&&i| hits[i].1.segment_ord == segment).count();
-        let reader = searcher.segment_reader(segment);
+    /// Adds the scores to the hits `group` names (segment, doc, index into `hits`), all in
+    /// `reader`'s segment, in doc order.
+    fn score_segment(
+        &self,
+        reader: &SegmentReader,
+        field: Field,
+        group: &[(u32, DocId, usize)],
+        hits: &mut [(Score, DocAddress)],
+    ) -> Result<(), IndexError> {
         let inverted = reader.inverted_index(field)?;
         let norms = reader.get_fieldnorms_reader(field)?;
-        let mut postings: Vec<Option<SegmentPostings>> = terms
+        let mut postings: Vec<Option<SegmentPostings>> = self
+            .terms
             .iter()
             .map(|t| inverted.read_postings(t, IndexRecordOption::WithFreqsAndPositions))
             .collect::<Result<_, _>>()?;
-        for &i in &order[start..end] {
-            let doc: DocId = hits[i].1.doc_id;
+        let n = self.terms.len();
+        let (mut present, mut freqs, mut positions) = (vec![false; n], vec![0u32; n], vec![Vec::new(); n]);
+        for &(_, doc, i) in group {
             for (k, p) in postings.iter_mut().enumerate() {
-                present[k] = match p {
-                    Some(p) => {
-                        let found = seek(p, doc);
-                        if found {
-                            freqs[k] = p.term_freq();
-                            if paired[k] {
-                                p.positions(&mut positions[k]);
-                            }
-                        }
-                        found
-                    }
-                    None => false,
-                };
+                present[k] = false;
+                let Some(p) = p else { continue };
+                if !seek(p, doc) {
+                    continue;
+                }
+                present[k] = true;
+                freqs[k] = p.term_freq();
+                if self.paired[k] {
+                    p.positions(&mut positions[k]);
+                }
             }
             let norm = norms.fieldnorm_id(doc);
-            for (k, weight) in &scored {
+            for (k, weight) in &self.words {
                 if present[*k] {
                     hits[i].0 += weight.score(norm, freqs[*k]);
                 }
             }
-            for (&(a, b), (pair, weight)) in ends.iter().zip(pairs.iter().zip(&weights)) {
-                if present[a] && present[b] {
-                    let count = count_at_gap(&positions[a], &positions[b], pair.gap);
+            for (a, b, gap, weight) in &self.pairs {
+                if present[*a] && present[*b] {
+                    let count = count_at_gap(&positions[*a], &positions[*b], *gap);
                     if count > 0 {
                         hits[i].0 += weight.score(norm, count);
                     }
                 }
             }
         }
-        start = end;
+        Ok(())
     }
-    hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    Ok(())
 }
 
 /// Whether the postings hold `doc`, moving them there (never backwards: a candidate after the

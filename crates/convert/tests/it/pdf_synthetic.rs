@@ -323,3 +323,60 @@ fn a_cyclic_outline_is_read_once() {
     let doc = convert_bytes("loop.pdf", &pdf, &ConvertOptions::default()).unwrap();
     assert!(doc.blocks.len() < 10, "{} blocks from a one-page PDF", doc.blocks.len());
 }
+
+/// A filing's last pages: Part IV, Item 15 with the Notes to the statements (numbered "1.",
+/// "2.", "15." under an unnumbered title), a pull quote broken off mid-sentence, a lead sentence
+/// set large, and Item 16.
+fn filing_tail() -> Vec<u8> {
+    let filler = [
+        "The financial statements are prepared in conformity with accounting principles generally",
+        "accepted in the United States and include the accounts of the company and its subsidiaries.",
+    ];
+    let mut p1 = text(72.0, 720.0, 16.0, true, "PART IV");
+    p1.push_str(&text(72.0, 690.0, 12.0, true, "Item 15. Exhibits and Financial Statement Schedules"));
+    let mut y = body(&mut p1, 666.0, &filler);
+    // A pull quote set large, whose sentence runs on in the body's size.
+    p1.push_str(&text(72.0, y - 10.0, 14.0, true, "Revenue grew in every segment this year, driven"));
+    y = body(&mut p1, y - 26.0, &["by demand for our services and a weaker dollar over the year.", ""]);
+    // A lead sentence set larger than the body: no heading.
+    p1.push_str(&text(
+        72.0,
+        y - 10.0,
+        12.0,
+        false,
+        "The Company provides guidance on a basis that we cannot predict for all of the year.",
+    ));
+    body(&mut p1, y - 30.0, &filler);
+    let mut p2 = text(72.0, 720.0, 12.0, true, "Notes to Financial Statements");
+    let mut y = 690.0;
+    for note in ["1. ORGANIZATION", "2. ACQUISITIONS", "15. EARNINGS PER SHARE"] {
+        p2.push_str(&text(72.0, y, 10.0, true, note));
+        y = body(&mut p2, y - 20.0, &filler) - 12.0;
+    }
+    p2.push_str(&text(72.0, y - 10.0, 12.0, true, "Item 16. Form 10-K Summary"));
+    body(&mut p2, y - 34.0, &["None."]);
+    build_pdf(&[p1, p2], &[], "")
+}
+
+#[test]
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn a_filing_s_notes_nest_and_sentences_are_no_headings() {
+    require_engine();
+    let doc = PdfConverter.convert("tail.pdf", &filing_tail(), &ConvertOptions::default()).expect("converts");
+    let got: Vec<(String, u8)> = headings(&doc).into_iter().map(|(t, l, _)| (t, l)).collect();
+    let want: Vec<(String, u8)> = [
+        ("PART IV", 1),
+        ("Item 15. Exhibits and Financial Statement Schedules", 2),
+        // The Notes' numbers open under their title, and "15." is a Note, not Item 15 again.
+        ("Notes to Financial Statements", 3),
+        ("1. ORGANIZATION", 4),
+        ("2. ACQUISITIONS", 4),
+        ("15. EARNINGS PER SHARE", 4),
+        ("Item 16. Form 10-K Summary", 2),
+    ]
+    .iter()
+    .map(|(t, l)| (t.to_string(), *l))
+    .collect();
+    assert_eq!(got, want);
+    assert!(doc.text.contains("driven"), "the pull quote's text is kept");
+}

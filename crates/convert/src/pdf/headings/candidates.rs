@@ -87,7 +87,8 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
     }
     let ok = if styled {
         // Bold text at body size must stand alone, be short, and read as a title, not a sentence.
-        bigger
+        // Larger text too may be a sentence: a report's lead paragraph or a pull quote set large.
+        (bigger && (info.is_some() || !large_sentence(text)))
             || (nchars <= 150
                 && ctx.stands_apart(b.gap_before)
                 && (info.is_some() || !reads_as_sentence(text))
@@ -111,6 +112,42 @@ const FIGURES_NOT_TITLE: usize = 3;
 /// How many words of a text hold a digit.
 fn numbers_in(text: &str) -> usize {
     text.split_whitespace().filter(|w| w.chars().any(|c| c.is_ascii_digit())).count()
+}
+
+/// Whether text set larger than the body is a sentence, not a title: it reads as one and is
+/// closed as one ("Intel put the Silicon in Silicon Valley, and today our technology remains at
+/// the core of …."). A long title without a stop stays one ("Reconciliation of adjusted earnings
+/// before interest, tax, depreciation and amortization").
+fn large_sentence(text: &str) -> bool {
+    reads_as_sentence(text) && text.ends_with(['.', ':'])
+}
+
+/// A block that breaks off a sentence is no heading: a pull quote or a highlighted figure set
+/// apart ("Noninterest revenue was $3.9 billion, down 15%, driven", then "by lower …"), whose
+/// sentence the next block carries on in lower case. A title ends where its words end; the text
+/// after it opens a sentence of its own.
+pub(super) fn drop_sentence_fragments(blocks: &[Blk], cands: &mut Cands) {
+    for k in 0..blocks.len() {
+        let (b, Some(next)) = (&blocks[k], blocks.get(k + 1)) else { continue };
+        let Some(c) = &cands[k] else { continue };
+        if c.info.is_some() || c.tag.is_some() || b.declared.is_some() || b.kind == BlkKind::Heading {
+            continue;
+        }
+        let text = b.text.trim_end();
+        let closed = text.ends_with(['.', ':', '?', '!', ')', ']', '"', '\u{201d}']);
+        let prose = matches!(next.kind, BlkKind::Para | BlkKind::List { .. }) && next.declared.is_none();
+        if (!closed || text.ends_with('-')) && prose && continues_sentence(&next.text) {
+            cands[k] = None;
+        }
+    }
+}
+
+/// Whether a text opens with a word in lower case ("by", "and", "changing"), carrying on a
+/// sentence; a name set in lower case with a capital inside ("eBay", "iPhone") opens one.
+fn continues_sentence(text: &str) -> bool {
+    let first = text.split_whitespace().next().unwrap_or("");
+    let word = first.trim_start_matches(|c: char| !c.is_alphanumeric());
+    word.starts_with(|c: char| c.is_lowercase()) && !word.chars().any(char::is_uppercase)
 }
 
 /// Whether a line reads as a sentence rather than a title: many words, most of them in lower case
@@ -233,7 +270,7 @@ pub(super) fn add_numbered_in_sequence(ctx: &Ctx, blocks: &[Blk], cands: &mut Ca
 
 #[cfg(test)]
 mod tests {
-    use super::{numbers_in, reads_as_sentence, FIGURES_NOT_TITLE};
+    use super::{continues_sentence, large_sentence, numbers_in, reads_as_sentence, FIGURES_NOT_TITLE};
 
     #[test]
     fn figures_are_no_titles() {
@@ -261,5 +298,28 @@ mod tests {
             "Condensed Consolidated Statement of Income (in millions except per share amounts, unaudited)"
         ));
         assert!(!reads_as_sentence("Liquidity and capital resources"));
+    }
+
+    #[test]
+    fn large_text_is_a_sentence_only_when_closed_as_one() {
+        assert!(large_sentence("Changes in product demand can adversely affect our financial results."));
+        assert!(large_sentence(
+            "Consistent with its previous guidance for 2023, the Company continues to expect:"
+        ));
+        // A long title without a stop is still a title.
+        assert!(!large_sentence(
+            "Reconciliation of adjusted earnings before interest, tax, depreciation and amortization"
+        ));
+        assert!(!large_sentence("Results of Operations."));
+    }
+
+    #[test]
+    fn a_lower_case_word_carries_a_sentence_on() {
+        assert!(continues_sentence("by lower net interest income, partly offset by"));
+        assert!(continues_sentence("\u{201c}changing innovation\u{201d} across the industry."));
+        assert!(!continues_sentence("eBay Inc. is a global commerce leader"));
+        assert!(!continues_sentence("iPhone is the Company's line of smartphones"));
+        assert!(!continues_sentence("The Company reported"));
+        assert!(!continues_sentence("2023 was a year of"));
     }
 }

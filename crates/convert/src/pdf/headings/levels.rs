@@ -64,11 +64,15 @@ pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numb
     // level the run's first heading takes.
     let mut nested: HashMap<u8, (usize, u8)> = HashMap::new();
     let mut run_parent: Vec<Option<(usize, u8)>> = vec![None; blocks.len()];
+    // The current run of plain numbers nested under an unnumbered heading: that heading, and the
+    // level the run's first heading takes.
+    let mut plain_run: Option<(usize, u8)> = None;
     for k in 0..blocks.len() {
         let Some(cand) = &cands[k] else { continue };
         let b = &blocks[k];
         if b.kind == BlkKind::Heading {
             if let Some(r) = b.num_level {
+                plain_run = None;
                 let lv = kw_level(r);
                 levels[k] = Some(lv);
                 current_kw = Some((lv, b.number.clone().unwrap_or_default()));
@@ -77,6 +81,7 @@ pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numb
         }
         let Some(inf) = &cand.info else {
             if let Some(r) = lone_container_rank(&b.text) {
+                plain_run = None;
                 let lv = kw_level(r);
                 levels[k] = Some(lv);
                 nested.retain(|&rank, _| rank <= r);
@@ -85,20 +90,13 @@ pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numb
             continue;
         };
         if let Some(r) = inf.rank {
+            plain_run = None;
             // A run of numbered headings that opens right under an unnumbered heading set at
             // least as prominently ("Notes to Consolidated Financial Statements", then "Note 1 –")
             // nests under it, down to the next heading of a higher rank.
             nested.retain(|&rank, _| rank <= r);
             if inf.tokens.first().map(String::as_str) == Some("1") {
-                let prev = (0..k).rev().find(|&j| cands[j].is_some());
-                let parent = prev.filter(|&j| {
-                    cands[j].as_ref().is_some_and(|c| c.info.is_none())
-                        && blocks[j].kind != BlkKind::Heading
-                        && blocks[j].declared.is_none()
-                        && ctx.style_key(&ctx.lines[blocks[j].lines[0]]).0
-                            >= ctx.style_key(&ctx.lines[b.lines[0]]).0
-                });
-                match parent {
+                match opening_parent(ctx, blocks, cands, k) {
                     Some(j) => nested.insert(r, (j, kw_level(r) + 1)),
                     None => nested.remove(&r),
                 };
@@ -110,11 +108,31 @@ pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numb
             current_kw = Some((lv, inf.tokens.first().cloned().unwrap_or_default()));
         } else if inf.plain_decimal {
             let d = inf.depth as u8;
-            levels[k] = Some(match &current_kw {
-                Some((lv, num)) if inf.tokens.first() == Some(num) => lv + d - 1,
+            // "7.1" under "Item 7" extends the Item's number; "15." after "Item 15" is a
+            // numbered heading of its own (a Note), not the Item again.
+            let extends = |num: &String| d >= 2 && inf.tokens.first() == Some(num);
+            let own = match &current_kw {
+                Some((lv, num)) if extends(num) => lv + d - 1,
                 Some(_) => max_kw + d,
                 None => d,
-            });
+            };
+            // Below a keyword heading, a run of plain numbers that opens right under an
+            // unnumbered heading ("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS", then "1.
+            // ORGANIZATION …") nests under it, as a keyword run does, until a keyword heading ends
+            // it. (A document numbered plainly throughout keeps its numbers' own levels.)
+            if d == 1 && inf.tokens.first().map(String::as_str) == Some("1") {
+                plain_run = current_kw
+                    .as_ref()
+                    .and(opening_parent(ctx, blocks, cands, k))
+                    .filter(|&j| !is_contents_word(&blocks[j].text))
+                    .map(|j| (j, own));
+            }
+            if current_kw.as_ref().is_some_and(|(_, num)| extends(num)) {
+                levels[k] = Some(own);
+            } else {
+                run_parent[k] = plain_run;
+                levels[k] = Some(plain_run.map(|(_, base)| base + d - 1).unwrap_or(own));
+            }
         }
     }
     // A structure tree's heading role overrides the numbering.
@@ -124,6 +142,19 @@ pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numb
         }
     }
     Numbered { levels, run_parent }
+}
+
+/// The unnumbered heading right before block `k` that a numbered run opening at `k` nests under:
+/// a candidate with no number of its own, found by typography (not a merged label, not a
+/// contents entry), set at least as large as the run's first heading.
+fn opening_parent(ctx: &Ctx, blocks: &[Blk], cands: &Cands, k: usize) -> Option<usize> {
+    let prev = (0..k).rev().find(|&j| cands[j].is_some())?;
+    let size = |j: usize| ctx.style_key(&ctx.lines[blocks[j].lines[0]]).0;
+    (cands[prev].as_ref().is_some_and(|c| c.info.is_none())
+        && blocks[prev].kind != BlkKind::Heading
+        && blocks[prev].declared.is_none()
+        && size(prev) >= size(k))
+    .then_some(prev)
 }
 
 /// The level each heading style stands for: a numbered heading's style the level its headings

@@ -10,7 +10,9 @@ mod numbering;
 
 use super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
 use super::titles::{container_keyword, label_value, normalise_title, sentence_case};
-use candidates::{add_numbered_in_sequence, candidates, drop_cover_lines, drop_numbered_list_items};
+use candidates::{
+    add_numbered_in_sequence, candidates, drop_cover_lines, drop_numbered_list_items, drop_sentence_fragments,
+};
 use folio_core::numbering::{Container, Label};
 use levels::{apply_levels, numbering_levels, StyleLevels};
 use numbering::{container_rank, num_info};
@@ -58,6 +60,14 @@ pub(super) fn merge_chapter_labels(ctx: &Ctx, blocks: &mut Vec<Blk>) {
                             || ctx.lines[blocks[i].lines[0]].top - title_line.y < 12.0 * ctx.body.size);
                     if title_ok && !matches!(blocks[j].kind, BlkKind::Code | BlkKind::Table(_)) {
                         let title = sentence_case(blocks[j].text.trim());
+                        // "SCHEDULE II" printed on one line keeps its label as printed ("Schedule
+                        // II Valuation and qualifying accounts"): it is how the text is cited. A
+                        // label spelled out over lines ("CHAPTER" / "ONE") gives its number.
+                        let text = if kw_value {
+                            format!("{} {} {title}", sentence_case(words[0]), words[1])
+                        } else {
+                            format!("{v} {title}")
+                        };
                         let declared = blocks[j].declared.or(blocks[i].declared);
                         let mut merged_lines: Vec<usize> = Vec::new();
                         for b in &blocks[i..=j] {
@@ -67,7 +77,7 @@ pub(super) fn merge_chapter_labels(ctx: &Ctx, blocks: &mut Vec<Blk>) {
                         let kind = kw.unwrap_or(Container::Chapter);
                         let new = Blk {
                             lines: merged_lines,
-                            text: format!("{v} {title}"),
+                            text,
                             kind: BlkKind::Heading,
                             pages,
                             number: Some(v.clone()),
@@ -110,6 +120,7 @@ pub(super) fn outline_evidence(blocks: &[Blk]) -> Option<String> {
 pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool, page_count: u32) {
     let mut cands = candidates(ctx, blocks, page_count);
     drop_numbered_list_items(ctx, blocks, &mut cands);
+    drop_sentence_fragments(blocks, &mut cands);
     if !declared_mode {
         drop_cover_lines(ctx, blocks, &mut cands);
         add_numbered_in_sequence(ctx, blocks, &mut cands);

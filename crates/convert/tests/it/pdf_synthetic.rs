@@ -380,3 +380,49 @@ fn a_filing_s_notes_nest_and_sentences_are_no_headings() {
     assert_eq!(got, want);
     assert!(doc.text.contains("driven"), "the pull quote's text is kept");
 }
+
+/// A statement page: a bold title opening the page, set smaller than the table's figures under it.
+fn statement_page() -> Vec<u8> {
+    let mut p = text(200.0, 740.0, 10.0, true, "Supplemental Financial Information (in millions)");
+    let rows = [
+        "Net revenue",
+        "Cost of sales",
+        "Gross profit",
+        "Selling expenses",
+        "Administrative expenses",
+        "Operating profit",
+        "Interest expense",
+        "Other income",
+        "Income before taxes",
+        "Income taxes",
+        "Net income",
+        "Depreciation",
+        "Amortization",
+        "Capital spending",
+        "Dividends paid",
+        "Share repurchases",
+        "Free cash flow",
+        "Net debt",
+        "Shares outstanding",
+        "Employees",
+    ];
+    for (i, r) in rows.iter().enumerate() {
+        let y = 700.0 - 22.0 * i as f32;
+        p.push_str(&text(72.0, y, 11.5, false, r));
+        p.push_str(&text(330.0, y, 11.5, false, &format!("{},{:03}", 10 + i, 7 * i)));
+        p.push_str(&text(450.0, y, 11.5, false, &format!("{},{:03}", 9 + i, 5 * i)));
+    }
+    build_pdf(&[p], &[], "")
+}
+
+#[test]
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn a_bold_title_over_a_table_heads_it() {
+    require_engine();
+    let doc = PdfConverter
+        .convert("statement.pdf", &statement_page(), &ConvertOptions::default())
+        .expect("converts");
+    let got: Vec<String> = headings(&doc).into_iter().map(|(t, _, _)| t).collect();
+    assert_eq!(got, ["Supplemental Financial Information (in millions)"]);
+    assert!(doc.blocks.iter().any(|b| matches!(b.kind, folio_core::model::BlockKind::Table { .. })));
+}

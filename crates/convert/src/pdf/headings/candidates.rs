@@ -55,7 +55,7 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
     if text.ends_with([',', ';']) || text.starts_with(|c: char| c.is_lowercase()) {
         return None;
     }
-    if numbers_in(&first.text) >= FIGURES_NOT_TITLE {
+    if numbers_in(&first.text) >= FIGURES_NOT_TITLE || (numbers_in(text) >= 2 && states_an_amount(text)) {
         // "$77.9B $23.7B $25.3B $4.94", "Dec 26, 2020 Dec 28, 2019 Dec 29, 2018":
         // a chart's labels or a table's column heads, not a title. (A title's own first line; the
         // period under a statement's title may name dates.)
@@ -109,10 +109,56 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
 /// "Note 12 – Leases", "For the fiscal year ended May 31, 2023" have fewer).
 const FIGURES_NOT_TITLE: usize = 3;
 
+/// Whether a text states an amount of money ("$ 10,571", "€3.2"): with another figure beside
+/// it ("(In Millions) $ 10,571 2020 Operating Income"), a chart's label, not a title.
+fn states_an_amount(text: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if matches!(c, '$' | '€' | '£' | '¥') {
+            while chars.peek() == Some(&' ') {
+                chars.next();
+            }
+            if chars.peek().is_some_and(char::is_ascii_digit) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// How many words of a text hold a digit.
 fn numbers_in(text: &str) -> usize {
     text.split_whitespace().filter(|w| w.chars().any(|c| c.is_ascii_digit())).count()
 }
+
+/// A bold title that opens its page over a table ("Supplemental Financial Information (in
+/// millions and unaudited)" over a statement) heads it even when set no larger than the table's
+/// own figures, which set the page's body size.
+pub(super) fn add_table_titles(ctx: &Ctx, blocks: &[Blk], cands: &mut Cands) {
+    for k in 0..blocks.len() {
+        let (b, Some(next)) = (&blocks[k], blocks.get(k + 1)) else { continue };
+        if cands[k].is_some() || b.kind != BlkKind::Para || b.lines.len() > 2 || b.declared.is_some() {
+            continue;
+        }
+        let text = b.text.trim();
+        // Set as one run of words: a repeated row of column heads has gaps between its cells.
+        let bold = b.lines.iter().all(|&i| {
+            let l = &ctx.lines[i];
+            ctx.is_bold(l) && ctx.size_class(l) >= TABLE_TITLE_SIZE && l.wide_gaps == 0
+        });
+        let titled = text.chars().count() <= 150
+            && numbers_in(text) < FIGURES_NOT_TITLE
+            && text.starts_with(|c: char| c.is_uppercase())
+            && !text.ends_with(['.', ',', ';'])
+            && !reads_as_sentence(text);
+        if bold && titled && b.gap_before.is_infinite() && matches!(next.kind, BlkKind::Table(_)) {
+            cands[k] = Some(Cand { info: num_info(text).map(|x| x.0), tag: None });
+        }
+    }
+}
+
+/// A table's title may be set this much smaller than the page's body size (the table's figures).
+const TABLE_TITLE_SIZE: f32 = 0.85;
 
 /// Whether text set larger than the body is a sentence, not a title: it reads as one and is
 /// closed as one ("Intel put the Silicon in Silicon Valley, and today our technology remains at
@@ -270,7 +316,10 @@ pub(super) fn add_numbered_in_sequence(ctx: &Ctx, blocks: &[Blk], cands: &mut Ca
 
 #[cfg(test)]
 mod tests {
-    use super::{continues_sentence, large_sentence, numbers_in, reads_as_sentence, FIGURES_NOT_TITLE};
+    use super::{
+        continues_sentence, large_sentence, numbers_in, reads_as_sentence, states_an_amount,
+        FIGURES_NOT_TITLE,
+    };
 
     #[test]
     fn figures_are_no_titles() {
@@ -279,6 +328,10 @@ mod tests {
         assert!(numbers_in("For the fiscal year ended May 31, 2023") < FIGURES_NOT_TITLE);
         assert!(numbers_in("Item 7A. Quantitative and Qualitative Disclosures") < FIGURES_NOT_TITLE);
         assert!(numbers_in("Note 12 – Leases") < FIGURES_NOT_TITLE);
+        assert!(states_an_amount("(In Millions) $ 10,571 2020 Operating Income"));
+        assert!(states_an_amount("€3.2 billion"));
+        assert!(!states_an_amount("Fiscal 2024 Guidance"));
+        assert!(!states_an_amount("Non-GAAP $ Measures"));
     }
 
     #[test]

@@ -6,7 +6,8 @@ use crate::catalog::{ChunkRow, DocumentRow, RefRow, SectionRow};
 use folio_core::model::Span;
 use folio_core::numbering::{Container, Label};
 use folio_core::query::Query;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// How a section lookup ranks the chunks it finds, best first: the section's own text (its
 /// body and its numbered paragraphs), its guidance, a chunk that holds only its heading, and the
@@ -30,22 +31,30 @@ struct ChunkPlace {
     guidance: bool,
 }
 
+/// One document's part of the index, shared between an index and the index extended from it
+/// (extending a library of a million chunks by one document copies no other document's part).
+#[derive(Debug, Default, Clone, PartialEq)]
+struct DocExact {
+    /// Section id → chunk ids, the chunk holding the section's own text first.
+    section_chunks: HashMap<String, Vec<i64>>,
+    /// Section id → the section's span and where its text begins after its heading.
+    section_spans: HashMap<String, (Span, usize)>,
+    /// The document's chunks, by where they begin.
+    chunks: Vec<ChunkPlace>,
+}
+
 /// Section numbers, terms and labels → chunks.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct ExactIndex {
     /// Number tokens → (doc, section id, preference), by full and by local numbering; a lower
     /// preference answers first (see [`preference`]).
     numbers: HashMap<Vec<String>, Vec<(i64, String, u32)>>,
-    /// (doc, section id) → chunk ids, the chunk holding the section's own text first.
-    section_chunks: HashMap<(i64, String), Vec<i64>>,
     /// Defined-term key → chunk ids defining it.
     terms: HashMap<String, Vec<i64>>,
     /// Upper-case document label → document id.
     labels: HashMap<String, i64>,
-    /// Each document's chunks, by where they begin.
-    doc_chunks: HashMap<i64, Vec<ChunkPlace>>,
-    /// (doc, section id) → the section's span and where its text begins after its heading.
-    section_spans: HashMap<(i64, String), (Span, usize)>,
+    /// Each document's sections and chunks.
+    docs: HashMap<i64, Arc<DocExact>>,
     /// (doc, section id) → the chunks citing it, in the library's order.
     citing: HashMap<(i64, String), Vec<i64>>,
 }
@@ -112,12 +121,13 @@ impl ExactIndex {
     /// ([`ExactIndex::with_citations`]).
     pub fn extend(self, docs: &[DocumentRow], sections: &[SectionRow]) -> ExactBuilder {
         let mut x = self;
+        x.citing.clear();
         for d in docs {
             x.labels.insert(d.label.to_uppercase(), d.id);
         }
         // Guidance, as the numbering prints it ("5.5.1.Guidance.1."): a section's guidance notes
         // follow its own text in a lookup.
-        let mut guidance: HashMap<i64, std::collections::HashSet<String>> = HashMap::new();
+        let mut guidance: HashMap<i64, HashSet<String>> = HashMap::new();
         for s in sections {
             if s.number.as_deref().is_some_and(|n| n.to_ascii_lowercase().contains("guidance")) {
                 guidance.entry(s.doc_id).or_default().insert(s.section_id.clone());
@@ -125,7 +135,8 @@ impl ExactIndex {
         }
         for s in sections {
             let body = (s.span.start + s.heading.len()).min(s.span.end);
-            x.section_spans.insert((s.doc_id, s.section_id.clone()), (s.span, body));
+            let doc = Arc::make_mut(x.docs.entry(s.doc_id).or_default());
+            doc.section_spans.insert(s.section_id.clone(), (s.span, body));
             if let Some(n) = &s.number {
                 for (k, key) in number_keys(n).into_iter().enumerate() {
                     x.numbers.entry(key).or_default().push((
@@ -136,7 +147,20 @@ impl ExactIndex {
                 }
             }
         }
-        ExactBuilder { x, guidance }
+        ExactBuilder { x, guidance, touched: HashSet::new() }
+    }
+
+    /// [`ExactIndex::extend`] on a copy of this index, without its citations (set again after):
+    /// the documents' parts are shared, not copied.
+    pub fn extended(&self, docs: &[DocumentRow], sections: &[SectionRow]) -> ExactBuilder {
+        let copy = ExactIndex {
+            numbers: self.numbers.clone(),
+            terms: self.terms.clone(),
+            labels: self.labels.clone(),
+            docs: self.docs.clone(),
+            citing: HashMap::new(),
+        };
+        copy.extend(docs, sections)
     }
 
     /// Adds the chunks that cite each section (references resolved in their own document or to
@@ -161,7 +185,7 @@ impl ExactIndex {
 
     /// The chunk of a document that holds a byte offset.
     fn chunk_at(&self, doc: i64, at: usize) -> Option<i64> {
-        let list = self.doc_chunks.get(&doc)?;
+        let list = &self.docs.get(&doc)?.chunks;
         let i = list.partition_point(|p| p.span.start <= at);
         list[..i].iter().rev().find(|p| p.span.end > at).map(|p| p.id)
     }
@@ -172,7 +196,10 @@ impl ExactIndex {
     pub fn section_answer(&self, doc: i64, section_id: &str) -> Vec<(i64, f32)> {
         let key = (doc, section_id.to_string());
         let mut tiers: [Vec<i64>; 3] = Default::default();
-        if let (Some((span, body)), Some(list)) = (self.section_spans.get(&key), self.doc_chunks.get(&doc)) {
+        let part = self.docs.get(&doc);
+        if let Some(((span, body), list)) =
+            part.and_then(|p| Some((p.section_spans.get(section_id)?, &p.chunks)))
+        {
             // Chunks begin in order: those overlapping the span lie between the last one that
             // begins at or before its start and the first that begins at or after its end.
             let from = list.partition_point(|p| p.span.start <= span.start).saturating_sub(1);
@@ -222,7 +249,7 @@ impl ExactIndex {
 
     /// The chunks holding a section.
     pub fn section_chunks(&self, doc: i64, section_id: &str) -> &[i64] {
-        self.section_chunks.get(&(doc, section_id.to_string())).map(Vec::as_slice).unwrap_or(&[])
+        self.docs.get(&doc).and_then(|p| p.section_chunks.get(section_id)).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// The exact channel: chunks of the sections and terms a query names, best first.
@@ -270,22 +297,26 @@ impl ExactIndex {
 pub struct ExactBuilder {
     x: ExactIndex,
     /// Each document's guidance sections.
-    guidance: HashMap<i64, std::collections::HashSet<String>>,
+    guidance: HashMap<i64, HashSet<String>>,
+    /// The documents whose chunks were added (their chunks are put in order at the end).
+    touched: HashSet<i64>,
 }
 
 impl ExactBuilder {
     /// Adds one chunk.
     pub fn add_chunk(&mut self, c: &ChunkRow) {
         let x = &mut self.x;
+        let doc = Arc::make_mut(x.docs.entry(c.doc_id).or_default());
+        self.touched.insert(c.doc_id);
         for (k, sid) in c.section_ids.iter().enumerate() {
-            let list = x.section_chunks.entry((c.doc_id, sid.clone())).or_default();
+            let list = doc.section_chunks.entry(sid.clone()).or_default();
             if k == 0 {
                 list.insert(0, c.id);
             } else {
                 list.push(c.id);
             }
         }
-        let scope = x.section_chunks.entry((c.doc_id, c.section_id.clone())).or_default();
+        let scope = doc.section_chunks.entry(c.section_id.clone()).or_default();
         if !scope.contains(&c.id) {
             scope.push(c.id);
         }
@@ -293,13 +324,15 @@ impl ExactBuilder {
             x.terms.entry(t.clone()).or_default().push(c.id);
         }
         let guidance = self.guidance.get(&c.doc_id).is_some_and(|g| g.contains(c.section_id.as_str()));
-        x.doc_chunks.entry(c.doc_id).or_default().push(ChunkPlace { span: c.span, id: c.id, guidance });
+        doc.chunks.push(ChunkPlace { span: c.span, id: c.id, guidance });
     }
 
     /// The index, its chunks in place.
     pub fn finish(mut self) -> ExactIndex {
-        for list in self.x.doc_chunks.values_mut() {
-            list.sort_by_key(|p| (p.span.start, p.id));
+        for id in &self.touched {
+            if let Some(part) = self.x.docs.get_mut(id) {
+                Arc::make_mut(part).chunks.sort_by_key(|p| (p.span.start, p.id));
+            }
         }
         self.x
     }

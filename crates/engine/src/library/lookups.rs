@@ -192,7 +192,7 @@ impl Library {
         }
         let sections = self.read_outlines(&added, &mut outlines)?;
         let mut indexes = base.indexes.clone();
-        let mut exact = self.exact.clone().extend(&added, &sections);
+        let mut exact = self.exact.extended(&added, &sections);
         let mut scan = base.scan.clone();
         for d in &added {
             for c in self.catalog.chunks(Some(d.id))? {

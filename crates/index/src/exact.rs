@@ -55,8 +55,9 @@ pub struct ExactIndex {
     labels: HashMap<String, i64>,
     /// Each document's sections and chunks.
     docs: HashMap<i64, Arc<DocExact>>,
-    /// (doc, section id) → the chunks citing it, in the library's order.
-    citing: HashMap<(i64, String), Vec<i64>>,
+    /// Cited document → its section id → the chunks citing it, in the library's order (the order
+    /// the references are stored in).
+    citing: HashMap<i64, Arc<HashMap<String, Vec<i64>>>>,
 }
 
 /// The label a document is cited by: the leading capitals of its file name ("GEN_VER08.txt" → "GEN",
@@ -121,7 +122,6 @@ impl ExactIndex {
     /// ([`ExactIndex::with_citations`]).
     pub fn extend(self, docs: &[DocumentRow], sections: &[SectionRow]) -> ExactBuilder {
         let mut x = self;
-        x.citing.clear();
         for d in docs {
             x.labels.insert(d.label.to_uppercase(), d.id);
         }
@@ -150,23 +150,23 @@ impl ExactIndex {
         ExactBuilder { x, guidance, touched: HashSet::new() }
     }
 
-    /// [`ExactIndex::extend`] on a copy of this index, without its citations (set again after):
-    /// the documents' parts are shared, not copied.
+    /// [`ExactIndex::extend`] on a copy of this index: the documents' parts and citations are
+    /// shared, not copied.
     pub fn extended(&self, docs: &[DocumentRow], sections: &[SectionRow]) -> ExactBuilder {
-        let copy = ExactIndex {
-            numbers: self.numbers.clone(),
-            terms: self.terms.clone(),
-            labels: self.labels.clone(),
-            docs: self.docs.clone(),
-            citing: HashMap::new(),
-        };
-        copy.extend(docs, sections)
+        self.clone().extend(docs, sections)
     }
 
-    /// Adds the chunks that cite each section (references resolved in their own document or to
-    /// another of the library).
+    /// Sets the chunks that cite each section from the library's references (resolved in their
+    /// own document or to another of the library), in the order they are stored in.
     pub fn with_citations(mut self, refs: &[RefRow]) -> ExactIndex {
         self.citing.clear();
+        self.add_citations(refs)
+    }
+
+    /// Adds the citations of references stored after all of those already in
+    /// ([`ExactIndex::with_citations`]): the references of documents added since, none of the
+    /// earlier ones resolved anew.
+    pub fn add_citations(mut self, refs: &[RefRow]) -> ExactIndex {
         for r in refs {
             let target = match (r.target_doc_id, &r.target_doc_section, &r.target_section) {
                 (Some(d), Some(s), _) => (d, s.clone()),
@@ -174,7 +174,8 @@ impl ExactIndex {
                 _ => continue,
             };
             if let Some(chunk) = self.chunk_at(r.doc_id, r.span.start) {
-                let list = self.citing.entry(target).or_default();
+                let cited = Arc::make_mut(self.citing.entry(target.0).or_default());
+                let list = cited.entry(target.1).or_default();
                 if !list.contains(&chunk) {
                     list.push(chunk);
                 }
@@ -194,7 +195,6 @@ impl ExactIndex {
     /// [`tier`]): the section's own text in reading order, its guidance, chunks holding only its
     /// heading, then the chunks citing it.
     pub fn section_answer(&self, doc: i64, section_id: &str) -> Vec<(i64, f32)> {
-        let key = (doc, section_id.to_string());
         let mut tiers: [Vec<i64>; 3] = Default::default();
         let part = self.docs.get(&doc);
         if let Some(((span, body), list)) =
@@ -222,7 +222,8 @@ impl ExactIndex {
         for (t, ids) in tiers.iter().enumerate() {
             out.extend(ids.iter().map(|id| (*id, scores[t])));
         }
-        for id in self.citing.get(&key).into_iter().flatten() {
+        let citing = self.citing.get(&doc).and_then(|c| c.get(section_id));
+        for id in citing.into_iter().flatten() {
             if !out.iter().any(|(x, _)| x == id) {
                 out.push((*id, tier::CITING));
             }

@@ -5,9 +5,12 @@
 //!
 //! After an ingest that only added documents, the tables are extended instead
 //! ([`Library::lookups_after_ingest`]): the exact index and the glossary-name scan take in the new
-//! documents' chunks alone, and the parts that are small beside the chunks (definitions, titles,
-//! reference resolution, adoptions) are computed again whole. Anything else (a document removed,
-//! changed or renamed, a new glossary, whose name older documents may hold) computes them all.
+//! documents' chunks alone (the index shares the other documents' parts with the installed one);
+//! references resolve again only where they may now lead elsewhere, and the new documents'
+//! citations are added to the index's, unless an earlier document's reference changed; the parts
+//! that are small beside the chunks (definitions, titles, adoptions) are computed again whole.
+//! Anything else (a document removed, changed or renamed, a new glossary, whose name older
+//! documents may hold) computes them all.
 
 use super::{glossary, titles, Library};
 use crate::EngineError;
@@ -131,7 +134,7 @@ impl Library {
         let mut indexes = SectionIndexes::new();
         let mut refs = self.catalog.external_references()?;
         if resolve {
-            refs = self.resolve_references(&docs, &outlines, &mut indexes, &definitions, refs)?;
+            refs = self.resolve_references(&docs, &outlines, &mut indexes, &definitions, refs, None)?.0;
         }
         // One pass over the chunks (a large library's text is read through, never held).
         let mut exact = ExactIndex::builder(&docs, &sections);
@@ -205,8 +208,16 @@ impl Library {
             }
         }
         let refs = self.catalog.external_references()?;
-        let refs = self.resolve_references(&docs, &outlines, &mut indexes, &definitions, refs)?;
-        let exact = exact.finish().with_citations(&self.catalog.resolved_references()?);
+        let (refs, settled_changed) =
+            self.resolve_references(&docs, &outlines, &mut indexes, &definitions, refs, Some(&base.rows))?;
+        // The added documents' references are stored after every other: their citations extend
+        // the tables' in order, unless an earlier document's reference now leads elsewhere.
+        let exact = if settled_changed {
+            exact.finish().with_citations(&self.catalog.resolved_references()?)
+        } else {
+            let ids: Vec<i64> = added.iter().map(|d| d.id).collect();
+            exact.finish().add_citations(&self.catalog.resolved_references_of(&ids)?)
+        };
         let adoptions = glossary::adoptions_of(&docs, &scan, &definitions, &refs);
         let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan, indexes };
         let generation = self.generation;
@@ -264,7 +275,10 @@ impl Library {
     }
 
     /// Resolves `refs` (references to other documents) against `docs`, and records and returns
-    /// the result.
+    /// the result, and whether a reference of one of `settled` now leads elsewhere. A reference
+    /// that names the document it resolved to before, one of `settled` (documents unchanged
+    /// since, their sections too), resolves as before and is left as it is; so is one that named
+    /// no document and still names none.
     fn resolve_references(
         &self,
         docs: &[DocumentRow],
@@ -272,13 +286,25 @@ impl Library {
         indexes: &mut SectionIndexes,
         definitions: &[DefinitionRow],
         mut refs: Vec<(i64, RefRow)>,
-    ) -> Result<Vec<(i64, RefRow)>, EngineError> {
+        settled: Option<&HashMap<i64, DocumentRow>>,
+    ) -> Result<(Vec<(i64, RefRow)>, bool), EngineError> {
         let x = cross_index_of(docs, definitions);
         let mut out = Vec::new();
+        let mut settled_changed = false;
         for (rowid, r) in &mut refs {
-            let container =
-                r.container.as_deref().and_then(|c| serde_json::from_value(serde_json::Value::from(c)).ok());
-            let found = r.document.as_deref().and_then(|name| x.document(name)).map(|d| {
+            let named = r.document.as_deref().and_then(|name| x.document(name));
+            let as_before = match named {
+                Some(d) => r.target_doc_id == Some(d) && settled.is_some_and(|s| s.contains_key(&d)),
+                None => r.target_doc_id.is_none() && r.target_doc_section.is_none(),
+            };
+            if as_before {
+                continue;
+            }
+            let found = named.map(|d| {
+                let container = r
+                    .container
+                    .as_deref()
+                    .and_then(|c| serde_json::from_value(serde_json::Value::from(c)).ok());
                 let index = indexes
                     .entry(d)
                     .or_insert_with(|| section_index(outlines.get(&d).map(Vec::as_slice).unwrap_or(&[])));
@@ -291,12 +317,13 @@ impl Library {
             });
             // Only the changed ones are written (most stay as they were at the last ingest).
             if (target_doc, &section) != (r.target_doc_id, &r.target_doc_section) {
+                settled_changed |= settled.is_some_and(|s| s.contains_key(&r.doc_id));
                 out.push((*rowid, target_doc, section.clone()));
                 (r.target_doc_id, r.target_doc_section) = (target_doc, section);
             }
         }
         self.catalog.set_resolutions(&out)?;
-        Ok(refs)
+        Ok((refs, settled_changed))
     }
 }
 

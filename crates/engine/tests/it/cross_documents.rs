@@ -5,7 +5,8 @@
 //! skips with a message when `.assets/minilm` is absent (run scripts/setup-assets.sh).
 
 use folio_core::cancel::Cancel;
-use folio_engine::LibraryOptions;
+use folio_core::fusion::Channel;
+use folio_engine::{LibraryOptions, SearchOptions};
 use folio_testkit::library::{Provider, TestLibrary};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,6 +23,10 @@ const AML: &str = "1.\tINTRODUCTION\n1.1\tApplication\n\
 const GEN: &str = "5.\tAUTHORISATION\n5.5\tMandatory appointments\n\
     5.5.1\tAn Authorised Person must make the following appointments: a Senior Executive Officer and a \
     Money Laundering Reporting Officer.\n5.5.2\tThe appointments must be held by Approved Persons.\n";
+
+const COBS: &str = "2.\tCONDUCT\n2.1\tClient classification\n\
+    2.1.1\tA firm classifying a client relies on the officers that GEN Rule 5.5.2 requires to be Approved \
+    Persons.\n";
 
 fn references_across_documents_follow_the_library(provider: Provider) {
     let model = assets();
@@ -56,6 +61,16 @@ fn references_across_documents_follow_the_library(provider: Provider) {
     assert!(back.iter().any(|r| r.from_section == "sec_1_1_1"), "backlink from AML: {back:?}");
     let missing: Vec<String> = lib.missing_documents(10).unwrap().into_iter().map(|m| m.name).collect();
     assert_eq!(missing, vec!["FSMR".to_string()]);
+
+    // COBS arrives citing GEN; no earlier reference changes, so its citations extend the
+    // tables': a lookup of the rule answers with the rule, then the chunk citing it.
+    let cobs = docs.path().join("COBS_rules.txt");
+    std::fs::write(&cobs, COBS).unwrap();
+    lib.ingest(std::slice::from_ref(&cobs), &mut |_| {}, &stop);
+    let exact = SearchOptions { channels: vec![Channel::Exact], ..SearchOptions::default() };
+    let hits = lib.search("GEN Rule 5.5.2", &exact).unwrap();
+    let found: Vec<&str> = hits.iter().map(|h| h.label.as_str()).collect();
+    assert_eq!(found, ["GEN", "COBS"], "the rule's chunk, then the chunk citing it");
 
     // GEN leaves: the reference is unresolved again.
     lib.remove("GEN").unwrap();

@@ -86,6 +86,9 @@ pub trait Catalog: Send + Sync {
     /// Every reference of the library that points somewhere: within its own document, or to
     /// another document of the library.
     fn resolved_references(&self) -> Result<Vec<RefRow>, IndexError>;
+    /// The references of these documents that point somewhere, in the order they are stored in
+    /// (as [`Catalog::resolved_references`] gives them).
+    fn resolved_references_of(&self, doc_ids: &[i64]) -> Result<Vec<RefRow>, IndexError>;
     /// References written inside a span of a document (a section and its subsections).
     fn references_within(&self, doc_id: i64, span: Span) -> Result<Vec<RefRow>, IndexError>;
     /// All references to other documents, for library-level resolution.

@@ -33,10 +33,26 @@ impl SqliteCatalog {
         let conn = self.conn();
         let mut st = conn.prepare(
             "SELECT doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
-             FROM refs WHERE target_section IS NOT NULL OR target_doc_section IS NOT NULL",
+             FROM refs WHERE target_section IS NOT NULL OR target_doc_section IS NOT NULL ORDER BY rowid",
         )?;
         let rows = st.query_map([], ref_row)?.collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
+    }
+
+    /// The references of these documents that point somewhere, in the order they are stored in.
+    pub fn resolved_references_of(&self, doc_ids: &[i64]) -> Result<Vec<RefRow>, IndexError> {
+        let conn = self.conn();
+        let mut st = conn.prepare(
+            "SELECT rowid, doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
+             FROM refs WHERE doc_id = ?1 AND (target_section IS NOT NULL OR target_doc_section IS NOT NULL)",
+        )?;
+        let mut rows: Vec<(i64, RefRow)> = Vec::new();
+        for id in doc_ids {
+            let got = st.query_map(params![id], |r| Ok((r.get(0)?, ref_row_at(r, 1)?)))?;
+            rows.extend(got.collect::<Result<Vec<_>, _>>()?);
+        }
+        rows.sort_by_key(|(rowid, _)| *rowid);
+        Ok(rows.into_iter().map(|(_, r)| r).collect())
     }
 
     /// References written inside a span of a document (a section and its subsections).
@@ -57,28 +73,10 @@ impl SqliteCatalog {
         let conn = self.conn();
         let mut st = conn.prepare(
             "SELECT rowid, doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
-             FROM refs WHERE document IS NOT NULL",
+             FROM refs WHERE document IS NOT NULL ORDER BY rowid",
         )?;
-        let rows = st
-            .query_map([], |r| {
-                let rowid: i64 = r.get(0)?;
-                Ok((
-                    rowid,
-                    RefRow {
-                        doc_id: r.get(1)?,
-                        text: r.get(2)?,
-                        label: r.get(3)?,
-                        from_section: r.get(4)?,
-                        target_section: r.get(5)?,
-                        document: r.get(6)?,
-                        container: r.get(7)?,
-                        span: Span::new(r.get::<_, i64>(8)? as usize, r.get::<_, i64>(9)? as usize),
-                        target_doc_id: r.get(10)?,
-                        target_doc_section: r.get(11)?,
-                    },
-                ))
-            })?
-            .collect::<Result<Vec<_>, _>>()?;
+        let rows =
+            st.query_map([], |r| Ok((r.get(0)?, ref_row_at(r, 1)?)))?.collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     }
 

@@ -273,17 +273,22 @@ pub(super) fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
 }
 
 pub(super) fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefRow> {
+    ref_row_at(r, 0)
+}
+
+/// A reference's row whose columns begin at column `at` (after a rowid, say).
+pub(super) fn ref_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<RefRow> {
     Ok(RefRow {
-        doc_id: r.get(0)?,
-        text: r.get(1)?,
-        label: r.get(2)?,
-        from_section: r.get(3)?,
-        target_section: r.get(4)?,
-        document: r.get(5)?,
-        container: r.get(6)?,
-        span: Span::new(r.get::<_, i64>(7)? as usize, r.get::<_, i64>(8)? as usize),
-        target_doc_id: r.get(9)?,
-        target_doc_section: r.get(10)?,
+        doc_id: r.get(at)?,
+        text: r.get(at + 1)?,
+        label: r.get(at + 2)?,
+        from_section: r.get(at + 3)?,
+        target_section: r.get(at + 4)?,
+        document: r.get(at + 5)?,
+        container: r.get(at + 6)?,
+        span: Span::new(r.get::<_, i64>(at + 7)? as usize, r.get::<_, i64>(at + 8)? as usize),
+        target_doc_id: r.get(at + 9)?,
+        target_doc_section: r.get(at + 10)?,
     })
 }
 

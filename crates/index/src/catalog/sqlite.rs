@@ -85,6 +85,10 @@ impl Catalog for SqliteCatalog {
         SqliteCatalog::resolved_references(self)
     }
 
+    fn resolved_references_of(&self, doc_ids: &[i64]) -> Result<Vec<RefRow>, IndexError> {
+        SqliteCatalog::resolved_references_of(self, doc_ids)
+    }
+
     fn references_within(&self, doc_id: i64, span: Span) -> Result<Vec<RefRow>, IndexError> {
         SqliteCatalog::references_within(self, doc_id, span)
     }

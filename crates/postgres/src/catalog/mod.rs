@@ -210,6 +210,13 @@ impl Catalog for PgCatalog {
         self.references_where("target_section IS NOT NULL OR target_doc_section IS NOT NULL ORDER BY id", &[])
     }
 
+    fn resolved_references_of(&self, doc_ids: &[i64]) -> Result<Vec<RefRow>, IndexError> {
+        self.references_where(
+            "doc_id = ANY($1) AND (target_section IS NOT NULL OR target_doc_section IS NOT NULL) ORDER BY id",
+            &[&doc_ids],
+        )
+    }
+
     fn references_within(&self, doc_id: i64, span: Span) -> Result<Vec<RefRow>, IndexError> {
         let (start, end) = (span.start as i64, span.end as i64);
         self.references_where(

@@ -52,7 +52,7 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
         // A heading role in the structure tree decides, after the declared outline.
         return Some(Cand { info: num_info(text).map(|x| x.0), tag: Some(lv) });
     }
-    if text.ends_with([',', ';']) || text.starts_with(|c: char| c.is_lowercase()) {
+    if text.ends_with([',', ';']) || text.starts_with(|c: char| c.is_lowercase()) || continues_a_title(text) {
         return None;
     }
     if numbers_in(&first.text) >= FIGURES_NOT_TITLE || (numbers_in(text) >= 2 && states_an_amount(text)) {
@@ -150,7 +150,8 @@ pub(super) fn add_table_titles(ctx: &Ctx, blocks: &[Blk], cands: &mut Cands) {
             && numbers_in(text) < FIGURES_NOT_TITLE
             && text.starts_with(|c: char| c.is_uppercase())
             && !text.ends_with(['.', ',', ';'])
-            && !reads_as_sentence(text);
+            && !reads_as_sentence(text)
+            && !continues_a_title(text);
         if bold && titled && b.gap_before.is_infinite() && matches!(next.kind, BlkKind::Table(_)) {
             cands[k] = Some(Cand { info: num_info(text).map(|x| x.0), tag: None });
         }
@@ -159,6 +160,23 @@ pub(super) fn add_table_titles(ctx: &Ctx, blocks: &[Blk], cands: &mut Cands) {
 
 /// A table's title may be set this much smaller than the page's body size (the table's figures).
 const TABLE_TITLE_SIZE: f32 = 0.85;
+
+/// Whether a title says it carries on one printed before, and nothing more ("CONDENSED
+/// CONSOLIDATED STATEMENT OF CASH FLOWS—(Continued)", "Statement of Cash Flows (continued) (in
+/// millions)"): a statement's second page, not a section of its own. A title that goes on after
+/// the word ("… (continued) Operating Profit by Division") heads a table of its own.
+fn continues_a_title(text: &str) -> bool {
+    let mut rest = text.trim().to_lowercase();
+    // The units after a statement's title ("(in millions, unaudited)").
+    while rest.ends_with(')') && !rest.ends_with("(continued)") {
+        match rest.rfind('(') {
+            Some(open) => rest.truncate(open),
+            None => break,
+        }
+        rest = rest.trim_end().to_string();
+    }
+    rest.trim_end_matches(['.', ')']).ends_with("continued")
+}
 
 /// Whether text set larger than the body is a sentence, not a title: it reads as one and is
 /// closed as one ("Intel put the Silicon in Silicon Valley, and today our technology remains at
@@ -317,8 +335,8 @@ pub(super) fn add_numbered_in_sequence(ctx: &Ctx, blocks: &[Blk], cands: &mut Ca
 #[cfg(test)]
 mod tests {
     use super::{
-        continues_sentence, large_sentence, numbers_in, reads_as_sentence, states_an_amount,
-        FIGURES_NOT_TITLE,
+        continues_a_title, continues_sentence, large_sentence, numbers_in, reads_as_sentence,
+        states_an_amount, FIGURES_NOT_TITLE,
     };
 
     #[test]
@@ -364,6 +382,20 @@ mod tests {
             "Reconciliation of adjusted earnings before interest, tax, depreciation and amortization"
         ));
         assert!(!large_sentence("Results of Operations."));
+    }
+
+    #[test]
+    fn a_continued_title_is_no_new_section() {
+        assert!(continues_a_title("CONDENSED CONSOLIDATED STATEMENT OF CASH FLOWS\u{2014}(Continued)"));
+        assert!(continues_a_title(
+            "Condensed Consolidated Statement of Cash Flows (continued) (in millions)"
+        ));
+        assert!(!continues_a_title(
+            "Reconciliation of GAAP and Non-GAAP Information (continued) Operating Profit"
+        ));
+        assert!(continues_a_title("Note 4 \u{2013} Leases, continued"));
+        assert!(!continues_a_title("Continued Operations"));
+        assert!(!continues_a_title("Discontinued Operations"));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use super::super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
 use super::super::titles::{clean_number, is_contents_word};
 use super::candidates::Cands;
-use super::numbering::{lone_container_rank, num_info};
+use super::numbering::{lone_container_rank, num_info, NumInfo};
 use std::collections::HashMap;
 
 /// A line's style, as headings are clustered by it: size (half points), bold, font, capitals.
@@ -107,32 +107,10 @@ pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numb
             levels[k] = Some(lv + inf.depth.saturating_sub(1) as u8);
             current_kw = Some((lv, inf.tokens.first().cloned().unwrap_or_default()));
         } else if inf.plain_decimal {
-            let d = inf.depth as u8;
-            // "7.1" under "Item 7" extends the Item's number; "15." after "Item 15" is a
-            // numbered heading of its own (a Note), not the Item again.
-            let extends = |num: &String| d >= 2 && inf.tokens.first() == Some(num);
-            let own = match &current_kw {
-                Some((lv, num)) if extends(num) => lv + d - 1,
-                Some(_) => max_kw + d,
-                None => d,
-            };
-            // Below a keyword heading, a run of plain numbers that opens right under an
-            // unnumbered heading ("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS", then "1.
-            // ORGANIZATION …") nests under it, as a keyword run does, until a keyword heading ends
-            // it. (A document numbered plainly throughout keeps its numbers' own levels.)
-            if d == 1 && inf.tokens.first().map(String::as_str) == Some("1") {
-                plain_run = current_kw
-                    .as_ref()
-                    .and(opening_parent(ctx, blocks, cands, k))
-                    .filter(|&j| !is_contents_word(&blocks[j].text))
-                    .map(|j| (j, own));
-            }
-            if current_kw.as_ref().is_some_and(|(_, num)| extends(num)) {
-                levels[k] = Some(own);
-            } else {
-                run_parent[k] = plain_run;
-                levels[k] = Some(plain_run.map(|(_, base)| base + d - 1).unwrap_or(own));
-            }
+            let plain = PlainNumber { info: inf, current_kw: current_kw.as_ref(), max_kw };
+            let (level, parent) = plain.level(ctx, blocks, cands, k, &mut plain_run);
+            levels[k] = Some(level);
+            run_parent[k] = parent;
         }
     }
     // A structure tree's heading role overrides the numbering.
@@ -142,6 +120,52 @@ pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numb
         }
     }
     Numbered { levels, run_parent }
+}
+
+/// A plain number ("7.1", "15.") where the numbering stands: the keyword heading last met (its
+/// level and number) and how many keyword ranks the document uses.
+struct PlainNumber<'a> {
+    info: &'a NumInfo,
+    current_kw: Option<&'a (u8, String)>,
+    max_kw: u8,
+}
+
+impl PlainNumber<'_> {
+    /// Block `k`'s level, and the heading its run nests under, if any; `run` is the current run
+    /// of plain numbers nested under an unnumbered heading, which a "1." may open.
+    fn level(
+        &self,
+        ctx: &Ctx,
+        blocks: &[Blk],
+        cands: &Cands,
+        k: usize,
+        run: &mut Option<(usize, u8)>,
+    ) -> (u8, Option<(usize, u8)>) {
+        let d = self.info.depth as u8;
+        // "7.1" under "Item 7" extends the Item's number; "15." after "Item 15" is a numbered
+        // heading of its own (a Note), not the Item again.
+        let extends = |num: &String| d >= 2 && self.info.tokens.first() == Some(num);
+        let own = match self.current_kw {
+            Some((lv, num)) if extends(num) => lv + d - 1,
+            Some(_) => self.max_kw + d,
+            None => d,
+        };
+        if self.current_kw.is_some_and(|(_, num)| extends(num)) {
+            return (own, None);
+        }
+        // Below a keyword heading, a run of plain numbers that opens right under an unnumbered
+        // heading ("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS", then "1. ORGANIZATION …") nests
+        // under it, as a keyword run does, until a keyword heading ends it. (A document numbered
+        // plainly throughout keeps its numbers' own levels.)
+        if d == 1 && self.info.tokens.first().map(String::as_str) == Some("1") {
+            *run = self
+                .current_kw
+                .and(opening_parent(ctx, blocks, cands, k))
+                .filter(|&j| !is_contents_word(&blocks[j].text))
+                .map(|j| (j, own));
+        }
+        (run.map(|(_, base)| base + d - 1).unwrap_or(own), *run)
+    }
 }
 
 /// The unnumbered heading right before block `k` that a numbered run opening at `k` nests under:

@@ -175,7 +175,8 @@ fn continues_a_title(text: &str) -> bool {
         }
         rest = rest.trim_end().to_string();
     }
-    rest.trim_end_matches(['.', ')']).ends_with("continued")
+    let rest = rest.trim_end_matches(['.', ')']);
+    rest.strip_suffix("continued").is_some_and(|before| !before.ends_with(char::is_alphabetic))
 }
 
 /// Whether text set larger than the body is a sentence, not a title: it reads as one and is
@@ -396,6 +397,7 @@ mod tests {
         assert!(continues_a_title("Note 4 \u{2013} Leases, continued"));
         assert!(!continues_a_title("Continued Operations"));
         assert!(!continues_a_title("Discontinued Operations"));
+        assert!(!continues_a_title("Operations Discontinued"));
     }
 
     #[test]

@@ -635,7 +635,7 @@ impl Library {
     /// ingest finishes).
     pub(super) fn show_committed(&mut self, doc_id: i64) -> Result<(), EngineError> {
         self.docs = self.documents()?;
-        self.outlines.insert(doc_id, self.catalog.sections(doc_id)?);
+        self.outlines.insert(doc_id, std::sync::Arc::new(self.catalog.sections(doc_id)?));
         self.changed();
         Ok(())
     }

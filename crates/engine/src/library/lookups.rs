@@ -20,10 +20,14 @@ use folio_index::exact::ExactIndex;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// A document's sections, in order, shared between the installed tables and the tables extended
+/// from them.
+pub(super) type Outline = Arc<Vec<SectionRow>>;
+
 /// The lookup tables, as computed from the catalog at one moment (see the module note).
 pub(super) struct Lookups {
     docs: Vec<DocumentRow>,
-    outlines: HashMap<i64, Vec<SectionRow>>,
+    outlines: HashMap<i64, Outline>,
     exact: ExactIndex,
     adoptions: glossary::Adoptions,
     library_titles: HashMap<i64, String>,
@@ -113,13 +117,13 @@ impl Library {
     fn read_outlines(
         &self,
         docs: &[DocumentRow],
-        outlines: &mut HashMap<i64, Vec<SectionRow>>,
+        outlines: &mut HashMap<i64, Outline>,
     ) -> Result<Vec<SectionRow>, EngineError> {
         let mut sections = Vec::new();
         for d in docs {
             let s = self.catalog.sections(d.id)?;
             sections.extend(s.iter().cloned());
-            outlines.insert(d.id, s);
+            outlines.insert(d.id, Arc::new(s));
         }
         Ok(sections)
     }
@@ -282,7 +286,7 @@ impl Library {
     fn resolve_references(
         &self,
         docs: &[DocumentRow],
-        outlines: &HashMap<i64, Vec<SectionRow>>,
+        outlines: &HashMap<i64, Outline>,
         indexes: &mut SectionIndexes,
         definitions: &[DefinitionRow],
         mut refs: Vec<(i64, RefRow)>,
@@ -307,7 +311,7 @@ impl Library {
                     .and_then(|c| serde_json::from_value(serde_json::Value::from(c)).ok());
                 let index = indexes
                     .entry(d)
-                    .or_insert_with(|| section_index(outlines.get(&d).map(Vec::as_slice).unwrap_or(&[])));
+                    .or_insert_with(|| section_index(outlines.get(&d).map(|s| s.as_slice()).unwrap_or(&[])));
                 (d, index.resolve_named(&r.label, container))
             });
             let target_doc = found.map(|(d, _)| d);
@@ -357,13 +361,8 @@ mod tests {
         }
     }
 
-    type Tables = (
-        Vec<DocumentRow>,
-        HashMap<i64, Vec<SectionRow>>,
-        ExactIndex,
-        glossary::Adoptions,
-        HashMap<i64, String>,
-    );
+    type Tables =
+        (Vec<DocumentRow>, HashMap<i64, Outline>, ExactIndex, glossary::Adoptions, HashMap<i64, String>);
 
     fn tables(l: Lookups) -> Tables {
         (l.docs, l.outlines, l.exact, l.adoptions, l.library_titles)

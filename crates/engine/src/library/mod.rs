@@ -250,7 +250,7 @@ pub struct Library {
     seen_version: i64,
     /// The documents and their outlines, kept in memory (rebuilt with the exact index).
     docs: Vec<DocumentRow>,
-    outlines: std::collections::HashMap<i64, Vec<SectionRow>>,
+    outlines: std::collections::HashMap<i64, lookups::Outline>,
     /// Whose definitions apply in each document (rebuilt with the exact index and after the
     /// library's references are resolved).
     adoptions: glossary::Adoptions,

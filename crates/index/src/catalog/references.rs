@@ -7,6 +7,18 @@ use folio_core::model::Span;
 use rusqlite::params;
 
 impl SqliteCatalog {
+    /// The references meeting an SQL condition (with its ordering), as rows.
+    fn references_where(
+        &self,
+        condition: &str,
+        params: impl rusqlite::Params,
+    ) -> Result<Vec<RefRow>, IndexError> {
+        let conn = self.conn();
+        let mut st = conn.prepare(&format!("SELECT {REF_COLS} FROM refs WHERE {condition}"))?;
+        let rows = st.query_map(params, ref_row)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
     /// Cross-references written in a section (`outgoing`) or pointing at it (backlinks).
     pub fn references(
         &self,
@@ -14,67 +26,48 @@ impl SqliteCatalog {
         section_id: &str,
         outgoing: bool,
     ) -> Result<Vec<RefRow>, IndexError> {
-        let sql = if outgoing {
-            "SELECT doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
-             FROM refs WHERE doc_id = ?1 AND from_section = ?2 ORDER BY span_start"
+        let condition = if outgoing {
+            "doc_id = ?1 AND from_section = ?2 ORDER BY span_start"
         } else {
-            "SELECT doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
-             FROM refs WHERE (doc_id = ?1 AND target_section = ?2) OR (target_doc_id = ?1 AND target_doc_section = ?2) ORDER BY doc_id, span_start"
+            "(doc_id = ?1 AND target_section = ?2) OR (target_doc_id = ?1 AND target_doc_section = ?2) ORDER BY doc_id, span_start"
         };
-        let conn = self.conn();
-        let mut st = conn.prepare(sql)?;
-        let rows = st.query_map(params![doc_id, section_id], ref_row)?.collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
+        self.references_where(condition, params![doc_id, section_id])
     }
 
     /// Every reference of the library that points somewhere: within its own document, or to
     /// another document of the library.
     pub fn resolved_references(&self) -> Result<Vec<RefRow>, IndexError> {
-        let conn = self.conn();
-        let mut st = conn.prepare(
-            "SELECT doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
-             FROM refs WHERE target_section IS NOT NULL OR target_doc_section IS NOT NULL ORDER BY rowid",
-        )?;
-        let rows = st.query_map([], ref_row)?.collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
+        self.references_where(
+            "target_section IS NOT NULL OR target_doc_section IS NOT NULL ORDER BY rowid",
+            [],
+        )
     }
 
     /// The references of these documents that point somewhere, in the order they are stored in.
     pub fn resolved_references_of(&self, doc_ids: &[i64]) -> Result<Vec<RefRow>, IndexError> {
-        let conn = self.conn();
-        let mut st = conn.prepare(
-            "SELECT rowid, doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
-             FROM refs WHERE doc_id = ?1 AND (target_section IS NOT NULL OR target_doc_section IS NOT NULL)",
-        )?;
-        let mut rows: Vec<(i64, RefRow)> = Vec::new();
-        for id in doc_ids {
-            let got = st.query_map(params![id], |r| Ok((r.get(0)?, ref_row_at(r, 1)?)))?;
-            rows.extend(got.collect::<Result<Vec<_>, _>>()?);
-        }
-        rows.sort_by_key(|(rowid, _)| *rowid);
-        Ok(rows.into_iter().map(|(_, r)| r).collect())
+        let marks = vec!["?"; doc_ids.len()].join(", ");
+        self.references_where(
+            &format!(
+                "doc_id IN ({marks}) AND (target_section IS NOT NULL OR target_doc_section IS NOT NULL) ORDER BY rowid"
+            ),
+            rusqlite::params_from_iter(doc_ids),
+        )
     }
 
     /// References written inside a span of a document (a section and its subsections).
     pub fn references_within(&self, doc_id: i64, span: Span) -> Result<Vec<RefRow>, IndexError> {
-        let conn = self.conn();
-        let mut st = conn.prepare(
-            "SELECT doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
-             FROM refs WHERE doc_id = ?1 AND span_start >= ?2 AND span_end <= ?3 ORDER BY span_start",
-        )?;
-        let rows = st
-            .query_map(params![doc_id, span.start as i64, span.end as i64], ref_row)?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
+        self.references_where(
+            "doc_id = ?1 AND span_start >= ?2 AND span_end <= ?3 ORDER BY span_start",
+            params![doc_id, span.start as i64, span.end as i64],
+        )
     }
 
     /// All references to other documents, for library-level resolution.
     pub fn external_references(&self) -> Result<Vec<(i64, RefRow)>, IndexError> {
         let conn = self.conn();
-        let mut st = conn.prepare(
-            "SELECT rowid, doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section
-             FROM refs WHERE document IS NOT NULL ORDER BY rowid",
-        )?;
+        let mut st = conn.prepare(&format!(
+            "SELECT rowid, {REF_COLS} FROM refs WHERE document IS NOT NULL ORDER BY rowid"
+        ))?;
         let rows =
             st.query_map([], |r| Ok((r.get(0)?, ref_row_at(r, 1)?)))?.collect::<Result<Vec<_>, _>>()?;
         Ok(rows)

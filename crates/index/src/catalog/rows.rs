@@ -272,6 +272,9 @@ pub(super) fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
     })
 }
 
+/// A reference's columns, in the order [`ref_row_at`] reads them.
+pub(super) const REF_COLS: &str = "doc_id, text, label, from_section, target_section, document, container, span_start, span_end, target_doc_id, target_doc_section";
+
 pub(super) fn ref_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RefRow> {
     ref_row_at(r, 0)
 }

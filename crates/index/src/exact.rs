@@ -119,7 +119,8 @@ impl ExactIndex {
     /// [`ExactIndex::builder`] takes a library's. The documents must be new to the index and come
     /// after its own in the library's order (so that, as in an index built at once, a label two
     /// documents share names the later); the citations are then set again
-    /// ([`ExactIndex::with_citations`]).
+    /// ([`ExactIndex::with_citations`]), or the new documents' added
+    /// ([`ExactIndex::add_citations`]).
     pub fn extend(self, docs: &[DocumentRow], sections: &[SectionRow]) -> ExactBuilder {
         let mut x = self;
         for d in docs {

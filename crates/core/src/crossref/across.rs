@@ -25,11 +25,17 @@ pub struct CrossIndex {
 impl CrossIndex {
     /// Adds a document by its label and title.
     pub fn add_document(&mut self, id: i64, label: &str, title: &str, sections: SectionIndex) {
+        self.add_names(id, label, title);
+        self.sections.insert(id, sections);
+    }
+
+    /// Adds a document's label and title alone, for finding the document a name means
+    /// ([`CrossIndex::document`]) where its sections are indexed elsewhere.
+    pub fn add_names(&mut self, id: i64, label: &str, title: &str) {
         self.names.add(label, id, 0);
         if !title.is_empty() {
             self.names.add(title, id, 1);
         }
-        self.sections.insert(id, sections);
     }
 
     /// Learns another name from a definition ("MKT: Means the Markets Rules").

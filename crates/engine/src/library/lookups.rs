@@ -93,7 +93,7 @@ fn section_index(sections: &[SectionRow]) -> Arc<SectionIndex> {
 fn cross_index_of(docs: &[DocumentRow], definitions: &[DefinitionRow]) -> CrossIndex {
     let mut x = CrossIndex::default();
     for d in docs {
-        x.add_document(d.id, &d.label, &d.title, SectionIndex::default());
+        x.add_names(d.id, &d.label, &d.title);
     }
     for def in definitions {
         if def.term.split_whitespace().count() <= 8 {
@@ -216,11 +216,12 @@ impl Library {
             self.resolve_references(&docs, &outlines, &mut indexes, &definitions, refs, Some(&base.rows))?;
         // The added documents' references are stored after every other: their citations extend
         // the tables' in order, unless an earlier document's reference now leads elsewhere.
+        let exact = exact.finish();
         let exact = if settled_changed {
-            exact.finish().with_citations(&self.catalog.resolved_references()?)
+            exact.with_citations(&self.catalog.resolved_references()?)
         } else {
             let ids: Vec<i64> = added.iter().map(|d| d.id).collect();
-            exact.finish().add_citations(&self.catalog.resolved_references_of(&ids)?)
+            exact.add_citations(&self.catalog.resolved_references_of(&ids)?)
         };
         let adoptions = glossary::adoptions_of(&docs, &scan, &definitions, &refs);
         let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan, indexes };

@@ -473,7 +473,9 @@ async function main() {
         const r = await timedSearch(s, queries[i % queries.length]);
         if (r.error) throw new Error(r.error);
         if (await busy()) times.push(r.ms);
-        await sleep(200);
+        // A short pause: the PDF's ingest lasts a few seconds on a fast machine, and fewer than
+        // five searches fell in it at one search per 200 ms (a CI run measured four).
+        await sleep(50);
       }
       times.sort((a, b) => a - b);
       const max = times.length ? times[times.length - 1] : NaN;

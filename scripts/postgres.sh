@@ -69,10 +69,17 @@ install_binaries() {
   touch "$PG_HOME/.verified"
 }
 
+# As root, makes the servers' system user `folio-pg` if this machine has none yet.
+ensure_server_user() {
+  if [ "$(id -u)" -eq 0 ]; then
+    id folio-pg >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin folio-pg
+  fi
+}
+
 # Runs a command as the servers' user: this one, or `folio-pg` when this one is root.
 as_server_user() {
   if [ "$(id -u)" -eq 0 ]; then
-    id folio-pg >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin folio-pg
+    ensure_server_user
     setpriv --reuid=folio-pg --regid="$(id -g folio-pg)" --init-groups -- "$@"
   else
     "$@"
@@ -98,7 +105,11 @@ init_primary() {
   dir=$(server_dir primary)
   [ -f "$dir/PG_VERSION" ] && return 0
   mkdir -p "$PG_DIR"
-  if [ "$(id -u)" -eq 0 ]; then chown folio-pg "$PG_DIR"; fi
+  # A fresh machine has no `folio-pg` yet: it is made before the folder is given to it.
+  if [ "$(id -u)" -eq 0 ]; then
+    ensure_server_user
+    chown folio-pg "$PG_DIR"
+  fi
   as_server_user "$PG_BIN/initdb" -D "$dir" -U postgres -A trust --no-sync -E UTF8 --locale=C >/dev/null
   # Streaming replication from loopback (pg_basebackup -R, the failover test).
   echo "host replication postgres 127.0.0.1/32 trust" | as_server_user tee -a "$dir/pg_hba.conf" >/dev/null

@@ -14,6 +14,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 target=${1:-${CARGO_TARGET_DIR:-$HOME/.cache/folio-target}}
+# A fresh machine has no cache yet; the build is about to make it (and `df` needs it to exist).
+mkdir -p "$target"
 freed=0
 for dir in "$target/debug/deps" "$target/debug/examples"; do
   [ -d "$dir" ] || continue

@@ -73,7 +73,9 @@ else
   step test cargo test --workspace -- --include-ignored --skip shared::
 fi
 # Which 8-bit kernels this CPU ran in the tests above (each checked against the scalar one).
-step int8-kernels cargo test -q -p folio-ai --lib the_kernels_this_cpu_runs -- --nocapture
+# `--workspace` reuses the test binaries the step above built: `-p folio-ai` alone unifies
+# dependency features differently and rebuilt LanceDB's tree (15 minutes on a cold cache).
+step int8-kernels cargo test -q --workspace --lib the_kernels_this_cpu_runs -- --nocapture
 # The desktop app driven through WebDriver under Xvfb (tauri-driver + WebKitWebDriver).
 step e2e scripts/e2e.sh
 say "all checks passed"

@@ -236,9 +236,11 @@ fn reads_as_sentence(text: &str) -> bool {
     (words.len() >= 10 && lower_share > 0.5) || (text.ends_with(':') && words.len() >= 8)
 }
 
-/// The pages (up to [`COVER_PAGES`]) before a printed contents list are the cover (a filing's form, registrant, address,
-/// telephone, securities registered): only their most prominent style heads anything there. Bold
-/// body-size lines of the cover ("Washington, D.C. 20549", "Delaware 77-0430924") are no sections.
+/// The cover of a filing: the pages (up to [`COVER_PAGES`]) before a printed contents list, and
+/// any page that is a form to tick ([`form_pages`]: a 10-K's cover wrapped inside an annual
+/// report, after the letter to stockholders). Only the cover's most prominent style heads
+/// anything there: its form, registrant, address, telephone and securities registered are no
+/// sections ("Washington, D.C. 20549", "Delaware 77-0430924", "(Mark One)").
 pub(super) fn drop_cover_lines(ctx: &Ctx, blocks: &[Blk], cands: &mut Cands) {
     let contents = blocks
         .iter()
@@ -247,21 +249,55 @@ pub(super) fn drop_cover_lines(ctx: &Ctx, blocks: &[Blk], cands: &mut Cands) {
         .map(|(b, _)| b.pages.start);
     // A cover is a page or three; more pages before the list are a document of their own (an
     // annual report's letter to stockholders before the 10-K it wraps).
-    let Some(contents) = contents.filter(|&p| p > 1 && p <= COVER_PAGES + 1) else { return };
+    let front = contents.filter(|&p| p > 1 && p <= COVER_PAGES + 1).map(|p| 1..p);
+    let forms = form_pages(ctx.lines.iter().map(|l| (l.page, l.text.as_str())));
+    for cover in front.into_iter().chain(forms.into_iter().map(|r| r.start + 1..r.end + 1)) {
+        drop_below_cover_title(ctx, blocks, cands, cover);
+    }
+}
+
+/// Drops the candidates on the cover's pages (1-based, half open) set smaller than its largest.
+fn drop_below_cover_title(ctx: &Ctx, blocks: &[Blk], cands: &mut Cands, cover: std::ops::Range<u32>) {
     let size = |b: &Blk| ctx.lines[b.lines[0]].size;
-    let front = |b: &Blk| b.pages.start < contents && b.declared.is_none() && b.kind != BlkKind::Heading;
+    let on_cover =
+        |b: &Blk| cover.contains(&b.pages.start) && b.declared.is_none() && b.kind != BlkKind::Heading;
     let largest = blocks
         .iter()
         .zip(cands.iter())
-        .filter(|(b, c)| c.is_some() && front(b))
+        .filter(|(b, c)| c.is_some() && on_cover(b))
         .map(|(b, _)| size(b))
         .fold(0.0f32, f32::max);
     for (b, c) in blocks.iter().zip(cands.iter_mut()) {
-        if c.is_some() && front(b) && size(b) < largest * COVER_TITLE_SHARE {
+        if c.is_some() && on_cover(b) && size(b) < largest * COVER_TITLE_SHARE {
             *c = None;
         }
     }
 }
+
+/// Runs of consecutive pages (0-based, half open) that are forms to tick, given each line's page
+/// and text in order: each prints at least [`FORM_BOXES`] ballot boxes (☐ ☑ ☒), as the cover of
+/// every SEC filing does ("Yes ☒ No ☐").
+fn form_pages<'a>(lines: impl Iterator<Item = (u32, &'a str)>) -> Vec<std::ops::Range<u32>> {
+    let mut boxes: Vec<(u32, usize)> = Vec::new();
+    for (page, text) in lines {
+        let n = text.chars().filter(|c| matches!(c, '\u{2610}'..='\u{2612}')).count();
+        match boxes.last_mut() {
+            Some((p, count)) if *p == page => *count += n,
+            _ => boxes.push((page, n)),
+        }
+    }
+    let mut runs: Vec<std::ops::Range<u32>> = Vec::new();
+    for (page, _) in boxes.into_iter().filter(|(_, n)| *n >= FORM_BOXES) {
+        match runs.last_mut() {
+            Some(r) if r.end == page => r.end = page + 1,
+            _ => runs.push(page..page + 1),
+        }
+    }
+    runs
+}
+
+/// The fewest ballot boxes that make a page a form.
+const FORM_BOXES: usize = 4;
 
 /// The most pages a cover takes before the contents list.
 const COVER_PAGES: u32 = 3;
@@ -336,9 +372,26 @@ pub(super) fn add_numbered_in_sequence(ctx: &Ctx, blocks: &[Blk], cands: &mut Ca
 #[cfg(test)]
 mod tests {
     use super::{
-        continues_a_title, continues_sentence, large_sentence, numbers_in, reads_as_sentence,
+        continues_a_title, continues_sentence, form_pages, large_sentence, numbers_in, reads_as_sentence,
         states_an_amount, FIGURES_NOT_TITLE,
     };
+
+    #[test]
+    fn pages_of_ballot_boxes_are_forms() {
+        let lines = [
+            (0, "To our stockholders"),
+            (3, "FORM 10-K"),
+            (3, "☒ ANNUAL REPORT PURSUANT TO SECTION 13"),
+            (3, "☐ TRANSITION REPORT"),
+            (3, "well-known seasoned issuer Yes ☒ No ☐"),
+            (4, "Large accelerated filer ☒ Accelerated filer ☐ Non-accelerated filer ☐ Smaller ☐"),
+            (6, "A survey's answers: ☐ ☒ ☐"),
+            (9, "Shell company Yes ☐ No ☒ and ☐ ☐"),
+        ];
+        // The cover runs over pages 3 and 4; three boxes in a table on page 6 make no form.
+        assert_eq!(form_pages(lines.into_iter()), [3..5, 9..10]);
+        assert!(form_pages(std::iter::empty()).is_empty());
+    }
 
     #[test]
     fn figures_are_no_titles() {

@@ -195,6 +195,29 @@ fn notes_come_out_below_a_coarse_bookmark() {
     assert_eq!(heads[item9].0, level8, "Item 9 stays beside Item 8");
 }
 
+/// A 10-K's cover wrapped inside an annual report, after the letter to stockholders (page 4 of
+/// FedEx's), is a form to tick: only its title may head anything there, not "(Mark One)", "OR"
+/// or "Commission file number 1-15829".
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn a_cover_inside_a_report_makes_no_sections() {
+    let path = filing("FEDEX_2023_annualreport.pdf");
+    let dir = tempfile::tempdir().unwrap();
+    let doc = convert(&strip(&path, dir.path()), "fedex.pdf");
+    let on_cover: Vec<&str> = doc
+        .blocks_with_text()
+        .filter(|(b, _)| b.kind.heading_level().is_some() && b.pages.is_some_and(|p| p.start == 4))
+        .map(|(_, t)| t)
+        .collect();
+    assert!(on_cover.len() <= 1, "headings on the cover: {on_cover:?}");
+    // The letter before it keeps its headings.
+    let letter = doc
+        .blocks_with_text()
+        .filter(|(b, _)| b.kind.heading_level().is_some() && b.pages.is_some_and(|p| p.start <= 3))
+        .count();
+    assert!(letter >= 3, "{letter} headings in the letter");
+}
+
 /// The same PDF gives the same outline on every conversion. Maps iterate in a new order in every
 /// process and every map, and a tie between two heading styles once went either way (eBay's MD&A
 /// subheadings at level 3 or 4 from run to run).

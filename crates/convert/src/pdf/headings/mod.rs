@@ -123,8 +123,10 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     drop_numbered_list_items(ctx, blocks, &mut cands);
     drop_sentence_fragments(blocks, &mut cands);
     add_table_titles(ctx, blocks, &mut cands);
+    // A cover's lines head nothing, with or without bookmarks (below a coarse bookmark, the page's
+    // own headings refine it; a cover's lines would not); bookmarked headings stay.
+    drop_cover_lines(ctx, blocks, &mut cands);
     if !declared_mode {
-        drop_cover_lines(ctx, blocks, &mut cands);
         add_numbered_in_sequence(ctx, blocks, &mut cands);
     }
     let numbered = numbering_levels(ctx, blocks, &cands);

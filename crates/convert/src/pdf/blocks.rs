@@ -108,6 +108,8 @@ pub(super) struct Ctx<'a> {
     /// The body text size around each page (a filing's exhibit may be set in another size than
     /// the report it is attached to).
     pub page_body: &'a [f32],
+    /// The body font around each page (an exhibit is set in its own typeface).
+    pub page_font: &'a [u16],
 }
 
 impl Ctx<'_> {
@@ -124,12 +126,14 @@ impl Ctx<'_> {
             && l.size <= self.body_size(l) * 1.05
             && !self.is_bold(l)
     }
-    /// A font family different from the body's and no italic or monospace variant of text.
+    /// A font family different from the body's around the line and no italic or monospace
+    /// variant of text.
     pub fn distinct_font(&self, l: &Line) -> bool {
-        if l.font == self.body.font {
+        let body = self.page_font.get(l.page as usize).copied().unwrap_or(self.body.font);
+        if l.font == body || l.font == self.body.font {
             return false;
         }
-        match (self.fonts.get(l.font as usize), self.fonts.get(self.body.font as usize)) {
+        match (self.fonts.get(l.font as usize), self.fonts.get(body as usize)) {
             (Some(f), Some(b)) => f.name != b.name && !f.italic && !f.fixed,
             _ => false,
         }

@@ -5,7 +5,7 @@ use super::binding::Doc;
 use super::blocks::{group_blocks, Blk, BlkKind, Ctx};
 use super::bookmarks::{apply_bookmarks, Bookmark};
 use super::chars::{page_fragments, StyleStats};
-use super::furniture::{body_style, measure_spacing, page_body_sizes, remove_page_furniture};
+use super::furniture::{body_style, measure_spacing, page_bodies, remove_page_furniture};
 use super::headings::{decide_headings, merge_chapter_labels, outline_evidence, restrict_to_declared};
 use super::layout::{page_lines, Line, PageInfo};
 use super::scan::{needs_ocr, ocr_threads, render, word_frags, Recognizer};
@@ -224,9 +224,13 @@ fn lay_out(
     }
 
     let fonts = std::mem::take(&mut stats.fonts);
-    let page_body = page_body_sizes(&lines, pages.len(), &body);
-    let ctx = Ctx { lines: &lines, body, fonts: &fonts, page_body: &page_body };
     let tables = if options.detect_tables { find_tables(&lines, &order) } else { Vec::new() };
+    let mut in_table = vec![false; lines.len()];
+    for &i in tables.iter().flat_map(|t| &t.lines) {
+        in_table[i] = true;
+    }
+    let (page_body, page_font) = page_bodies(&lines, &in_table, &fonts, pages.len(), &body);
+    let ctx = Ctx { lines: &lines, body, fonts: &fonts, page_body: &page_body, page_font: &page_font };
     analysing(2);
     let mut blocks = group_blocks(&ctx, &order, &tables);
     merge_chapter_labels(&ctx, &mut blocks);

@@ -1,7 +1,7 @@
 //! The page's furniture and the body style: the most common text style, the typical line
 //! spacing, and running headers, footers and page numbers (marked skipped).
 
-use super::chars::StyleStats;
+use super::chars::{FontInfo, StyleStats};
 use super::layout::{Line, PageInfo};
 use std::collections::HashMap;
 
@@ -109,31 +109,72 @@ pub(super) fn edge_number(s: &str) -> Option<i64> {
     None
 }
 
-/// The body text size around each page: the size most characters have on the page and the two
-/// pages before and after it (the document's body size where they hold little text).
-pub(super) fn page_body_sizes(lines: &[Line], pages: usize, body: &Body) -> Vec<f32> {
-    let mut per_page: Vec<HashMap<u16, usize>> = vec![HashMap::new(); pages];
-    for l in lines.iter().filter(|l| !l.skip) {
-        if let Some(h) = per_page.get_mut(l.page as usize) {
-            *h.entry((l.size * 2.0).round() as u16).or_insert(0) += l.text.len();
+/// The body style of each page, its text size and its font: what most characters have on the
+/// page and the two pages before and after it (the document's body style where they hold little
+/// text). A page whose running text (outside tables) is set in a typeface other than the pages
+/// around it, and holds [`A_PAGE_OF_TEXT`] of it, has its own: a one-page form attached to a
+/// filing between a credit agreement and the certifications, each set in its own size and font.
+pub(super) fn page_bodies(
+    lines: &[Line],
+    in_table: &[bool],
+    fonts: &[FontInfo],
+    pages: usize,
+    body: &Body,
+) -> (Vec<f32>, Vec<u16>) {
+    let family = |f: u16| fonts.get(f as usize).map(|f| font_family(&f.name));
+    let size_key = |l: &Line| (l.size * 2.0).round() as u16;
+    let mut own: Vec<[HashMap<u16, usize>; 2]> = vec![Default::default(); pages];
+    let mut all: Vec<[HashMap<u16, usize>; 2]> = vec![Default::default(); pages];
+    for (i, l) in lines.iter().enumerate().filter(|(_, l)| !l.skip) {
+        let Some(counts) = all.get_mut(l.page as usize) else { continue };
+        *counts[0].entry(size_key(l)).or_insert(0) += l.text.len();
+        *counts[1].entry(l.font).or_insert(0) += l.text.len();
+        if !in_table.get(i).copied().unwrap_or(false) {
+            let counts = &mut own[l.page as usize];
+            *counts[0].entry(size_key(l)).or_insert(0) += l.text.len();
+            *counts[1].entry(l.font).or_insert(0) += l.text.len();
         }
     }
-    (0..pages)
-        .map(|p| {
-            let mut near: HashMap<u16, usize> = HashMap::new();
-            for h in &per_page[p.saturating_sub(2)..(p + 3).min(pages)] {
-                for (k, n) in h {
-                    *near.entry(*k).or_insert(0) += n;
-                }
-            }
-            let total: usize = near.values().sum();
-            match near.into_iter().max_by_key(|(k, n)| (*n, *k)) {
-                Some((k, _)) if total >= 1500 => k as f32 / 2.0,
-                _ => body.size,
-            }
-        })
-        .collect()
+    let (mut sizes, mut fonts) = (Vec::with_capacity(pages), Vec::with_capacity(pages));
+    for p in 0..pages {
+        let near = &all[p.saturating_sub(2)..(p + 3).min(pages)];
+        let near_font = mode(near.iter().map(|c| &c[1]), ENOUGH_TEXT);
+        let own_font = mode([&own[p][1]], A_PAGE_OF_TEXT);
+        let (size, font) = match own_font {
+            Some(f) if near_font.is_none_or(|n| family(n) != family(f)) => (mode([&own[p][0]], 0), Some(f)),
+            _ => (mode(near.iter().map(|c| &c[0]), ENOUGH_TEXT), near_font),
+        };
+        sizes.push(size.map_or(body.size, |k| k as f32 / 2.0));
+        fonts.push(font.unwrap_or(body.font));
+    }
+    (sizes, fonts)
 }
+
+/// A font's typeface, without its subset tag, style and vendor suffix: "ABCDEF+TimesNewRomanPS-BoldMT"
+/// and "TimesNewRomanPSMT" are both "TimesNewRoman", "Arial-ItalicMT" and "ArialMT" "Arial".
+pub(super) fn font_family(name: &str) -> &str {
+    let name = name.split_once('+').map_or(name, |(tag, rest)| if tag.len() == 6 { rest } else { name });
+    let name = name.split(['-', ',']).next().unwrap_or(name);
+    ["PSMT", "MT", "PS"].iter().find_map(|s| name.strip_suffix(s)).unwrap_or(name)
+}
+
+/// The value with the most characters over some pages' counts, if they hold `enough` characters.
+fn mode<'a>(counts: impl IntoIterator<Item = &'a HashMap<u16, usize>>, enough: usize) -> Option<u16> {
+    let mut sum: HashMap<u16, usize> = HashMap::new();
+    for h in counts {
+        for (k, n) in h {
+            *sum.entry(*k).or_insert(0) += n;
+        }
+    }
+    let total: usize = sum.values().sum();
+    let most = sum.into_iter().max_by_key(|(k, n)| (*n, *k)).map(|(k, _)| k);
+    most.filter(|_| total >= enough)
+}
+
+/// Characters on five pages below which they tell nothing of the body's style.
+const ENOUGH_TEXT: usize = 1500;
+/// Characters on one page enough to tell its own body font (a form, a short certification).
+const A_PAGE_OF_TEXT: usize = 500;
 
 /// Whether a line has a word: a repeated line of numbers alone ("2023   2022") heads table
 /// columns page after page, and is no running header.
@@ -286,6 +327,17 @@ fn numbers_recur_or_count_pages<T: AsRef<str>>(v: &[(u32, T)]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typefaces_of_fonts() {
+        assert_eq!(font_family("ABCDEF+TimesNewRomanPS-BoldMT"), "TimesNewRoman");
+        assert_eq!(font_family("TimesNewRomanPSMT"), "TimesNewRoman");
+        assert_eq!(font_family("Arial-ItalicMT"), "Arial");
+        assert_eq!(font_family("ArialMT"), "Arial");
+        assert_eq!(font_family("Arial,Bold"), "Arial");
+        assert_eq!(font_family("HelveticaNeueLTStd-Lt"), font_family("HelveticaNeueLTStd-B1"));
+        assert_ne!(font_family("TimesNewRomanPSMT"), font_family("ArialMT"));
+    }
 
     #[test]
     fn furniture_texts() {

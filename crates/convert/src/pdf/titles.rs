@@ -29,10 +29,14 @@ pub(super) fn normalised_heading_text(s: &str) -> String {
     }
 }
 
-/// "12.2URL REFERENCES" → "12.2 URL REFERENCES": a multi-level number glued to its title.
+/// "12.2URL REFERENCES" → "12.2 URL REFERENCES", "ARTICLE VII.NEGATIVE COVENANTS" → "ARTICLE
+/// VII. NEGATIVE COVENANTS": a multi-level number, or a keyword's roman numeral and its stop,
+/// glued to the title (the PDF's text lost the space).
 pub(super) fn unglue_number(text: &str) -> std::borrow::Cow<'_, str> {
     static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| Regex::new(r"^(\d{1,3}(?:\.\d{1,3})+)(\p{Lu})").expect("valid regex"));
+    let re = RE.get_or_init(|| {
+        Regex::new(r"^(\d{1,3}(?:\.\d{1,3})+|\p{L}{3,}\s+[IVXLCDM]{1,7}\.)(\p{Lu})").expect("valid regex")
+    });
     re.replace(text, "$1 $2")
 }
 
@@ -132,6 +136,14 @@ mod tests {
         assert_eq!(folio_core::numbering::number_word_value("manual"), None);
         assert_eq!(label_value("IV"), Some("4".into()));
         assert_eq!(label_value("12"), Some("12".into()));
+    }
+
+    #[test]
+    fn numbers_glued_to_titles() {
+        assert_eq!(unglue_number("12.2URL REFERENCES"), "12.2 URL REFERENCES");
+        assert_eq!(unglue_number("ARTICLE VII.NEGATIVE COVENANTS"), "ARTICLE VII. NEGATIVE COVENANTS");
+        assert_eq!(unglue_number("ARTICLE VIII. EVENTS OF DEFAULT"), "ARTICLE VIII. EVENTS OF DEFAULT");
+        assert_eq!(unglue_number("U.S. Operations"), "U.S. Operations");
     }
 
     #[test]

@@ -52,7 +52,12 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
         // A heading role in the structure tree decides, after the declared outline.
         return Some(Cand { info: num_info(text).map(|x| x.0), tag: Some(lv) });
     }
-    if text.ends_with([',', ';']) || text.starts_with(|c: char| c.is_lowercase()) || continues_a_title(text) {
+    if text.ends_with([',', ';'])
+        || text.starts_with(|c: char| c.is_lowercase())
+        || continues_a_title(text)
+        || is_an_aside(text)
+        || defines_a_term(text)
+    {
         return None;
     }
     if numbers_in(&first.text) >= FIGURES_NOT_TITLE || (numbers_in(text) >= 2 && states_an_amount(text)) {
@@ -103,6 +108,33 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
         return None;
     }
     Some(Cand { info, tag: None })
+}
+
+/// Whether the whole text is one parenthetical ("(Remainder of Page Intentionally Left Blank)",
+/// "(Mark One)", "(in millions)"): an aside or a note on the text, which a title never is
+/// (a lettered heading's "(a)" is followed by its title).
+fn is_an_aside(text: &str) -> bool {
+    let Some(inner) = text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) else { return false };
+    let mut depth = 0i32;
+    for c in inner.chars() {
+        depth += (c == '(') as i32 - (c == ')') as i32;
+        if depth < 0 {
+            // "(a) Title (continued)": the first parenthesis closes before the end.
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether the text opens with a quoted term that a lower-case word follows (“Term SOFR
+/// Borrowing” means …, "Affiliate" shall have …): a definition in an agreement's or a rule's
+/// definitions, a sentence however its term is set.
+fn defines_a_term(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix(['“', '"']) else { return false };
+    let Some(close) = rest.find(['”', '"']) else { return false };
+    let after = rest[close..].chars().skip(1).collect::<String>();
+    let after = after.trim_start_matches([',', ':']).trim_start();
+    close > 0 && after.starts_with(|c: char| c.is_lowercase())
 }
 
 /// A line with this many figures in it is a table's or a chart's, not a title ("Item 7A",
@@ -372,9 +404,22 @@ pub(super) fn add_numbered_in_sequence(ctx: &Ctx, blocks: &[Blk], cands: &mut Ca
 #[cfg(test)]
 mod tests {
     use super::{
-        continues_a_title, continues_sentence, form_pages, large_sentence, numbers_in, reads_as_sentence,
-        states_an_amount, FIGURES_NOT_TITLE,
+        continues_a_title, continues_sentence, defines_a_term, form_pages, is_an_aside, large_sentence,
+        numbers_in, reads_as_sentence, states_an_amount, FIGURES_NOT_TITLE,
     };
+
+    #[test]
+    fn asides_and_definitions_are_no_titles() {
+        assert!(is_an_aside("(Remainder of Page Intentionally Left Blank)"));
+        assert!(is_an_aside("(Mark One)"));
+        assert!(!is_an_aside("(a) Comments Due Date (continued)"));
+        assert!(!is_an_aside("(a) Comments Due Date"));
+        assert!(!is_an_aside("Revenue (in millions)"));
+        assert!(defines_a_term("“Term SOFR Borrowing” means a Borrowing comprised of Term SOFR Loans."));
+        assert!(defines_a_term("\"Affiliate\", with respect to any Person, means"));
+        assert!(!defines_a_term("“Safe Harbor” Statement"));
+        assert!(!defines_a_term("Definitions"));
+    }
 
     #[test]
     fn pages_of_ballot_boxes_are_forms() {

@@ -239,3 +239,28 @@ fn a_filing_converts_the_same_every_time() {
         assert_eq!(outline(convert(&bytes, "ebay.pdf")), first);
     }
 }
+
+/// A filing's exhibits are documents of their own, each in its own type: eBay's 10-Q carries a
+/// credit agreement set in another face and size, then a one-page loan notice form, then the
+/// certifications. The form's fields and footnotes ("3. Resulting Borrowing[s]:", "By:", "4 Must
+/// be a Business Day.") are its body text, not headings; neither are an agreement's definitions
+/// ("“Term SOFR Borrowing” means …") or its asides ("(Remainder of Page Intentionally Left
+/// Blank)"); and "ARTICLE VII.NEGATIVE COVENANTS", its space lost, is an Article like the others.
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn an_exhibit_in_its_own_type_makes_no_headings_of_its_body() {
+    let doc = convert(&std::fs::read(filing("EBAY_2023Q2_10Q.pdf")).unwrap(), "ebay.pdf");
+    let headings: Vec<(String, u8, u32)> = doc
+        .blocks_with_text()
+        .filter_map(|(b, t)| Some((t.to_string(), b.kind.heading_level()?, b.pages?.start)))
+        .collect();
+    let on_form: Vec<&String> = headings.iter().filter(|(_, _, p)| *p == 184).map(|(t, _, _)| t).collect();
+    assert!(on_form.is_empty(), "headings on the loan notice form: {on_form:?}");
+    for (t, _, _) in &headings {
+        assert!(!t.starts_with('“') && !t.starts_with('('), "not a heading: {t}");
+    }
+    let article = |n: &str| headings.iter().find(|(t, _, _)| t.starts_with(n)).map(|(_, lv, _)| *lv);
+    let vi = article("ARTICLE VI. ").expect("Article VI");
+    assert_eq!(article("ARTICLE VII."), Some(vi), "Article VII beside Article VI");
+    assert_eq!(article("ARTICLE VIII. "), Some(vi));
+}

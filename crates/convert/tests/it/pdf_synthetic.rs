@@ -426,3 +426,38 @@ fn a_bold_title_over_a_table_heads_it() {
     assert_eq!(got, ["Supplemental Financial Information (in millions)"]);
     assert!(doc.blocks.iter().any(|b| matches!(b.kind, folio_core::model::BlockKind::Table { .. })));
 }
+
+/// A release's headline over its sections: the headline names the document and divides nothing,
+/// so the sections stand at the top level beside it, not one level under it.
+#[test]
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn a_headline_over_every_section_is_the_title_not_their_parent() {
+    require_engine();
+    let filler = [
+        "The company reported revenue growth in each of its divisions over the quarter just ended,",
+        "and it raised its guidance for the full year on the strength of demand in every region.",
+    ];
+    let mut p1 = text(72.0, 720.0, 18.0, true, "Acme Reports First-Quarter Results");
+    let mut y = body(&mut p1, 690.0, &filler);
+    for section in ["Reported Results", "Summary Performance"] {
+        p1.push_str(&text(72.0, y - 14.0, 14.0, true, section));
+        y = body(&mut p1, y - 40.0, &filler);
+    }
+    let mut p2 = text(72.0, 720.0, 14.0, true, "Guidance and Outlook");
+    let y = body(&mut p2, 690.0, &filler);
+    p2.push_str(&text(72.0, y - 14.0, 12.0, true, "Conference Call"));
+    body(&mut p2, y - 40.0, &filler);
+    let doc = PdfConverter
+        .convert("release.pdf", &build_pdf(&[p1, p2], &[], ""), &ConvertOptions::default())
+        .expect("converts");
+    let got: Vec<(String, u8)> = headings(&doc).into_iter().map(|(t, l, _)| (t, l)).collect();
+    let want = [
+        ("Acme Reports First-Quarter Results", 1),
+        ("Reported Results", 1),
+        ("Summary Performance", 1),
+        ("Guidance and Outlook", 1),
+        ("Conference Call", 2),
+    ];
+    let want: Vec<(String, u8)> = want.iter().map(|(t, l)| (t.to_string(), *l)).collect();
+    assert_eq!(got, want);
+}

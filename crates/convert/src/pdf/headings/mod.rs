@@ -134,6 +134,28 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     apply_levels(ctx, blocks, &cands, &numbered, &styles, declared_mode);
     if !declared_mode {
         close_level_gaps(blocks);
+        lift_below_title(blocks);
+    }
+}
+
+/// A document's title is its name, not a division of it: where the first heading, on the first
+/// page and unnumbered (a "PART I" there divides the document), is the only one at the top level and every other heading sits below it (an earnings
+/// release's headline over its sections), those headings move up a level beside it, as the
+/// sections of a report whose cover title stands alone already are. Breadcrumbs then start at the
+/// division a hit is in; the document's name is shown with every hit anyway.
+fn lift_below_title(blocks: &mut [Blk]) {
+    let mut headings = blocks.iter_mut().filter(|b| b.kind == BlkKind::Heading && b.level.is_some());
+    let Some(title) = headings.next() else { return };
+    let by_type = title.level_from == Some(LevelFrom::Typography) && title.number.is_none();
+    if title.pages.start > 1 || title.level != Some(1) || !by_type {
+        return;
+    }
+    let rest: Vec<&mut Blk> = headings.collect();
+    if rest.len() < 2 || rest.iter().any(|b| b.level == Some(1)) {
+        return;
+    }
+    for b in rest {
+        b.level = b.level.map(|lv| lv - 1);
     }
 }
 

@@ -57,6 +57,7 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
         || continues_a_title(text)
         || is_an_aside(text)
         || defines_a_term(text)
+        || gives_an_address(text)
     {
         return None;
     }
@@ -124,6 +125,17 @@ fn is_an_aside(text: &str) -> bool {
         }
     }
     true
+}
+
+/// Whether the text gives an e-mail or web address ("Contacts: Investor Relations
+/// investor@pepsico.com", "www.sec.gov"): a contact line or a reference, which no title holds.
+fn gives_an_address(text: &str) -> bool {
+    text.split_whitespace().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let email = w.split_once('@').is_some_and(|(user, host)| !user.is_empty() && host.contains('.'));
+        let lower = w.to_ascii_lowercase();
+        email || lower.starts_with("http") && lower.contains("://") || lower.starts_with("www.")
+    })
 }
 
 /// Whether the text opens with a quoted term that a lower-case word follows (“Term SOFR
@@ -404,8 +416,8 @@ pub(super) fn add_numbered_in_sequence(ctx: &Ctx, blocks: &[Blk], cands: &mut Ca
 #[cfg(test)]
 mod tests {
     use super::{
-        continues_a_title, continues_sentence, defines_a_term, form_pages, is_an_aside, large_sentence,
-        numbers_in, reads_as_sentence, states_an_amount, FIGURES_NOT_TITLE,
+        continues_a_title, continues_sentence, defines_a_term, form_pages, gives_an_address, is_an_aside,
+        large_sentence, numbers_in, reads_as_sentence, states_an_amount, FIGURES_NOT_TITLE,
     };
 
     #[test]
@@ -419,6 +431,11 @@ mod tests {
         assert!(defines_a_term("\"Affiliate\", with respect to any Person, means"));
         assert!(!defines_a_term("“Safe Harbor” Statement"));
         assert!(!defines_a_term("Definitions"));
+        assert!(gives_an_address("Contacts: Investor Relations investor@pepsico.com"));
+        assert!(gives_an_address("Available Information at www.sec.gov."));
+        assert!(gives_an_address("See https://investor.example.com/filings"));
+        assert!(!gives_an_address("Investor Relations Contacts"));
+        assert!(!gives_an_address("Revenue @ constant currency"));
     }
 
     #[test]

@@ -68,6 +68,11 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
         return None;
     }
     let mut info = num_info(text).map(|x| x.0);
+    if info.is_none() && (b.lines.iter().any(|&i| lines[i].wide_gaps >= 1) || side_by_side(ctx, b)) {
+        // Unnumbered words in cells apart ("Name and Office  Age", "Volume(a)" beside "Revenue"):
+        // a table's column heads. (A numbered heading may tab its title from its number.)
+        return None;
+    }
     let styled = b.lines.iter().all(|&i| ctx.styled(&lines[i]));
     let distinct = b.lines.iter().all(|&i| {
         ctx.distinct_font(&lines[i])
@@ -109,6 +114,15 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
         return None;
     }
     Some(Cand { info, tag: None })
+}
+
+/// Whether two consecutive lines of a block share no horizontal extent: labels set side by side
+/// or in a zig-zag ("Exhibit" / "Description of Exhibit" / "Number"), not one title wrapped.
+fn side_by_side(ctx: &Ctx, b: &Blk) -> bool {
+    b.lines.windows(2).any(|w| {
+        let (a, c) = (&ctx.lines[w[0]], &ctx.lines[w[1]]);
+        a.page == c.page && (a.x1 <= c.x0 || c.x1 <= a.x0)
+    })
 }
 
 /// Whether the whole text is one parenthetical ("(Remainder of Page Intentionally Left Blank)",

@@ -264,3 +264,31 @@ fn an_exhibit_in_its_own_type_makes_no_headings_of_its_body() {
     assert_eq!(article("ARTICLE VII."), Some(vi), "Article VII beside Article VI");
     assert_eq!(article("ARTICLE VIII. "), Some(vi));
 }
+
+/// A table's column heads set apart from its body are no headings: words in cells apart ("Name
+/// and Office   Age") or labels side by side ("Volume(a)" over one column, "Revenue" over
+/// another; "Exhibit" / "Description of Exhibit" / "Number").
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn a_table_s_column_heads_are_no_headings() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, heads) in [
+        (
+            "FEDEX_2023_annualreport.pdf",
+            &["Name and Office Age", "Exhibit Description of Exhibit Number"][..],
+        ),
+        ("PEPSICO_2023Q1_EARNINGS.pdf", &["Volume(a) Revenue", "Percentage Point Impact % Change"][..]),
+        ("INTEL_2020_10K.pdf", &["Name Current Title Age Experience"][..]),
+    ] {
+        let doc = convert(&strip(&filing(name), dir.path()), name);
+        for (b, t) in doc.blocks_with_text() {
+            if b.kind.heading_level().is_some() {
+                assert!(!heads.contains(&t), "{name}: a column head as a heading: {t}");
+            }
+        }
+        assert!(
+            heads.iter().all(|h| doc.text.contains(h.split(' ').next().unwrap())),
+            "{name}: heads kept as text"
+        );
+    }
+}

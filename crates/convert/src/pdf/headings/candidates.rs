@@ -116,6 +116,44 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
     Some(Cand { info, tag: None })
 }
 
+/// A line printed word for word over another heading on [`CAPTION_PAGES`] or more pages is a
+/// running caption, not a division: the company's name set large over each statement's title
+/// ("NIKE, INC." over "CONSOLIDATED BALANCE SHEETS"), which as a heading took every statement and
+/// the Notes out of Item 8. A heading repeated over body text ("Fiscal 2023 compared to fiscal
+/// 2022" in each segment's section) stays.
+pub(super) fn drop_running_captions(blocks: &[Blk], cands: &mut Cands) {
+    let mut pages_over: std::collections::HashMap<String, (Vec<u32>, Vec<usize>)> = Default::default();
+    for k in 0..blocks.len() {
+        let b = &blocks[k];
+        if cands[k].is_none() || b.declared.is_some() || b.kind == BlkKind::Heading {
+            continue;
+        }
+        // Digits count: "Exhibit 21.1" and "Exhibit 23.1" are two labels.
+        let key: String =
+            b.text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+        if key.is_empty() {
+            continue;
+        }
+        let entry = pages_over.entry(key).or_default();
+        entry.1.push(k);
+        let over_heading =
+            blocks.get(k + 1).is_some_and(|n| cands[k + 1].is_some() && n.pages.start == b.pages.end);
+        if over_heading && !entry.0.contains(&b.pages.start) {
+            entry.0.push(b.pages.start);
+        }
+    }
+    for (pages, members) in pages_over.into_values() {
+        if pages.len() >= CAPTION_PAGES {
+            for k in members {
+                cands[k] = None;
+            }
+        }
+    }
+}
+
+/// Pages a caption repeats over headings on.
+const CAPTION_PAGES: usize = 3;
+
 /// Whether two consecutive lines of a block share no horizontal extent: labels set side by side
 /// or in a zig-zag ("Exhibit" / "Description of Exhibit" / "Number"), not one title wrapped.
 fn side_by_side(ctx: &Ctx, b: &Blk) -> bool {

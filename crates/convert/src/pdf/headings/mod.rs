@@ -12,7 +12,7 @@ use super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
 use super::titles::{container_keyword, label_value, normalise_title, sentence_case};
 use candidates::{
     add_numbered_in_sequence, add_table_titles, candidates, drop_cover_lines, drop_numbered_list_items,
-    drop_sentence_fragments,
+    drop_running_captions, drop_sentence_fragments,
 };
 use folio_core::numbering::{Container, Label};
 use levels::{apply_levels, numbering_levels, StyleLevels};
@@ -122,6 +122,7 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     let mut cands = candidates(ctx, blocks, page_count);
     drop_numbered_list_items(ctx, blocks, &mut cands);
     drop_sentence_fragments(blocks, &mut cands);
+    drop_running_captions(blocks, &mut cands);
     add_table_titles(ctx, blocks, &mut cands);
     // A cover's lines head nothing, with or without bookmarks (below a coarse bookmark, the page's
     // own headings refine it; a cover's lines would not); bookmarked headings stay.

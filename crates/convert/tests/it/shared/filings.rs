@@ -292,3 +292,25 @@ fn a_table_s_column_heads_are_no_headings() {
         );
     }
 }
+
+/// The company's name printed large over each statement's title ("NIKE, INC." over
+/// "CONSOLIDATED BALANCE SHEETS", five pages running) is a caption, not a division: as a heading
+/// it took the statements and every Note out of Item 8. Page alone, they sit under Item 8.
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn a_caption_over_each_statement_heads_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = convert(&strip(&filing("NIKE_2023_10K.pdf"), dir.path()), "nike.pdf");
+    let headings: Vec<(&str, u8)> =
+        doc.blocks_with_text().filter_map(|(b, t)| Some((t, b.kind.heading_level()?))).collect();
+    assert!(!headings.iter().any(|(t, _)| *t == "NIKE, INC."), "the caption is no heading");
+    let level = |start: &str| headings.iter().find(|(t, _)| t.starts_with(start)).map(|(_, lv)| *lv);
+    let item8 = level("ITEM 8.").expect("Item 8");
+    for under in ["CONSOLIDATED BALANCE SHEETS", "NOTE 1 ", "NOTE 19 "] {
+        assert!(level(under).is_some_and(|lv| lv > item8), "{under} under Item 8: {headings:?}");
+    }
+    // Item 8's section runs on to Item 9: nothing between them at Item 8's level or above.
+    let from = headings.iter().position(|(t, _)| t.starts_with("ITEM 8.")).unwrap();
+    let to = headings.iter().position(|(t, _)| t.starts_with("ITEM 9.")).expect("Item 9");
+    assert!(headings[from + 1..to].iter().all(|(_, lv)| *lv > item8), "{:?}", &headings[from..to]);
+}

@@ -43,6 +43,9 @@ pub(super) enum LevelFrom {
     ContentsPage,
     StructureTags,
     Numbering,
+    /// The parts of a filing's financial statements (the auditor's report, each statement, the
+    /// Notes), which stand beside one another.
+    StatementParts,
     Typography,
 }
 
@@ -54,6 +57,7 @@ impl LevelFrom {
             LevelFrom::ContentsPage => "contents page",
             LevelFrom::StructureTags => "structure tags",
             LevelFrom::Numbering => "numbering",
+            LevelFrom::StatementParts => "financial statements' parts",
             LevelFrom::Typography => "typography",
         }
     }

@@ -181,6 +181,27 @@ fn opening_parent(ctx: &Ctx, blocks: &[Blk], cands: &Cands, k: usize) -> Option<
     .then_some(prev)
 }
 
+/// Whether a heading names a part of a filing's financial statements, whose titles Regulation S-X
+/// fixes: the auditor's report, a consolidated statement or balance sheet, the Notes to them.
+fn is_statement_part(text: &str) -> bool {
+    if text.trim_end().ends_with('.') {
+        // "See notes to consolidated financial statements."
+        return false;
+    }
+    let key: String = text.chars().filter(|c| c.is_alphabetic()).flat_map(char::to_lowercase).collect();
+    let key = key.strip_prefix("condensed").unwrap_or(&key);
+    [
+        "reportofindependentregisteredpublicaccountingfirm",
+        "consolidatedbalancesheet",
+        "consolidatedstatementof",
+        "consolidatedstatementsof",
+    ]
+    .iter()
+    .any(|p| key.starts_with(p))
+        || ["notestoconsolidatedfinancialstatements", "notestocondensedconsolidatedfinancialstatements"]
+            .contains(&key)
+}
+
 /// The level each heading style stands for: a numbered heading's style the level its headings
 /// most often take; a style only unnumbered headings use, the level of the numbered style nearest
 /// in prominence (or, with no numbered headings at all, its tier of prominence).
@@ -282,6 +303,9 @@ pub(super) fn apply_levels(
     // The contents list's entries met so far, open ones only: (level in the list, final level).
     let mut toc_stack: Vec<(u8, u8)> = Vec::new();
     let toc_listed = !declared_mode && blocks.iter().any(|b| b.declared.is_some());
+    // The heading the Notes' numbered run opened under ("Notes to Consolidated Financial
+    // Statements"), while the run lasts.
+    let mut notes_title: Option<usize> = None;
     // The level the contents list gives the next heading it names.
     let mut next_declared: Vec<Option<u8>> = vec![None; blocks.len()];
     let mut next = None;
@@ -294,6 +318,7 @@ pub(super) fn apply_levels(
     for k in 0..blocks.len() {
         // A numbered run's parent comes before it, its level already final.
         let parent_level = numbered.run_parent[k].and_then(|(j, _)| blocks[j].level);
+        let notes_title_level = notes_title.and_then(|j| blocks[j].level);
         let b = &mut blocks[k];
         let Some(cand) = &cands[k] else {
             if b.kind == BlkKind::Heading {
@@ -330,12 +355,23 @@ pub(super) fn apply_levels(
             (Some(_), None) => LevelFrom::ContentsPage,
             (None, None) => LevelFrom::Typography,
         };
-        let level = match fixed {
-            Some(lv) => {
+        if fixed.is_some() {
+            notes_title = numbered.run_parent[k].map(|(j, _)| j);
+        }
+        let mut from = from;
+        let level = match (fixed, notes_title_level) {
+            (Some(lv), _) => {
                 anchor = Some((lv, prominence(&key)));
                 Some(lv)
             }
-            None => styles.get(&key).map(|lv| match anchor {
+            // The auditor's report after the last Note stands beside the Notes' title, not under
+            // the last Note, wherever the type leaves it (one bold face for Items, Notes and all).
+            (None, Some(lv)) if is_statement_part(&b.text) => {
+                anchor = Some((lv, prominence(&key)));
+                from = LevelFrom::StatementParts;
+                Some(lv)
+            }
+            (None, _) => styles.get(&key).map(|lv| match anchor {
                 Some((alv, ap)) if prominence(&key) <= ap * UNDER_ANCHOR => lv.max(alv + 1),
                 // A heading the contents list does not name, set above the next heading it does
                 // name, would take that heading away from the division the list puts it in ("Fair
@@ -369,5 +405,21 @@ pub(super) fn apply_levels(
                 .map(|i| clean_number(&i.label))
                 .or_else(|| num_info(&b.text).map(|(i, _)| clean_number(&i.label)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_statement_part;
+
+    #[test]
+    fn parts_of_financial_statements() {
+        assert!(is_statement_part("Report of Independent Registered Public Accounting Firm"));
+        assert!(is_statement_part("CONSOLIDATED BALANCE SHEETS (IN MILLIONS)"));
+        assert!(is_statement_part("Condensed Consolidated Statements of Cash Flows"));
+        assert!(is_statement_part("Notes to Consolidated Financial Statements"));
+        assert!(!is_statement_part("See notes to consolidated financial statements."));
+        assert!(!is_statement_part("Note 11 – Segment Information and Geographic Data"));
+        assert!(!is_statement_part("Critical Audit Matter"));
     }
 }

@@ -314,3 +314,24 @@ fn a_caption_over_each_statement_heads_nothing() {
     let to = headings.iter().position(|(t, _)| t.starts_with("ITEM 9.")).expect("Item 9");
     assert!(headings[from + 1..to].iter().all(|(_, lv)| *lv > item8), "{:?}", &headings[from..to]);
 }
+
+/// The auditor's report printed after the last Note is a part of Item 8 beside the Notes, not a
+/// subsection of the last Note: Apple sets Items, Notes and subheadings in one bold face, and the
+/// report fell under "Note 11 – Segment Information" with its own subheadings beside it.
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn the_auditor_s_report_after_the_notes_stands_beside_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = convert(&strip(&filing("APPLE_2022_10K.pdf"), dir.path()), "apple.pdf");
+    let headings: Vec<(&str, u8)> =
+        doc.blocks_with_text().filter_map(|(b, t)| Some((t, b.kind.heading_level()?))).collect();
+    let level = |start: &str| headings.iter().find(|(t, _)| t.starts_with(start)).map(|(_, lv)| *lv);
+    let notes = level("Notes to Consolidated Financial Statements").expect("the Notes' title");
+    let reports: Vec<u8> = headings
+        .iter()
+        .filter(|(t, _)| t.starts_with("Report of Independent Registered"))
+        .map(|(_, lv)| *lv)
+        .collect();
+    assert_eq!(reports, [notes, notes], "{headings:?}");
+    assert_eq!(level("Opinion on the Financial Statements"), Some(notes + 1));
+}

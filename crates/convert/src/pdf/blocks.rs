@@ -2,7 +2,7 @@
 //! a declared outline names, each a block of its own.
 
 use super::chars::FontInfo;
-use super::furniture::Body;
+use super::furniture::{Body, LARGER_THAN_BODY};
 use super::layout::Line;
 use super::tables::Table;
 use super::titles::{is_lone_label, unglue_number};
@@ -95,8 +95,6 @@ pub(super) fn ends_sentence(s: &str) -> bool {
     t.ends_with(['.', '!', '?', ':', ';'])
 }
 
-/// A line's size over the body's at which it reads as set larger ([`Ctx::is_larger`]).
-pub(super) const LARGER_THAN_BODY: f32 = 1.12;
 /// A line's size over the body's above which bold text is at about the body's size (small caps
 /// and a bold face's own metrics set some headings a little smaller).
 pub(super) const NEAR_BODY_SIZE: f32 = 0.95;

@@ -140,14 +140,29 @@ pub(super) fn page_bodies(
         let near = &all[p.saturating_sub(2)..(p + 3).min(pages)];
         let near_font = mode(near.iter().map(|c| &c[1]), ENOUGH_TEXT);
         let own_font = mode([&own[p][1]], A_PAGE_OF_TEXT);
+        let own_size = mode([&own[p][0]], A_PAGE_OF_TEXT);
+        let near_size = mode(near.iter().map(|c| &c[0]), ENOUGH_TEXT);
         let (size, font) = match own_font {
             Some(f) if near_font.is_none_or(|n| family(n) != family(f)) => (mode([&own[p][0]], 0), Some(f)),
-            _ => (mode(near.iter().map(|c| &c[0]), ENOUGH_TEXT), near_font),
+            // A page whose running text is set larger than the pages around it by a heading's
+            // step (a one-page amendment in 12 pt after a report in 10) is read at its own size:
+            // its body text is no heading for being larger than theirs. (Smaller, it is notes
+            // under a table.)
+            _ if set_larger(own_size, near_size) => (own_size, near_font),
+            _ => (near_size, near_font),
         };
         sizes.push(size.map_or(body.size, |k| k as f32 / 2.0));
         fonts.push(font.unwrap_or(body.font));
     }
     (sizes, fonts)
+}
+
+/// A line's size over the body's at which it reads as set larger (`Ctx::is_larger`).
+pub(super) const LARGER_THAN_BODY: f32 = 1.12;
+
+/// Whether one size (half points) is larger than another by what sets a heading off from its body.
+fn set_larger(size: Option<u16>, than: Option<u16>) -> bool {
+    matches!((size, than), (Some(a), Some(b)) if a as f32 >= b as f32 * LARGER_THAN_BODY)
 }
 
 /// A font's typeface, without its subset tag, style and vendor suffix: "ABCDEF+TimesNewRomanPS-BoldMT"

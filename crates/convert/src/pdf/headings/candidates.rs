@@ -107,7 +107,9 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
     } else if distinct {
         info.is_some() && nchars <= 200
     } else {
-        false
+        // A numbered label in bold that opens its page ("Exhibit 10.13" set small over an
+        // exhibit printed in a larger size than the report's): how the exhibit is cited.
+        info.is_some() && nchars <= 80 && ctx.is_bold(first) && b.gap_before.is_infinite()
     };
     // Text on a cover page alone does not make headings below the title.
     if !ok || (cover_page && first.page == 0 && info.is_none() && !bigger) {

@@ -335,3 +335,28 @@ fn the_auditor_s_report_after_the_notes_stands_beside_them() {
     assert_eq!(reports, [notes, notes], "{headings:?}");
     assert_eq!(level("Opinion on the Financial Statements"), Some(notes + 1));
 }
+
+/// An exhibit printed larger than the report it is filed with (Lockheed's one-page plan
+/// amendments in 12 pt after a 10-K in 10) is read at its own size: its numbered clauses and its
+/// signature block ("By: _/s/ …", "Date: …") are no headings, and its bold label ("Exhibit
+/// 10.13", set small at the top) still is.
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn an_exhibit_set_larger_than_the_report_makes_no_headings_of_its_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = convert(&strip(&filing("LOCKHEEDMARTIN_2022_10K.pdf"), dir.path()), "lmt.pdf");
+    let on_amendments: Vec<&str> = doc
+        .blocks_with_text()
+        .filter(|(b, _)| {
+            b.kind.heading_level().is_some() && b.pages.is_some_and(|p| (112..=113).contains(&p.start))
+        })
+        .map(|(_, t)| t)
+        .collect();
+    for t in &on_amendments {
+        assert!(
+            !t.starts_with("By:") && !t.starts_with("Date:") && !t.starts_with("1. "),
+            "{on_amendments:?}"
+        );
+    }
+    assert!(on_amendments.contains(&"Exhibit 10.13"), "{on_amendments:?}");
+}

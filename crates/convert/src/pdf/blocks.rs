@@ -341,6 +341,12 @@ fn breaks_between(ctx: &Ctx, a: &Line, b: &Line, kind: &BlkKind, b_marker: bool,
         return true;
     }
     let same_flow = a.page == b.page && a.col == b.col;
+    if same_flow && ctx.styled(a) && ctx.styled(b) && centred_over_margin(a, b) {
+        // A title's wrapped lines share their alignment: a centred line over one set at the
+        // column's margin ("GAAP diluted EPS of 12.3 cps" centred under the headline, then
+        // "Fiscal 2023 Full Year Highlights") are two texts.
+        return true;
+    }
     let scale = (a.size / body.size).max(0.5);
     if same_flow {
         if gap.is_infinite() || gap <= 0.0 {
@@ -372,6 +378,16 @@ fn breaks_between(ctx: &Ctx, a: &Line, b: &Line, kind: &BlkKind, b_marker: bool,
         let cont_start = b.text.chars().next().is_some_and(|c| c.is_lowercase());
         !(open || cont_start) || ctx.styled(a) || ctx.styled(b)
     }
+}
+
+/// Whether `a` is centred in its column, clear of its margin, and `b` set at the column's left
+/// margin, apart from `a`'s centre (within a character).
+fn centred_over_margin(a: &Line, b: &Line) -> bool {
+    let tol = a.size.max(b.size);
+    let mid = |l: &Line| (l.x0 + l.x1) / 2.0;
+    let col_mid = (a.col_x0 + a.col_x1) / 2.0;
+    let centred = (mid(a) - col_mid).abs() <= tol && a.x0 > a.col_x0 + 2.0 * tol;
+    centred && (b.x0 - b.col_x0).abs() <= tol && (mid(b) - col_mid).abs() > tol
 }
 
 /// Whether a line opens with a dotted section number and a capitalised word ("6.2.4 Back

@@ -139,11 +139,12 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     }
 }
 
-/// A document's title is its name, not a division of it: where the first heading, on the first
-/// page and unnumbered (a "PART I" there divides the document), is the only one at the top level and every other heading sits below it (an earnings
-/// release's headline over its sections), those headings move up a level beside it, as the
-/// sections of a report whose cover title stands alone already are. Breadcrumbs then start at the
-/// division a hit is in; the document's name is shown with every hit anyway.
+/// A document's title is its name, not a division of it: where the first heading is on the first
+/// page, unnumbered (a "PART I" there divides the document) and at the top level, the headings
+/// under it, down to the next one at the top level, move up a level beside it (an earnings
+/// release's headline over its highlights and sections), as the sections of a report whose
+/// cover title stands alone already are. Breadcrumbs then start at the division a hit is in; the
+/// document's name is shown with every hit anyway.
 fn lift_below_title(blocks: &mut [Blk]) {
     let mut headings = blocks.iter_mut().filter(|b| b.kind == BlkKind::Heading && b.level.is_some());
     let Some(title) = headings.next() else { return };
@@ -151,11 +152,7 @@ fn lift_below_title(blocks: &mut [Blk]) {
     if title.pages.start > 1 || title.level != Some(1) || !by_type {
         return;
     }
-    let rest: Vec<&mut Blk> = headings.collect();
-    if rest.len() < 2 || rest.iter().any(|b| b.level == Some(1)) {
-        return;
-    }
-    for b in rest {
+    for b in headings.take_while(|b| b.level.is_some_and(|lv| lv > 1)) {
         b.level = b.level.map(|lv| lv - 1);
     }
 }

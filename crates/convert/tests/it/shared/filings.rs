@@ -124,7 +124,7 @@ fn check(name: &str, floors: Floors) {
 }
 
 // The floors are the figures measured (issue 31's targets are recall 0.95 and level agreement
-// 0.90; Intel's levels and Amcor's two printed bookmarks fall short of them).
+// 0.90; Intel's levels fall short of them).
 
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
@@ -141,7 +141,7 @@ fn intel_10k() {
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn adobe_10k() {
-    check("ADOBE_2016_10K.pdf", Floors { recall: 0.95, levels: Some(0.92) });
+    check("ADOBE_2016_10K.pdf", Floors { recall: 0.95, levels: Some(0.94) });
 }
 
 #[test]
@@ -171,7 +171,7 @@ fn pepsico_earnings_release() {
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn amcor_earnings_release() {
-    check("AMCOR_2023Q4_EARNINGS.pdf", Floors { recall: 0.5, levels: None });
+    check("AMCOR_2023Q4_EARNINGS.pdf", Floors { recall: 0.99, levels: None });
 }
 
 /// Below bookmarks coarser than the page, the page's headings add the levels they leave out: the

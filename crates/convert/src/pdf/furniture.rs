@@ -111,9 +111,10 @@ pub(super) fn edge_number(s: &str) -> Option<i64> {
 
 /// The body style of each page, its text size and its font: what most characters have on the
 /// page and the two pages before and after it (the document's body style where they hold little
-/// text). A page whose running text (outside tables) is set in a typeface other than the pages
-/// around it, and holds [`A_PAGE_OF_TEXT`] of it, has its own: a one-page form attached to a
-/// filing between a credit agreement and the certifications, each set in its own size and font.
+/// text). A page that holds [`A_PAGE_OF_TEXT`] of running text (outside tables) has its own where
+/// that text is set in a typeface other than the pages around it (a one-page form attached to a
+/// filing between a credit agreement and the certifications, each in its own size and font), and
+/// its own size where that is larger than theirs by a heading's step.
 pub(super) fn page_bodies(
     lines: &[Line],
     in_table: &[bool],
@@ -143,7 +144,7 @@ pub(super) fn page_bodies(
         let own_size = mode([&own[p][0]], A_PAGE_OF_TEXT);
         let near_size = mode(near.iter().map(|c| &c[0]), ENOUGH_TEXT);
         let (size, font) = match own_font {
-            Some(f) if near_font.is_none_or(|n| family(n) != family(f)) => (mode([&own[p][0]], 0), Some(f)),
+            Some(f) if near_font.is_none_or(|n| family(n) != family(f)) => (own_size, Some(f)),
             // A page whose running text is set larger than the pages around it by a heading's
             // step (a one-page amendment in 12 pt after a report in 10) is read at its own size:
             // its body text is no heading for being larger than theirs. (Smaller, it is notes
@@ -165,8 +166,9 @@ fn set_larger(size: Option<u16>, than: Option<u16>) -> bool {
     matches!((size, than), (Some(a), Some(b)) if a as f32 >= b as f32 * LARGER_THAN_BODY)
 }
 
-/// A font's typeface, without its subset tag, style and vendor suffix: "ABCDEF+TimesNewRomanPS-BoldMT"
-/// and "TimesNewRomanPSMT" are both "TimesNewRoman", "Arial-ItalicMT" and "ArialMT" "Arial".
+/// A font's typeface, without its subset tag, style and vendor suffix:
+/// "ABCDEF+TimesNewRomanPS-BoldMT" and "TimesNewRomanPSMT" are both "TimesNewRoman",
+/// "Arial-ItalicMT" and "ArialMT" "Arial".
 pub(super) fn font_family(name: &str) -> &str {
     let name = name.split_once('+').map_or(name, |(tag, rest)| if tag.len() == 6 { rest } else { name });
     let name = name.split(['-', ',']).next().unwrap_or(name);

@@ -58,6 +58,7 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
         || is_an_aside(text)
         || defines_a_term(text)
         || gives_an_address(text)
+        || breaks_off(text)
     {
         return None;
     }
@@ -179,6 +180,17 @@ fn is_an_aside(text: &str) -> bool {
         }
     }
     true
+}
+
+/// Whether the text breaks off mid-word or mid-quotation: a hyphen at its end ("\"We are driving
+/// game-") or a quotation it opens and does not close. A pull quote's first lines, set large; a
+/// title ends where its words end and closes what it quotes.
+fn breaks_off(text: &str) -> bool {
+    let t = text.trim_end();
+    let hyphen = t.ends_with(['-', '\u{2010}']) && t.chars().rev().nth(1).is_some_and(char::is_alphabetic);
+    let opens = t.chars().filter(|&c| c == '“').count() > t.chars().filter(|&c| c == '”').count();
+    let straight = t.starts_with('"') && t.chars().filter(|&c| c == '"').count() % 2 == 1;
+    hyphen || opens || straight
 }
 
 /// Whether the text gives an e-mail or web address ("Contacts: Investor Relations
@@ -470,8 +482,8 @@ pub(super) fn add_numbered_in_sequence(ctx: &Ctx, blocks: &[Blk], cands: &mut Ca
 #[cfg(test)]
 mod tests {
     use super::{
-        continues_a_title, continues_sentence, defines_a_term, form_pages, gives_an_address, is_an_aside,
-        large_sentence, numbers_in, reads_as_sentence, states_an_amount, FIGURES_NOT_TITLE,
+        breaks_off, continues_a_title, continues_sentence, defines_a_term, form_pages, gives_an_address,
+        is_an_aside, large_sentence, numbers_in, reads_as_sentence, states_an_amount, FIGURES_NOT_TITLE,
     };
 
     #[test]
@@ -490,6 +502,11 @@ mod tests {
         assert!(gives_an_address("See https://investor.example.com/filings"));
         assert!(!gives_an_address("Investor Relations Contacts"));
         assert!(!gives_an_address("Revenue @ constant currency"));
+        assert!(breaks_off("\"We are driving game-"));
+        assert!(breaks_off("“The acceleration of data"));
+        assert!(!breaks_off("“Safe Harbor” Statement"));
+        assert!(!breaks_off("Non-GAAP Financial Measures"));
+        assert!(!breaks_off("Item 1A. Risk Factors"));
     }
 
     #[test]

@@ -360,3 +360,19 @@ fn an_exhibit_set_larger_than_the_report_makes_no_headings_of_its_body() {
     }
     assert!(on_amendments.contains(&"Exhibit 10.13"), "{on_amendments:?}");
 }
+
+/// A pull quote's first lines, set large, are no headings: Intel opens a quotation over each
+/// segment's pages ("\"We are driving game-"), which it closes lines later.
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn a_pull_quote_makes_no_heading() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = convert(&strip(&filing("INTEL_2020_10K.pdf"), dir.path()), "intel.pdf");
+    let quotes: Vec<&str> = doc
+        .blocks_with_text()
+        .filter(|(b, t)| b.kind.heading_level().is_some() && t.starts_with(['"', '“']))
+        .map(|(_, t)| t)
+        .collect();
+    assert!(quotes.is_empty(), "{quotes:?}");
+    assert!(doc.text.contains("We are driving game"), "the quote's text is kept");
+}

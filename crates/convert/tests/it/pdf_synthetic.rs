@@ -461,3 +461,32 @@ fn a_headline_over_every_section_is_the_title_not_their_parent() {
     let want: Vec<(String, u8)> = want.iter().map(|(t, l)| (t.to_string(), *l)).collect();
     assert_eq!(got, want);
 }
+
+/// A heading repeated on page after page right over another ("Guidance" over its subject in each
+/// rule of a rulebook) divides each rule: unlike a running caption, it is not at the head of its
+/// page.
+#[test]
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn a_heading_repeated_inside_pages_is_no_caption() {
+    require_engine();
+    let filler = [
+        "An Authorised Person must establish and maintain systems and controls that are appropriate",
+        "to the nature, scale and complexity of its business and to the risks it is exposed to.",
+    ];
+    let mut pages = Vec::new();
+    for (n, rule) in ["Systems and Controls", "Record Keeping", "Outsourcing"].iter().enumerate() {
+        // A full page of text (a sparse first page would be a cover).
+        let rule_text: Vec<&str> = filler.iter().cycle().take(12).copied().collect();
+        let mut p = text(72.0, 720.0, 12.0, true, &format!("{}.1 {rule}", n + 1));
+        let y = body(&mut p, 696.0, &rule_text);
+        p.push_str(&text(72.0, y - 12.0, 10.0, true, "Guidance"));
+        p.push_str(&text(72.0, y - 36.0, 10.0, true, "Scope of the requirement"));
+        body(&mut p, y - 56.0, &rule_text);
+        pages.push(p);
+    }
+    let doc = PdfConverter
+        .convert("rules.pdf", &build_pdf(&pages, &[], ""), &ConvertOptions::default())
+        .expect("converts");
+    let guidance = headings(&doc).into_iter().filter(|(t, _, _)| t == "Guidance").count();
+    assert_eq!(guidance, 3, "{:?}", headings(&doc));
+}

@@ -119,11 +119,12 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
     Some(Cand { info, tag: None })
 }
 
-/// A line printed word for word over another heading on [`CAPTION_PAGES`] or more pages is a
-/// running caption, not a division: the company's name set large over each statement's title
+/// A line printed word for word at the head of [`CAPTION_PAGES`] or more pages, each time right
+/// over another heading, is a running caption, not a division: the company's name set large over each statement's title
 /// ("NIKE, INC." over "CONSOLIDATED BALANCE SHEETS"), which as a heading took every statement and
 /// the Notes out of Item 8. A heading repeated over body text ("Fiscal 2023 compared to fiscal
-/// 2022" in each segment's section) stays.
+/// 2022" in each segment's section), or over numbered paragraphs inside a page (a rulebook's
+/// "Guidance"), stays.
 pub(super) fn drop_running_captions(blocks: &[Blk], cands: &mut Cands) {
     let mut pages_over: std::collections::HashMap<String, (Vec<u32>, Vec<usize>)> = Default::default();
     for k in 0..blocks.len() {
@@ -139,9 +140,11 @@ pub(super) fn drop_running_captions(blocks: &[Blk], cands: &mut Cands) {
         }
         let entry = pages_over.entry(key).or_default();
         entry.1.push(k);
+        // At the head of its page (a running head's place), right over a heading on that page.
+        let opens_page = k == 0 || blocks[k - 1].pages.end < b.pages.start;
         let over_heading =
             blocks.get(k + 1).is_some_and(|n| cands[k + 1].is_some() && n.pages.start == b.pages.end);
-        if over_heading && !entry.0.contains(&b.pages.start) {
+        if opens_page && over_heading && !entry.0.contains(&b.pages.start) {
             entry.0.push(b.pages.start);
         }
     }

@@ -5,7 +5,7 @@ use super::chars::FontInfo;
 use super::furniture::{Body, LARGER_THAN_BODY};
 use super::layout::Line;
 use super::tables::Table;
-use super::titles::{is_lone_label, unglue_number};
+use super::titles::{alphanumerics, is_lone_label, unglue_number};
 use folio_core::model::PageRange;
 use folio_core::numbering::split_heading_number;
 use regex::Regex;
@@ -287,10 +287,6 @@ pub(super) fn group_blocks(ctx: &Ctx, order: &[usize], tables: &[Table]) -> Vec<
         }
     }
     blocks
-}
-
-fn alphanumerics(s: &str) -> String {
-    s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
 }
 
 pub(super) fn join_line(text: &mut String, next: &str, keep_lines: bool) {

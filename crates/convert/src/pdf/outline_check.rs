@@ -19,7 +19,7 @@ use folio_core::model::Document;
 
 /// Letters and digits only, lower-cased: how titles are compared.
 pub fn outline_key(s: &str) -> String {
-    s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+    super::titles::alphanumerics(s)
 }
 
 /// A heading as the measure sees it.

@@ -15,6 +15,11 @@ pub(super) fn label_depth(parsed: &Label, _label: &str) -> usize {
     parsed.depth().max(1)
 }
 
+/// Lower-case alphanumerics only, digits kept: "Exhibit 21.1" and "Exhibit 23.1" differ.
+pub fn alphanumerics(s: &str) -> String {
+    s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
 /// Lower-case alphanumerics only, digits dropped: the key titles are matched by.
 pub fn normalise_title(s: &str) -> String {
     s.chars().filter(|c| c.is_alphanumeric() && !c.is_numeric()).flat_map(|c| c.to_lowercase()).collect()

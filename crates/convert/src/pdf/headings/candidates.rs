@@ -5,7 +5,7 @@
 //! a dot; numbered body-style lines that continue the numbering of the headings around them join.
 
 use super::super::blocks::{Blk, BlkKind, Ctx};
-use super::super::titles::is_contents_word;
+use super::super::titles::{alphanumerics, is_contents_word};
 use super::numbering::{in_sequence, num_info, NumInfo};
 
 /// A heading candidate: its numbering, and the level a structure tree's heading role gives it.
@@ -120,9 +120,9 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
 }
 
 /// A line printed word for word at the head of [`CAPTION_PAGES`] or more pages, each time right
-/// over another heading, is a running caption, not a division: the company's name set large over each statement's title
-/// ("NIKE, INC." over "CONSOLIDATED BALANCE SHEETS"), which as a heading took every statement and
-/// the Notes out of Item 8. A heading repeated over body text ("Fiscal 2023 compared to fiscal
+/// over another heading, is a running caption, not a division: the company's name set large over
+/// each statement's title ("NIKE, INC." over "CONSOLIDATED BALANCE SHEETS"), which as a heading
+/// took every statement and the Notes out of Item 8. A heading repeated over body text ("Fiscal 2023 compared to fiscal
 /// 2022" in each segment's section), or over numbered paragraphs inside a page (a rulebook's
 /// "Guidance"), stays.
 pub(super) fn drop_running_captions(blocks: &[Blk], cands: &mut Cands) {
@@ -133,8 +133,7 @@ pub(super) fn drop_running_captions(blocks: &[Blk], cands: &mut Cands) {
             continue;
         }
         // Digits count: "Exhibit 21.1" and "Exhibit 23.1" are two labels.
-        let key: String =
-            b.text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+        let key = alphanumerics(&b.text);
         if key.is_empty() {
             continue;
         }

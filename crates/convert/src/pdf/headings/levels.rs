@@ -5,7 +5,7 @@
 //! the last word where they speak.
 
 use super::super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
-use super::super::titles::{clean_number, is_contents_word};
+use super::super::titles::{clean_number, is_contents_word, normalise_title};
 use super::candidates::Cands;
 use super::numbering::{lone_container_rank, num_info, NumInfo};
 use std::collections::HashMap;
@@ -188,7 +188,7 @@ fn is_statement_part(text: &str) -> bool {
         // "See notes to consolidated financial statements."
         return false;
     }
-    let key: String = text.chars().filter(|c| c.is_alphabetic()).flat_map(char::to_lowercase).collect();
+    let key = normalise_title(text);
     let key = key.strip_prefix("condensed").unwrap_or(&key);
     [
         "reportofindependentregisteredpublicaccountingfirm",
@@ -348,7 +348,7 @@ pub(super) fn apply_levels(
             }
             (f, _) => f,
         };
-        let from = match (b.declared, numbered.levels[k]) {
+        let mut from = match (b.declared, numbered.levels[k]) {
             (Some(_), _) if declared_mode => LevelFrom::Bookmarks,
             (_, Some(_)) if cand.tag.is_some() => LevelFrom::StructureTags,
             (_, Some(_)) => LevelFrom::Numbering,
@@ -358,7 +358,6 @@ pub(super) fn apply_levels(
         if fixed.is_some() {
             notes_title = numbered.run_parent[k].map(|(j, _)| j);
         }
-        let mut from = from;
         let level = match (fixed, notes_title_level) {
             (Some(lv), _) => {
                 anchor = Some((lv, prominence(&key)));

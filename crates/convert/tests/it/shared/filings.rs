@@ -76,6 +76,17 @@ fn convert(bytes: &[u8], name: &str) -> Document {
     PdfConverter.convert(name, bytes, &ConvertOptions::default()).expect("the filing converts")
 }
 
+/// The filing converted from the page alone: its bookmarks and structure tree stripped.
+fn page_alone(name: &str) -> Document {
+    let dir = tempfile::tempdir().unwrap();
+    convert(&strip(&filing(name), dir.path()), name)
+}
+
+/// A document's headings and their levels, in order.
+fn outline(doc: &Document) -> Vec<(&str, u8)> {
+    doc.blocks_with_text().filter_map(|(b, t)| Some((t, b.kind.heading_level()?))).collect()
+}
+
 /// What the page alone must recover of one filing's bookmarks (see the module note on one-level
 /// outlines).
 struct Floors {
@@ -271,7 +282,6 @@ fn an_exhibit_in_its_own_type_makes_no_headings_of_its_body() {
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn a_table_s_column_heads_are_no_headings() {
-    let dir = tempfile::tempdir().unwrap();
     for (name, heads) in [
         (
             "FEDEX_2023_annualreport.pdf",
@@ -280,11 +290,9 @@ fn a_table_s_column_heads_are_no_headings() {
         ("PEPSICO_2023Q1_EARNINGS.pdf", &["Volume(a) Revenue", "Percentage Point Impact % Change"][..]),
         ("INTEL_2020_10K.pdf", &["Name Current Title Age Experience"][..]),
     ] {
-        let doc = convert(&strip(&filing(name), dir.path()), name);
-        for (b, t) in doc.blocks_with_text() {
-            if b.kind.heading_level().is_some() {
-                assert!(!heads.contains(&t), "{name}: a column head as a heading: {t}");
-            }
+        let doc = page_alone(name);
+        for (t, _) in outline(&doc) {
+            assert!(!heads.contains(&t), "{name}: a column head as a heading: {t}");
         }
         assert!(
             heads.iter().all(|h| doc.text.contains(h.split(' ').next().unwrap())),
@@ -299,10 +307,8 @@ fn a_table_s_column_heads_are_no_headings() {
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn a_caption_over_each_statement_heads_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let doc = convert(&strip(&filing("NIKE_2023_10K.pdf"), dir.path()), "nike.pdf");
-    let headings: Vec<(&str, u8)> =
-        doc.blocks_with_text().filter_map(|(b, t)| Some((t, b.kind.heading_level()?))).collect();
+    let doc = page_alone("NIKE_2023_10K.pdf");
+    let headings = outline(&doc);
     assert!(!headings.iter().any(|(t, _)| *t == "NIKE, INC."), "the caption is no heading");
     let level = |start: &str| headings.iter().find(|(t, _)| t.starts_with(start)).map(|(_, lv)| *lv);
     let item8 = level("ITEM 8.").expect("Item 8");
@@ -321,10 +327,8 @@ fn a_caption_over_each_statement_heads_nothing() {
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn the_auditor_s_report_after_the_notes_stands_beside_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let doc = convert(&strip(&filing("APPLE_2022_10K.pdf"), dir.path()), "apple.pdf");
-    let headings: Vec<(&str, u8)> =
-        doc.blocks_with_text().filter_map(|(b, t)| Some((t, b.kind.heading_level()?))).collect();
+    let doc = page_alone("APPLE_2022_10K.pdf");
+    let headings = outline(&doc);
     let level = |start: &str| headings.iter().find(|(t, _)| t.starts_with(start)).map(|(_, lv)| *lv);
     let notes = level("Notes to Consolidated Financial Statements").expect("the Notes' title");
     let reports: Vec<u8> = headings
@@ -343,8 +347,7 @@ fn the_auditor_s_report_after_the_notes_stands_beside_them() {
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn an_exhibit_set_larger_than_the_report_makes_no_headings_of_its_body() {
-    let dir = tempfile::tempdir().unwrap();
-    let doc = convert(&strip(&filing("LOCKHEEDMARTIN_2022_10K.pdf"), dir.path()), "lmt.pdf");
+    let doc = page_alone("LOCKHEEDMARTIN_2022_10K.pdf");
     let on_amendments: Vec<&str> = doc
         .blocks_with_text()
         .filter(|(b, _)| {
@@ -366,8 +369,7 @@ fn an_exhibit_set_larger_than_the_report_makes_no_headings_of_its_body() {
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn a_pull_quote_makes_no_heading() {
-    let dir = tempfile::tempdir().unwrap();
-    let doc = convert(&strip(&filing("INTEL_2020_10K.pdf"), dir.path()), "intel.pdf");
+    let doc = page_alone("INTEL_2020_10K.pdf");
     let quotes: Vec<&str> = doc
         .blocks_with_text()
         .filter(|(b, t)| b.kind.heading_level().is_some() && t.starts_with(['"', '“']))

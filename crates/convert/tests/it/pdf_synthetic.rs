@@ -490,3 +490,46 @@ fn a_heading_repeated_inside_pages_is_no_caption() {
     let guidance = headings(&doc).into_iter().filter(|(t, _, _)| t == "Guidance").count();
     assert_eq!(guidance, 3, "{:?}", headings(&doc));
 }
+
+/// The statements of one set stand beside one another under their Item, whatever face each is set
+/// in: an income statement set larger than the balance sheet after it does not take the balance
+/// sheet (and the rest) under it.
+#[test]
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn financial_statements_stand_beside_one_another() {
+    require_engine();
+    let filler = [
+        "The financial statements on the following pages are presented in accordance with generally",
+        "accepted accounting principles and should be read together with the notes to them.",
+    ];
+    let mut item = text(72.0, 720.0, 12.0, true, "Item 8. Financial Statements and Supplementary Data");
+    body(&mut item, 696.0, &filler.repeat(8));
+    let mut pages = vec![item];
+    for (title, size) in [
+        ("Consolidated Statements of Income", 14.0),
+        ("Consolidated Balance Sheets", 12.0),
+        ("Consolidated Statements of Cash Flows", 12.0),
+    ] {
+        let mut p = text(72.0, 740.0, size, true, title);
+        for (i, row) in ["Revenue", "Costs", "Taxes", "Other items", "Total", "Per share"].iter().enumerate()
+        {
+            let y = 700.0 - 22.0 * i as f32;
+            p.push_str(&text(72.0, y, 10.0, false, row));
+            p.push_str(&text(330.0, y, 10.0, false, &format!("{},{:03}", 10 + i, 7 * i)));
+            p.push_str(&text(450.0, y, 10.0, false, &format!("{},{:03}", 9 + i, 5 * i)));
+        }
+        pages.push(p);
+    }
+    let doc = PdfConverter
+        .convert("statements.pdf", &build_pdf(&pages, &[], ""), &ConvertOptions::default())
+        .expect("converts");
+    let got: Vec<(String, u8)> = headings(&doc).into_iter().map(|(t, l, _)| (t, l)).collect();
+    let want = [
+        ("Item 8. Financial Statements and Supplementary Data", 1),
+        ("Consolidated Statements of Income", 2),
+        ("Consolidated Balance Sheets", 2),
+        ("Consolidated Statements of Cash Flows", 2),
+    ];
+    let want: Vec<(String, u8)> = want.iter().map(|(t, l)| (t.to_string(), *l)).collect();
+    assert_eq!(got, want);
+}

@@ -202,6 +202,49 @@ fn is_statement_part(text: &str) -> bool {
             .contains(&key)
 }
 
+/// Pages apart past which two parts of financial statements belong to different sets (a set's
+/// statements follow one another page by page, its Notes' title and auditor's report beside them).
+const STATEMENT_SET_GAP: u32 = 2;
+
+/// The parts of one set of financial statements stand beside one another, at the level most of
+/// them have (the shallower on a tie), where only the type placed them: a smaller face for the balance sheet than
+/// for the income statement before it, or an auditor's report set like the list item above it,
+/// would otherwise hang one part under another ("Consolidated Balance Sheets" under "Consolidated
+/// Statements of Comprehensive Income"). A set ends at a heading numbering or a contents list
+/// placed at or above its parts, or after [`STATEMENT_SET_GAP`] pages without a part.
+pub(super) fn statement_parts_beside(blocks: &mut [Blk]) {
+    let mut set: Vec<usize> = Vec::new();
+    for k in 0..blocks.len() {
+        let b = &blocks[k];
+        let Some(level) = b.level.filter(|_| b.kind == BlkKind::Heading) else { continue };
+        let by_type = matches!(b.level_from, Some(LevelFrom::Typography | LevelFrom::StatementParts));
+        let top = set.iter().filter_map(|&j| blocks[j].level).min();
+        let far = set.last().is_some_and(|&j| b.pages.start > blocks[j].pages.end + STATEMENT_SET_GAP);
+        if far || (!by_type && top.is_some_and(|t| level <= t)) {
+            align_set(blocks, &set);
+            set.clear();
+        }
+        if by_type && is_statement_part(&blocks[k].text) {
+            set.push(k);
+        }
+    }
+    align_set(blocks, &set);
+}
+
+fn align_set(blocks: &mut [Blk], set: &[usize]) {
+    let levels: Vec<u8> = set.iter().filter_map(|&j| blocks[j].level).collect();
+    if levels.is_empty() {
+        return;
+    }
+    let top = most_common(&levels);
+    for &j in set {
+        if blocks[j].level != Some(top) {
+            blocks[j].level = Some(top);
+            blocks[j].level_from = Some(LevelFrom::StatementParts);
+        }
+    }
+}
+
 /// The level each heading style stands for: a numbered heading's style the level its headings
 /// most often take; a style only unnumbered headings use, the level of the numbered style nearest
 /// in prominence (or, with no numbered headings at all, its tier of prominence).

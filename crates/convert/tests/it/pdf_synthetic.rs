@@ -533,3 +533,51 @@ fn financial_statements_stand_beside_one_another() {
     let want: Vec<(String, u8)> = want.iter().map(|(t, l)| (t.to_string(), *l)).collect();
     assert_eq!(got, want);
 }
+
+/// Under an Item, subheadings in two faces (bold capitals, then bold in upper and lower case) are
+/// two levels: "Item 7 › CONSOLIDATED RESULTS › Revenue", not all side by side under the Item.
+#[test]
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn subheadings_in_two_faces_are_two_levels() {
+    require_engine();
+    let filler = [
+        "Revenue grew in every segment over the year, driven by higher volumes and by pricing actions",
+        "taken early in the year, partly offset by the effect of a stronger dollar on reported results.",
+    ];
+    let mut pages = Vec::new();
+    for (item, sections) in [
+        (
+            "Item 7. Management's Discussion and Analysis",
+            [("CONSOLIDATED RESULTS", ["Revenue", "Operating Expenses"])],
+        ),
+        ("Item 7A. Market Risk Disclosures", [("INTEREST RATE RISK", ["Borrowings", "Investments"])]),
+    ] {
+        let mut p = text(72.0, 740.0, 12.0, true, item);
+        let mut y = body(&mut p, 716.0, &filler);
+        for (section, subs) in sections {
+            p.push_str(&text(72.0, y - 10.0, 10.0, true, section));
+            y = body(&mut p, y - 34.0, &filler);
+            for sub in subs {
+                p.push_str(&text(72.0, y - 10.0, 10.0, true, sub));
+                y = body(&mut p, y - 34.0, &filler.repeat(2));
+            }
+        }
+        pages.push(p);
+    }
+    let doc = PdfConverter
+        .convert("mdna.pdf", &build_pdf(&pages, &[], ""), &ConvertOptions::default())
+        .expect("converts");
+    let got: Vec<(String, u8)> = headings(&doc).into_iter().map(|(t, l, _)| (t, l)).collect();
+    let want = [
+        ("Item 7. Management's Discussion and Analysis", 1),
+        ("CONSOLIDATED RESULTS", 2),
+        ("Revenue", 3),
+        ("Operating Expenses", 3),
+        ("Item 7A. Market Risk Disclosures", 1),
+        ("INTEREST RATE RISK", 2),
+        ("Borrowings", 3),
+        ("Investments", 3),
+    ];
+    let want: Vec<(String, u8)> = want.iter().map(|(t, l)| (t.to_string(), *l)).collect();
+    assert_eq!(got, want);
+}

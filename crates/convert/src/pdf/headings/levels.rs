@@ -245,6 +245,51 @@ fn align_set(blocks: &mut [Blk], set: &[usize]) {
     }
 }
 
+/// Under a heading whose level numbering or a contents list fixed (an Item, a Note), the headings
+/// only type placed one level below it are ranked among themselves: where they come in more than
+/// one tier of prominence (capitals over bold, bold over plain), each tier is a level below the one
+/// above it ("Item 7 › CONSOLIDATED RESULTS › Revenue"), at most three deep. A part of the
+/// financial statements starts a group of its own.
+pub(super) fn rank_typed_subheadings(ctx: &Ctx, blocks: &mut [Blk]) {
+    let mut groups: Vec<(u8, Vec<usize>)> = Vec::new();
+    for (k, b) in blocks.iter().enumerate() {
+        let Some(level) = b.level.filter(|_| b.kind == BlkKind::Heading) else { continue };
+        let typed = b.level_from == Some(LevelFrom::Typography) && !is_statement_part(&b.text);
+        match groups.last_mut() {
+            Some((parent, group)) if typed && level == *parent + 1 => group.push(k),
+            // Placed deeper already, or before any heading it could be under: left as it is.
+            Some((parent, _)) if typed && level > *parent => {}
+            None if typed => {}
+            // Fixed by other evidence, or placed by type beside or above the group's parent: the
+            // parent of the headings after it.
+            _ => groups.push((level, Vec::new())),
+        }
+    }
+    let keys: HashMap<usize, StyleKey> = groups
+        .iter()
+        .flat_map(|(_, g)| g)
+        .map(|&k| (k, ctx.style_key(&ctx.lines[blocks[k].lines[0]])))
+        .collect();
+    // A style used once among them all ranks nothing: "COVID-19" is in capitals because it is an
+    // acronym, not because it heads the subheadings after it.
+    let mut uses: HashMap<StyleKey, usize> = HashMap::new();
+    keys.values().for_each(|key| *uses.entry(*key).or_insert(0) += 1);
+    for (parent, group) in &groups {
+        let mut ranked: Vec<StyleKey> = group.iter().map(|k| keys[k]).filter(|key| uses[key] > 1).collect();
+        ranked.sort_unstable();
+        ranked.dedup();
+        let tiers: HashMap<StyleKey, u8> = tiers_of_prominence(&ranked).into_iter().collect();
+        if tiers.values().all(|t| *t == 1) {
+            continue;
+        }
+        for &k in group {
+            if let Some(tier) = tiers.get(&keys[&k]) {
+                blocks[k].level = Some(parent + tier.min(&3));
+            }
+        }
+    }
+}
+
 /// The level each heading style stands for: a numbered heading's style the level its headings
 /// most often take; a style only unnumbered headings use, the level of the numbered style nearest
 /// in prominence (or, with no numbered headings at all, its tier of prominence).

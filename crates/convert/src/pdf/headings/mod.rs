@@ -15,7 +15,7 @@ use candidates::{
     drop_running_captions, drop_sentence_fragments,
 };
 use folio_core::numbering::{Container, Label};
-use levels::{apply_levels, numbering_levels, statement_parts_beside, StyleLevels};
+use levels::{apply_levels, numbering_levels, rank_typed_subheadings, statement_parts_beside, StyleLevels};
 use numbering::{container_rank, num_info};
 
 /// Merges label-only heading lines ("CHAPTER", "ONE") into the title block that follows.
@@ -135,6 +135,7 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     apply_levels(ctx, blocks, &cands, &numbered, &styles, declared_mode);
     if !declared_mode {
         statement_parts_beside(blocks);
+        rank_typed_subheadings(ctx, blocks);
         close_level_gaps(blocks);
         lift_below_title(blocks);
     }

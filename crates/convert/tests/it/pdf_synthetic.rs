@@ -493,7 +493,8 @@ fn a_heading_repeated_inside_pages_is_no_caption() {
 
 /// The statements of one set stand beside one another under their Item, whatever face each is set
 /// in: an income statement set larger than the balance sheet after it does not take the balance
-/// sheet (and the rest) under it.
+/// sheet (and the rest) under it. The auditor's report's sections are the report's, and Notes with
+/// no title of their own are not part of the last statement.
 #[test]
 #[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
 fn financial_statements_stand_beside_one_another() {
@@ -504,7 +505,13 @@ fn financial_statements_stand_beside_one_another() {
     ];
     let mut item = text(72.0, 720.0, 12.0, true, "Item 8. Financial Statements and Supplementary Data");
     body(&mut item, 696.0, &filler.repeat(8));
-    let mut pages = vec![item];
+    let mut report = text(72.0, 740.0, 11.0, true, "Report of Independent Registered Public Accounting Firm");
+    let mut y = body(&mut report, 716.0, &filler);
+    for section in ["Opinion on the Financial Statements", "Basis for Opinion"] {
+        report.push_str(&text(72.0, y - 10.0, 10.0, true, section));
+        y = body(&mut report, y - 34.0, &filler.repeat(3));
+    }
+    let mut pages = vec![item, report];
     for (title, size) in [
         ("Consolidated Statements of Income", 14.0),
         ("Consolidated Balance Sheets", 12.0),
@@ -520,15 +527,25 @@ fn financial_statements_stand_beside_one_another() {
         }
         pages.push(p);
     }
+    let mut notes = text(72.0, 740.0, 12.0, true, "Note 1 — Summary of Significant Accounting Policies");
+    let y = body(&mut notes, 716.0, &filler.repeat(3));
+    notes.push_str(&text(72.0, y - 10.0, 12.0, true, "Note 2 — Revenue"));
+    body(&mut notes, y - 34.0, &filler.repeat(3));
+    pages.push(notes);
     let doc = PdfConverter
         .convert("statements.pdf", &build_pdf(&pages, &[], ""), &ConvertOptions::default())
         .expect("converts");
     let got: Vec<(String, u8)> = headings(&doc).into_iter().map(|(t, l, _)| (t, l)).collect();
     let want = [
         ("Item 8. Financial Statements and Supplementary Data", 1),
+        ("Report of Independent Registered Public Accounting Firm", 2),
+        ("Opinion on the Financial Statements", 3),
+        ("Basis for Opinion", 3),
         ("Consolidated Statements of Income", 2),
         ("Consolidated Balance Sheets", 2),
         ("Consolidated Statements of Cash Flows", 2),
+        ("Note 1 — Summary of Significant Accounting Policies", 2),
+        ("Note 2 — Revenue", 2),
     ];
     let want: Vec<(String, u8)> = want.iter().map(|(t, l)| (t.to_string(), *l)).collect();
     assert_eq!(got, want);

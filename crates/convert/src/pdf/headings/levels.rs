@@ -170,16 +170,22 @@ impl PlainNumber<'_> {
 
 /// The unnumbered heading right before block `k` that a numbered run opening at `k` nests under:
 /// a candidate with no number of its own, found by typography (not a merged label, not a
-/// contents entry), set at least as large as the run's first heading.
+/// contents entry), set at least as large as the run's first heading. A statement is no such
+/// heading: Notes that follow the last statement with no title of their own are not parts of it.
 fn opening_parent(ctx: &Ctx, blocks: &[Blk], cands: &Cands, k: usize) -> Option<usize> {
     let prev = (0..k).rev().find(|&j| cands[j].is_some())?;
     let size = |j: usize| ctx.style_key(&ctx.lines[blocks[j].lines[0]]).0;
+    let statement = is_statement_part(&blocks[prev].text) && !is_notes_title(&blocks[prev].text);
     (cands[prev].as_ref().is_some_and(|c| c.info.is_none())
         && blocks[prev].kind != BlkKind::Heading
         && blocks[prev].declared.is_none()
+        && !statement
         && size(prev) >= size(k))
     .then_some(prev)
 }
+
+/// The auditor's report's title, as [`normalise_title`] gives it.
+const AUDITOR_REPORT: &str = "reportofindependentregisteredpublicaccountingfirm";
 
 /// Whether a heading names a part of a filing's financial statements, whose titles Regulation S-X
 /// fixes: the auditor's report, a consolidated statement or balance sheet, the Notes to them.
@@ -190,16 +196,16 @@ fn is_statement_part(text: &str) -> bool {
     }
     let key = normalise_title(text);
     let key = key.strip_prefix("condensed").unwrap_or(&key);
-    [
-        "reportofindependentregisteredpublicaccountingfirm",
-        "consolidatedbalancesheet",
-        "consolidatedstatementof",
-        "consolidatedstatementsof",
-    ]
-    .iter()
-    .any(|p| key.starts_with(p))
-        || ["notestoconsolidatedfinancialstatements", "notestocondensedconsolidatedfinancialstatements"]
-            .contains(&key)
+    [AUDITOR_REPORT, "consolidatedbalancesheet", "consolidatedstatementof", "consolidatedstatementsof"]
+        .iter()
+        .any(|p| key.starts_with(p))
+        || is_notes_title(text)
+}
+
+/// Whether a heading is the title of the Notes to the financial statements.
+fn is_notes_title(text: &str) -> bool {
+    ["notestoconsolidatedfinancialstatements", "notestocondensedconsolidatedfinancialstatements"]
+        .contains(&normalise_title(text).as_str())
 }
 
 /// Pages apart past which two parts of financial statements belong to different sets (a set's
@@ -207,12 +213,13 @@ fn is_statement_part(text: &str) -> bool {
 const STATEMENT_SET_GAP: u32 = 2;
 
 /// The parts of one set of financial statements stand beside one another, at the level most of
-/// them have (the shallower on a tie), where only the type placed them: a smaller face for the balance sheet than
-/// for the income statement before it, or an auditor's report set like the list item above it,
-/// would otherwise hang one part under another ("Consolidated Balance Sheets" under "Consolidated
-/// Statements of Comprehensive Income"). A set ends at a heading numbering or a contents list
-/// placed at or above its parts, or after [`STATEMENT_SET_GAP`] pages without a part.
-pub(super) fn statement_parts_beside(blocks: &mut [Blk]) {
+/// them have (the shallower on a tie), where only the type placed them: a smaller face for the
+/// balance sheet than for the income statement before it, or an auditor's report set like the list
+/// item above it, would otherwise hang one part under another ("Consolidated Balance Sheets" under
+/// "Consolidated Statements of Comprehensive Income"). A set ends at a heading numbering or a
+/// contents list placed at or above its parts, or after [`STATEMENT_SET_GAP`] pages without a part.
+/// Then each part's own sections go under it ([`sections_under_parts`]).
+pub(super) fn statement_parts_beside(ctx: &Ctx, blocks: &mut [Blk]) {
     let mut set: Vec<usize> = Vec::new();
     for k in 0..blocks.len() {
         let b = &blocks[k];
@@ -229,6 +236,30 @@ pub(super) fn statement_parts_beside(blocks: &mut [Blk]) {
         }
     }
     align_set(blocks, &set);
+    sections_under_parts(ctx, blocks);
+}
+
+/// The auditor's report's sections, set beside it by type and no more prominently, go under it:
+/// "Opinion on the Financial Statements", "Basis for Opinion" and "Critical Audit Matters" (the
+/// sections the PCAOB's standard gives every report) are the report's, not the statements'. They
+/// end at the next part of the statements, at a heading other evidence placed, and at one set above
+/// the report or more prominently. (A statement has no sections: what follows it beside it, such
+/// as a release's supplemental schedules, stays beside it.)
+fn sections_under_parts(ctx: &Ctx, blocks: &mut [Blk]) {
+    let mut part: Option<(u8, f32)> = None;
+    for b in blocks.iter_mut() {
+        let Some(level) = b.level.filter(|_| b.kind == BlkKind::Heading) else { continue };
+        let p = prominence(&ctx.style_key(&ctx.lines[b.lines[0]]));
+        let typed = b.level_from == Some(LevelFrom::Typography);
+        if is_statement_part(&b.text) {
+            part = normalise_title(&b.text).starts_with(AUDITOR_REPORT).then_some((level, p));
+        } else if let Some((pl, _)) = part.filter(|(pl, pp)| typed && level == *pl && p <= pp * UNDER_ANCHOR)
+        {
+            b.level = Some(pl + 1);
+        } else if !typed || part.is_some_and(|(pl, _)| level <= pl) {
+            part = None;
+        }
+    }
 }
 
 fn align_set(blocks: &mut [Blk], set: &[usize]) {

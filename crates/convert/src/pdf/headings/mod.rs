@@ -134,7 +134,7 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     let styles = StyleLevels::new(ctx, blocks, &cands, &numbered.levels);
     apply_levels(ctx, blocks, &cands, &numbered, &styles, declared_mode);
     if !declared_mode {
-        statement_parts_beside(blocks);
+        statement_parts_beside(ctx, blocks);
         rank_typed_subheadings(ctx, blocks);
         close_level_gaps(blocks);
         lift_below_title(blocks);

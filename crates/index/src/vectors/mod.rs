@@ -175,9 +175,28 @@ mod tests {
             |store: &LanceVectors| [5, 123_456, 249_999].map(|i| store.search(&v(i), 10, &[]).unwrap());
         let before = answers(&lance);
         drop(lance);
-        let lance = LanceVectors::open(dir.path(), "test-model", 4).unwrap();
+        let mut lance = LanceVectors::open(dir.path(), "test-model", 4).unwrap();
         assert!(lance.lists_were_saved(), "checkpointed: the saved lists");
         assert_eq!(answers(&lance), before, "the saved lists answer as the built ones");
+        // Writes after that are appended to the lists' log at each checkpoint, the base left as
+        // it is; the lists open from base and log.
+        let file = dir.path().join(format!("{}.lists", table_name("test-model", 4)));
+        let log = dir.path().join(format!("{}.lists.log", table_name("test-model", 4)));
+        let base = std::fs::read(&file).unwrap();
+        for (row, at) in [(1_000_001, 88), (1_000_002, 99)] {
+            let log_before = std::fs::metadata(&log).unwrap().len();
+            lance.put_document(98, &[record(row, 98, v(at))]).unwrap();
+            lance.checkpoint().unwrap();
+            assert_eq!(std::fs::read(&file).unwrap(), base, "the base is not written again");
+            assert!(std::fs::metadata(&log).unwrap().len() > log_before, "the log grows");
+            let after = answers(&lance);
+            drop(lance);
+            lance = LanceVectors::open(dir.path(), "test-model", 4).unwrap();
+            assert!(lance.lists_were_saved(), "base and log mirror the table");
+            assert_eq!(answers(&lance), after);
+            let found = lance.search(&v(at), 5, &[98]).unwrap();
+            assert_eq!(found.iter().map(|h| h.0).collect::<Vec<_>>(), [row], "the document as last written");
+        }
         // A write makes the saved lists stale; opened without a checkpoint, they are built again.
         lance.put_document(99, &[record(1_000_000, 99, v(77))]).unwrap();
         drop(lance);
@@ -186,7 +205,6 @@ mod tests {
         assert_eq!(lance.search(&v(77), 3, &[99]).unwrap()[0].0, 1_000_000);
         lance.checkpoint().unwrap();
         // Damaged lists: built from the table.
-        let file = dir.path().join(format!("{}.lists", table_name("test-model", 4)));
         let bytes = std::fs::read(&file).unwrap();
         std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
         drop(lance);

@@ -1,7 +1,8 @@
 //! LanceDB on local disk, answering searches from a RAM mirror of its vectors ([`Mirror`]: exact
 //! f32 while the table is small, 8-bit inverted lists past [`super::ANN_THRESHOLD`] rows).
 
-use super::compact::CompactIndex;
+mod saved_lists;
+
 use super::mirror::Mirror;
 use super::{table_name, VectorRecord, VectorStore};
 use crate::IndexError;
@@ -10,6 +11,7 @@ use arrow_array::{Array, FixedSizeListArray, Float32Array, Int64Array, RecordBat
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use futures::TryStreamExt;
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
+use saved_lists::LogState;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -45,8 +47,12 @@ pub struct LanceVectors {
     /// Where the 8-bit lists are saved ([`VectorStore::checkpoint`]), so that a large table
     /// opens without quantizing and training them again: `<table>.lists` beside the table.
     lists_file: std::path::PathBuf,
+    /// The log of the documents written since the lists were saved whole: `<table>.lists.log`.
+    log_file: std::path::PathBuf,
     /// The table version the saved lists mirror (`u64::MAX`: none known).
     saved: AtomicU64,
+    /// What the next checkpoint may append to the log rather than save whole.
+    log: Mutex<LogState>,
     /// Held through each write (delete and add, then the mirror), so that two writes through one
     /// store never interleave.
     writing: Mutex<()>,
@@ -161,7 +167,9 @@ impl LanceVectors {
             threshold: super::ANN_THRESHOLD,
             rows: AtomicUsize::new(rows),
             lists_file: dir.join(format!("{name}.lists")),
+            log_file: dir.join(format!("{name}.lists.log")),
             saved: AtomicU64::new(u64::MAX),
+            log: Mutex::new(LogState::default()),
             writing: Mutex::new(()),
         };
         *store.mirror_mut() = store.load_mirror(rows)?;
@@ -176,6 +184,7 @@ impl LanceVectors {
                 return Ok(Mirror::Compact(lists));
             }
         }
+        self.log_state().docs = None;
         let mut mirror = Mirror::for_rows(rows, self.dim, self.threshold);
         self.scan_rows(None, |doc, id, v| mirror.insert(doc, id, v))?;
         mirror.finish();
@@ -223,6 +232,7 @@ impl LanceVectors {
     /// (measurements and tests; a library does so by itself past [`super::ANN_THRESHOLD`] rows).
     pub fn use_compact_index(&mut self) {
         self.threshold = 0;
+        self.log_state().docs = None;
         let dim = self.dim;
         let m = self.mirror.get_mut().unwrap_or_else(|e| e.into_inner());
         let exact = std::mem::replace(m, Mirror::for_rows(0, dim, 0));
@@ -295,6 +305,20 @@ impl LanceVectors {
         self.writing.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    // Each change under it is one assignment or one push.
+    fn log_state(&self) -> MutexGuard<'_, LogState> {
+        self.log.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Notes a document about to be written, for the next checkpoint's log record. Noted before
+    /// the write, so that the record holds what the lists in RAM hold for it whether or not the
+    /// write goes through.
+    fn note_written(&self, doc_id: i64) {
+        if let Some(docs) = self.log_state().docs.as_mut() {
+            docs.push(doc_id);
+        }
+    }
+
     /// After a write: the row count, `change` applied to the mirror, and the mirror's kind
     /// changed when the table crossed [`super::ANN_THRESHOLD`] (to 8-bit lists from the f32
     /// vectors in RAM; back to f32 from disk).
@@ -313,28 +337,13 @@ impl LanceVectors {
         if rows >= self.threshold && exact {
             let full = std::mem::replace(&mut *m, Mirror::for_rows(0, self.dim, self.threshold));
             *m = full.into_compact(self.dim);
+            self.log_state().docs = None;
         }
         Ok(())
     }
 }
 
 impl LanceVectors {
-    /// The saved 8-bit lists, where they mirror the table's current version.
-    fn saved_lists(&self, rows: usize) -> Result<Option<CompactIndex>, IndexError> {
-        let version = self.runtime.block_on(self.table.version())?;
-        // Absent or unreadable: the lists are a cache of the table, which they are built from.
-        let Ok(bytes) = std::fs::read(&self.lists_file) else { return Ok(None) };
-        match CompactIndex::read_from(&bytes, self.dim, version) {
-            Ok(Some(lists)) if lists.len() == rows => {
-                self.saved.store(version, Ordering::Release);
-                Ok(Some(lists))
-            }
-            // Saved for another version of the table, or torn by a crash while being written:
-            // built again from the table (and saved again at the next checkpoint).
-            _ => Ok(None),
-        }
-    }
-
     /// Once the table has more than [`FRAGMENT_LIMIT`] fragments: merges the small ones (into
     /// fragments of up to [`FRAGMENT_ROWS`] rows) and removes the versions replaced more than
     /// [`KEEP_VERSIONS_MINUTES`] ago, with the files only they used. Called under the write guard.
@@ -388,6 +397,7 @@ impl VectorStore for LanceVectors {
         }
         let data = batch(self.dim, records)?;
         let _writing = self.writing();
+        self.note_written(doc_id);
         self.runtime.block_on(async {
             self.table.delete(format!("doc_id = {doc_id}").as_str()).await?;
             if data.num_rows() > 0 {
@@ -400,6 +410,7 @@ impl VectorStore for LanceVectors {
 
     fn remove_document(&self, doc_id: i64) -> Result<(), IndexError> {
         let _writing = self.writing();
+        self.note_written(doc_id);
         self.runtime.block_on(self.table.delete(format!("doc_id = {doc_id}").as_str()))?;
         self.after_write(|m| m.remove_document(doc_id))
     }
@@ -414,27 +425,7 @@ impl VectorStore for LanceVectors {
 
     fn checkpoint(&self) -> Result<(), IndexError> {
         let _writing = self.writing();
-        let version = self.runtime.block_on(self.table.version())?;
-        if self.saved.load(Ordering::Acquire) == version {
-            return Ok(());
-        }
-        let mirror = self.mirror();
-        let Some(lists) = mirror.compact() else { return Ok(()) };
-        // Written aside, then renamed over the old file: a reader sees the old lists or the new.
-        let aside = self.lists_file.with_extension(format!("lists.{}.part", std::process::id()));
-        let written = (|| {
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&aside)?);
-            lists.write_to(version, &mut w)?;
-            std::io::Write::flush(&mut w)?;
-            std::fs::rename(&aside, &self.lists_file)
-        })();
-        if let Err(e) = written {
-            // The partial file is useless; the error that matters is the write's.
-            let _ = std::fs::remove_file(&aside);
-            return Err(e.into());
-        }
-        self.saved.store(version, Ordering::Release);
-        Ok(())
+        self.save_lists()
     }
 
     fn reload(&mut self) -> Result<(), IndexError> {

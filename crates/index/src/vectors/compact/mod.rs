@@ -11,6 +11,10 @@
 //!
 //! The byte products run on the CPU's widest integer SIMD ([`super::int8`]).
 
+mod saved;
+
+pub(super) use saved::log_header;
+
 use super::int8::{dot_i8, dot_rows, quantize};
 use super::memory::dot as dot_f32;
 use std::collections::HashMap;
@@ -79,6 +83,12 @@ impl CompactIndex {
     /// Whether it holds no row.
     pub fn is_empty(&self) -> bool {
         self.place.is_empty()
+    }
+
+    /// The rows it held when its centroids were last trained (0: never): a saved log of changes
+    /// extends only a base saved since.
+    pub fn trained_at(&self) -> usize {
+        self.trained_at
     }
 
     /// How many inverted lists the rows are in (1 below [`IVF_MIN_ROWS`]).
@@ -299,122 +309,6 @@ impl CompactIndex {
         scored.select_nth_unstable_by(n - 1, |a, b| b.1.total_cmp(&a.1));
         scored.truncate(n);
         scored.into_iter().map(|(i, _)| i).collect()
-    }
-}
-
-/// The first bytes of a saved index ([`CompactIndex::write_to`]), then the layout's version.
-const MAGIC: &[u8; 8] = b"FOLIOIVF";
-const LAYOUT: u32 = 1;
-
-impl CompactIndex {
-    /// Writes the index, stamped with `stamp` (the version of the table it mirrors), so that
-    /// [`Self::read_from`] gives it back without training or quantizing anything.
-    pub fn write_to(&self, stamp: u64, w: &mut impl std::io::Write) -> std::io::Result<()> {
-        w.write_all(MAGIC)?;
-        w.write_all(&LAYOUT.to_le_bytes())?;
-        w.write_all(&(self.dim as u32).to_le_bytes())?;
-        for n in [stamp, self.len() as u64, self.trained_at as u64, self.lists.len() as u64] {
-            w.write_all(&n.to_le_bytes())?;
-        }
-        w.write_all(&self.probe_share.to_le_bytes())?;
-        w.write_all(&(self.centroids.len() as u64).to_le_bytes())?;
-        for x in &self.centroids {
-            w.write_all(&x.to_le_bytes())?;
-        }
-        for l in &self.lists {
-            w.write_all(&(l.ids.len() as u64).to_le_bytes())?;
-            for (id, doc) in l.ids.iter().zip(&l.docs) {
-                w.write_all(&id.to_le_bytes())?;
-                w.write_all(&doc.to_le_bytes())?;
-            }
-            for s in &l.scales {
-                w.write_all(&s.to_le_bytes())?;
-            }
-            let codes: Vec<u8> = l.codes.iter().map(|&c| c as u8).collect();
-            w.write_all(&codes)?;
-        }
-        w.write_all(MAGIC)
-    }
-
-    /// An index written by [`Self::write_to`]: `Ok(None)` when it was written for another table
-    /// version or width (stale), `Err` when the bytes are not such an index (torn or damaged).
-    pub fn read_from(bytes: &[u8], dim: usize, stamp: u64) -> Result<Option<CompactIndex>, String> {
-        let mut r = Reader { bytes, at: 0 };
-        if r.take(8)? != MAGIC || u32::from_le_bytes(r.array()?) != LAYOUT {
-            return Err("not a saved index of this layout".into());
-        }
-        let width = u32::from_le_bytes(r.array()?) as usize;
-        let [saved, rows, trained_at, lists] = [r.u64()?, r.u64()?, r.u64()?, r.u64()?];
-        if saved != stamp || width != dim {
-            return Ok(None);
-        }
-        let mut index = CompactIndex::new(dim);
-        index.probe_share = f32::from_le_bytes(r.array()?);
-        index.trained_at = trained_at as usize;
-        let centroids = r.u64()? as usize;
-        if centroids != if lists > 1 { lists as usize * dim } else { 0 } {
-            return Err("centroids and lists disagree".into());
-        }
-        index.centroids = r
-            .take(centroids * 4)?
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
-            .collect();
-        index.lists = Vec::with_capacity(lists as usize);
-        index.place.reserve(rows as usize);
-        for list in 0..lists as usize {
-            let n = r.u64()? as usize;
-            let pairs = r.take(n.checked_mul(16).ok_or("a list too long")?)?;
-            let mut l = List { ids: Vec::with_capacity(n), docs: Vec::with_capacity(n), ..List::default() };
-            for pair in pairs.chunks_exact(16) {
-                let (id, doc) = (
-                    i64::from_le_bytes(pair[..8].try_into().unwrap()),
-                    i64::from_le_bytes(pair[8..].try_into().unwrap()),
-                );
-                if index.place.insert(id, (list as u32, l.ids.len() as u32)).is_some() {
-                    return Err(format!("row {id} saved twice"));
-                }
-                index.by_doc.entry(doc).or_default().push(id);
-                l.ids.push(id);
-                l.docs.push(doc);
-            }
-            l.scales =
-                r.take(n * 4)?.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
-            l.codes = r.take(n * dim)?.iter().map(|&b| b as i8).collect();
-            index.lists.push(l);
-        }
-        if index.lists.is_empty()
-            || index.len() != rows as usize
-            || r.take(8)? != MAGIC
-            || r.at != bytes.len()
-        {
-            return Err("the saved index ends early or late".into());
-        }
-        Ok(Some(index))
-    }
-}
-
-/// Reads a saved index's bytes in order, each read checked against the end.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end =
-            self.at.checked_add(n).filter(|e| *e <= self.bytes.len()).ok_or("the saved index ends early")?;
-        let got = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(got)
-    }
-
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
-        Ok(self.take(N)?.try_into().expect("take gives N bytes"))
-    }
-
-    fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(self.array()?))
     }
 }
 

@@ -87,16 +87,19 @@ impl LanceVectors {
         use std::io::Write;
         let Some(docs) = log.docs.as_ref() else { return Ok(false) };
         let on_disk = std::fs::metadata(&self.log_file).map(|m| m.len()).ok();
+        // A base read with no log beside it (saved before lists had logs) starts one; the base
+        // is then at `saved`.
+        let start = on_disk.is_none() && log.log_bytes == 0;
         if saved == u64::MAX
             || log.trained_at != lists.trained_at()
-            || on_disk != Some(log.log_bytes)
+            || (on_disk != Some(log.log_bytes) && !start)
             || log.log_bytes > log.base_bytes / LOG_SHARE
         {
             return Ok(false);
         }
-        let mut record = Vec::new();
+        let mut record = if start { log_header(saved) } else { Vec::new() };
         lists.write_changes(saved, version, docs, &mut record)?;
-        let mut file = std::fs::OpenOptions::new().append(true).open(&self.log_file)?;
+        let mut file = std::fs::OpenOptions::new().append(true).create(start).open(&self.log_file)?;
         if let Err(e) = file.write_all(&record).and_then(|()| file.flush()) {
             // A record cut short ends the log for readers; the next checkpoint saves whole.
             log.docs = None;

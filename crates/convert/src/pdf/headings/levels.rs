@@ -2,7 +2,10 @@
 //! (keyword ranks as the document uses them, decimal depth, a numbered run nested under the
 //! unnumbered heading that opens it), then a structure tree's heading roles; the styles of the
 //! numbered headings then rank the other candidates' styles; bookmarks and a contents list have
-//! the last word where they speak.
+//! the last word where they speak. Without bookmarks, two passes follow: the parts of a filing's
+//! financial statements are set beside one another ([`statement_parts_beside`]), and the
+//! subheadings type alone placed under an Item or a Note are ranked in tiers
+//! ([`rank_typed_subheadings`]).
 
 use super::super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
 use super::super::titles::{clean_number, is_contents_word, normalise_title};

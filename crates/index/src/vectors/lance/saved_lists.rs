@@ -43,6 +43,18 @@ impl LanceVectors {
         Ok(())
     }
 
+    /// Saves the lists whole at the table's version where they are 8-bit lists, whatever the log
+    /// could take (measurements: what each checkpoint cost before the lists had a log).
+    pub fn save_lists_whole(&self) -> Result<(), IndexError> {
+        let _writing = self.writing();
+        let version = self.runtime.block_on(self.table.version())?;
+        let mirror = self.mirror();
+        let Some(lists) = mirror.compact() else { return Ok(()) };
+        self.save_whole(lists, &mut self.log_state(), version)?;
+        self.saved.store(version, Ordering::Release);
+        Ok(())
+    }
+
     /// The saved 8-bit lists (the base, then its log), where they mirror the table's current
     /// version.
     pub(super) fn saved_lists(&self, rows: usize) -> Result<Option<CompactIndex>, IndexError> {

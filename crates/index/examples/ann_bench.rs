@@ -10,6 +10,7 @@
 //! Vectors are clustered like sentence embeddings (384 dimensions, 600 topics, unit length); each
 //! query is a perturbed stored vector.
 
+use folio_index::vectors::conformance::record;
 use folio_index::vectors::{LanceVectors, MemoryVectors, VectorRecord, VectorStore};
 use std::time::Instant;
 
@@ -30,34 +31,6 @@ fn unit(mut v: Vec<f32>) -> Vec<f32> {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
     v.iter_mut().for_each(|x| *x /= n);
     v
-}
-
-fn record(id: i64, embedding: Vec<f32>) -> VectorRecord {
-    VectorRecord {
-        chunk_id: id,
-        doc_id: id / 200,
-        source_path: String::new(),
-        chunk_index: id,
-        content: String::new(),
-        contextualized_content: String::new(),
-        embedding,
-        mtime: 0,
-        file_type: String::new(),
-        file_size_bytes: 0,
-        parent_chain: String::new(),
-        section_id: String::new(),
-        heading_level: 0,
-        chunk_type: String::new(),
-        cross_references: String::new(),
-        doc_summary: String::new(),
-        defined_term: None,
-        defined_term_normalized: None,
-        page_start: None,
-        page_end: None,
-        char_start: 0,
-        char_end: 0,
-        content_hash: String::new(),
-    }
 }
 
 fn pct(v: &mut [f64], q: f64) -> f64 {
@@ -87,7 +60,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         [10_000, 50_000, 100_000].into_iter().filter(|n| *n < rows).chain([rows]).collect();
     for n in sizes {
         let m = MemoryVectors::default();
-        let recs: Vec<VectorRecord> = (0..n).map(|i| record(i as i64, vectors[i].clone())).collect();
+        let recs: Vec<VectorRecord> =
+            (0..n).map(|i| record(i as i64, i as i64 / 200, vectors[i].clone())).collect();
         for chunk in recs.chunks(200) {
             m.put_document(chunk[0].doc_id, chunk)?;
         }
@@ -106,7 +80,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::temp_dir().join(format!("folio-ann-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut store = LanceVectors::open(&dir, "bench", DIM)?;
-    let recs: Vec<VectorRecord> = (0..rows).map(|i| record(i as i64, vectors[i].clone())).collect();
+    let recs: Vec<VectorRecord> =
+        (0..rows).map(|i| record(i as i64, i as i64 / 200, vectors[i].clone())).collect();
     let s = Instant::now();
     store.put_document(-1, &recs)?;
     store.use_compact_index();

@@ -10,6 +10,7 @@
 //! table ends with the rows it had (three versions later) and its lists saved. Use a library built
 //! for measuring (`folio-engine`'s `examples/library_million`), not one you work in.
 
+use folio_index::vectors::conformance::record;
 use folio_index::vectors::{LanceVectors, VectorRecord, VectorStore};
 use std::time::Instant;
 
@@ -17,34 +18,6 @@ const DIM: usize = 384;
 const MODEL: &str = "all-MiniLM-L6-v2";
 /// The document written and removed again.
 const DOC: i64 = i64::MAX / 2;
-
-fn record(id: i64, embedding: Vec<f32>) -> VectorRecord {
-    VectorRecord {
-        chunk_id: id,
-        doc_id: DOC,
-        source_path: "lists_save".into(),
-        chunk_index: id - DOC,
-        content: String::new(),
-        contextualized_content: String::new(),
-        embedding,
-        mtime: 0,
-        file_type: "txt".into(),
-        file_size_bytes: 0,
-        parent_chain: String::new(),
-        section_id: String::new(),
-        heading_level: 0,
-        chunk_type: "paragraph".into(),
-        cross_references: String::new(),
-        doc_summary: String::new(),
-        defined_term: None,
-        defined_term_normalized: None,
-        page_start: None,
-        page_end: None,
-        char_start: 0,
-        char_end: 0,
-        content_hash: String::new(),
-    }
-}
 
 fn timed<T>(what: &str, f: impl FnOnce() -> T) -> T {
     let t = Instant::now();
@@ -77,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|i| {
             let v: Vec<f32> = (0..DIM).map(|_| next()).collect();
             let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-            record(DOC + i, v.into_iter().map(|x| x / n).collect())
+            record(DOC + i, DOC, v.into_iter().map(|x| x / n).collect())
         })
         .collect();
     timed(&format!("put a document of {rows} rows"), || store.put_document(DOC, &records))?;

@@ -127,7 +127,12 @@ impl CompactIndex {
         let mut code = Vec::with_capacity(self.dim);
         let scale = quantize(v, &mut code);
         let list = self.nearest_list(v);
-        self.push(list, id, doc_id, &code, scale);
+        self.add_row(list, id, doc_id, &code, scale);
+    }
+
+    /// Adds a quantized row of a document to `list`.
+    fn add_row(&mut self, list: usize, id: i64, doc_id: i64, code: &[i8], scale: f32) {
+        self.push(list, id, doc_id, code, scale);
         self.by_doc.entry(doc_id).or_default().push(id);
     }
 

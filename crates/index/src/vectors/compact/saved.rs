@@ -210,8 +210,7 @@ impl CompactIndex {
             self.remove_document(doc);
             for (id, list, scale, codes) in rows {
                 let codes: Vec<i8> = codes.iter().map(|&c| c as i8).collect();
-                self.push(list, id, doc, &codes, scale);
-                self.by_doc.entry(doc).or_default().push(id);
+                self.add_row(list, id, doc, &codes, scale);
             }
         }
         Ok(Some(to))

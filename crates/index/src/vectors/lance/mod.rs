@@ -14,7 +14,7 @@ use lancedb::query::{ExecutableQuery, QueryBase, Select};
 use saved_lists::LogState;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Fragments written since the last compaction past which a write compacts the table (so the
@@ -49,9 +49,8 @@ pub struct LanceVectors {
     lists_file: std::path::PathBuf,
     /// The log of the documents written since the lists were saved whole: `<table>.lists.log`.
     log_file: std::path::PathBuf,
-    /// The table version the saved lists mirror (`u64::MAX`: none known).
-    saved: AtomicU64,
-    /// What the next checkpoint may append to the log rather than save whole.
+    /// The saved lists as this store knows them (the table version they mirror) and what the
+    /// next checkpoint may append to their log rather than save whole.
     log: Mutex<LogState>,
     /// Held through each write (delete and add, then the mirror), so that two writes through one
     /// store never interleave.
@@ -168,7 +167,6 @@ impl LanceVectors {
             rows: AtomicUsize::new(rows),
             lists_file: dir.join(format!("{name}.lists")),
             log_file: dir.join(format!("{name}.lists.log")),
-            saved: AtomicU64::new(u64::MAX),
             log: Mutex::new(LogState::default()),
             writing: Mutex::new(()),
         };
@@ -282,7 +280,7 @@ impl LanceVectors {
     /// Whether the 8-bit lists in RAM are the saved ones (read at open or reload, or written by
     /// the last checkpoint) rather than built from the table.
     pub fn lists_were_saved(&self) -> bool {
-        self.saved.load(Ordering::Acquire) != u64::MAX
+        self.log_state().stamp.is_some()
     }
 
     /// Whether queries are answered by exact search over the RAM mirror.

@@ -6,7 +6,8 @@
 use super::super::compact::{log_header, CompactIndex};
 use super::LanceVectors;
 use crate::IndexError;
-use std::sync::atomic::Ordering;
+use std::io::Write;
+use std::path::Path;
 
 /// A log longer than this share of its base is folded into a new base at the next checkpoint.
 const LOG_SHARE: u64 = 4;
@@ -14,6 +15,8 @@ const LOG_SHARE: u64 = 4;
 /// The saved lists as this store knows them, and the documents written since.
 #[derive(Debug, Default)]
 pub(super) struct LogState {
+    /// The table version the saved lists mirror (`None`: none known).
+    pub(super) stamp: Option<u64>,
     /// The documents written since the lists were saved (`None`: the lists in RAM are not the
     /// saved ones plus these documents, so the next checkpoint saves them whole).
     pub(super) docs: Option<Vec<i64>>,
@@ -24,34 +27,51 @@ pub(super) struct LogState {
     log_bytes: u64,
 }
 
+/// Writes a file aside, then renames it over `path`: a reader sees the old file or the new.
+fn write_aside(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let aside = path.with_extension(format!("part.{}", std::process::id()));
+    let written = (|| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&aside)?);
+        write(&mut w)?;
+        w.flush()?;
+        drop(w);
+        std::fs::rename(&aside, path)
+    })();
+    if written.is_err() {
+        // The partial file is useless; the error that matters is the write's.
+        let _ = std::fs::remove_file(&aside);
+    }
+    written
+}
+
 impl LanceVectors {
     /// Saves the lists in RAM where they are 8-bit lists not saved at the table's version: their
     /// log extended by the documents written since, or whole. Called under the write guard.
     pub(super) fn save_lists(&self) -> Result<(), IndexError> {
-        let version = self.runtime.block_on(self.table.version())?;
-        let saved = self.saved.load(Ordering::Acquire);
-        if saved == version {
-            return Ok(());
-        }
-        let mirror = self.mirror();
-        let Some(lists) = mirror.compact() else { return Ok(()) };
-        let mut log = self.log_state();
-        if !self.append_to_log(lists, &mut log, saved, version)? {
-            self.save_whole(lists, &mut log, version)?;
-        }
-        self.saved.store(version, Ordering::Release);
-        Ok(())
+        self.save(true)
     }
 
     /// Saves the lists whole at the table's version where they are 8-bit lists, whatever the log
     /// could take (measurements: what each checkpoint cost before the lists had a log).
     pub fn save_lists_whole(&self) -> Result<(), IndexError> {
         let _writing = self.writing();
+        self.save(false)
+    }
+
+    fn save(&self, may_append: bool) -> Result<(), IndexError> {
         let version = self.runtime.block_on(self.table.version())?;
         let mirror = self.mirror();
         let Some(lists) = mirror.compact() else { return Ok(()) };
-        self.save_whole(lists, &mut self.log_state(), version)?;
-        self.saved.store(version, Ordering::Release);
+        let mut log = self.log_state();
+        if may_append && log.stamp == Some(version) {
+            return Ok(());
+        }
+        if !(may_append && self.append_to_log(lists, &mut log, version)?) {
+            self.save_whole(lists, &mut log, version)?;
+        }
         Ok(())
     }
 
@@ -76,8 +96,8 @@ impl LanceVectors {
             // writer that has gone on since): built again from the table.
             return Ok(None);
         }
-        self.saved.store(version, Ordering::Release);
         *self.log_state() = LogState {
+            stamp: Some(version),
             docs: Some(Vec::new()),
             trained_at: lists.trained_at(),
             base_bytes: bytes.len() as u64,
@@ -86,24 +106,16 @@ impl LanceVectors {
         Ok(Some(lists))
     }
 
-    /// Appends the documents written since the last save to the log, as the record from version
-    /// `saved` to `version`, where the log is the one this store last read or wrote and still
-    /// short of its base. `Ok(false)` where the lists must be saved whole instead.
-    fn append_to_log(
-        &self,
-        lists: &CompactIndex,
-        log: &mut LogState,
-        saved: u64,
-        version: u64,
-    ) -> std::io::Result<bool> {
-        use std::io::Write;
-        let Some(docs) = log.docs.as_ref() else { return Ok(false) };
+    /// Appends the documents written since the last save to the log, as the record from the
+    /// version saved to `version`, where the log is the one this store last read or wrote and
+    /// still short of its base. `Ok(false)` where the lists must be saved whole instead.
+    fn append_to_log(&self, lists: &CompactIndex, log: &mut LogState, version: u64) -> std::io::Result<bool> {
+        let (Some(saved), Some(docs)) = (log.stamp, log.docs.as_ref()) else { return Ok(false) };
         let on_disk = std::fs::metadata(&self.log_file).map(|m| m.len()).ok();
         // A base read with no log beside it (saved before lists had logs) starts one; the base
         // is then at `saved`.
         let start = on_disk.is_none() && log.log_bytes == 0;
-        if saved == u64::MAX
-            || log.trained_at != lists.trained_at()
+        if log.trained_at != lists.trained_at()
             || (on_disk != Some(log.log_bytes) && !start)
             || log.log_bytes > log.base_bytes / LOG_SHARE
         {
@@ -119,34 +131,20 @@ impl LanceVectors {
         }
         log.log_bytes += record.len() as u64;
         log.docs = Some(Vec::new());
+        log.stamp = Some(version);
         Ok(true)
     }
 
-    /// Saves the lists whole (a new base, then a new empty log after it), each written aside and
-    /// renamed over the old file: a reader sees the old file or the new. A log left from the old
-    /// base extends no other, so a crash between the two renames costs only a rebuild.
+    /// Saves the lists whole (a new base, then a new empty log after it), each written aside
+    /// ([`write_aside`]). A log left from the old base extends no other, so a crash between the
+    /// two renames costs only a rebuild.
     fn save_whole(&self, lists: &CompactIndex, log: &mut LogState, version: u64) -> std::io::Result<()> {
-        let write_aside =
-            |path: &std::path::Path, f: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>| {
-                let aside = path.with_extension(format!("part.{}", std::process::id()));
-                let written = (|| {
-                    let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&aside)?);
-                    f(&mut w)?;
-                    std::io::Write::flush(&mut w)?;
-                    drop(w);
-                    std::fs::rename(&aside, path)
-                })();
-                if written.is_err() {
-                    // The partial file is useless; the error that matters is the write's.
-                    let _ = std::fs::remove_file(&aside);
-                }
-                written
-            };
         log.docs = None;
-        write_aside(&self.lists_file, &|mut w| lists.write_to(version, &mut w))?;
+        write_aside(&self.lists_file, |mut w| lists.write_to(version, &mut w))?;
         let header = log_header(version);
-        write_aside(&self.log_file, &|w| w.write_all(&header))?;
+        write_aside(&self.log_file, |w| w.write_all(&header))?;
         *log = LogState {
+            stamp: Some(version),
             docs: Some(Vec::new()),
             trained_at: lists.trained_at(),
             base_bytes: std::fs::metadata(&self.lists_file)?.len(),

@@ -406,13 +406,25 @@ fn statement_page() -> Vec<u8> {
         "Shares outstanding",
         "Employees",
     ];
+    statement_rows(&mut p, 11.5, &rows);
+    build_pdf(&[p], &[], "")
+}
+
+/// A statement's rows from y = 700 down, each label with two amounts in columns, at `size` pt.
+fn statement_rows(p: &mut String, size: f32, rows: &[&str]) {
     for (i, r) in rows.iter().enumerate() {
         let y = 700.0 - 22.0 * i as f32;
-        p.push_str(&text(72.0, y, 11.5, false, r));
-        p.push_str(&text(330.0, y, 11.5, false, &format!("{},{:03}", 10 + i, 7 * i)));
-        p.push_str(&text(450.0, y, 11.5, false, &format!("{},{:03}", 9 + i, 5 * i)));
+        p.push_str(&text(72.0, y, size, false, r));
+        p.push_str(&text(330.0, y, size, false, &format!("{},{:03}", 10 + i, 7 * i)));
+        p.push_str(&text(450.0, y, size, false, &format!("{},{:03}", 9 + i, 5 * i)));
     }
-    build_pdf(&[p], &[], "")
+}
+
+/// The headings of `doc` with their levels, against `want`.
+fn assert_levels(doc: &folio_core::model::Document, want: &[(&str, u8)]) {
+    let got: Vec<(String, u8)> = headings(doc).into_iter().map(|(t, l, _)| (t, l)).collect();
+    let want: Vec<(String, u8)> = want.iter().map(|(t, l)| (t.to_string(), *l)).collect();
+    assert_eq!(got, want);
 }
 
 #[test]
@@ -450,16 +462,16 @@ fn a_headline_over_every_section_is_the_title_not_their_parent() {
     let doc = PdfConverter
         .convert("release.pdf", &build_pdf(&[p1, p2], &[], ""), &ConvertOptions::default())
         .expect("converts");
-    let got: Vec<(String, u8)> = headings(&doc).into_iter().map(|(t, l, _)| (t, l)).collect();
-    let want = [
-        ("Acme Reports First-Quarter Results", 1),
-        ("Reported Results", 1),
-        ("Summary Performance", 1),
-        ("Guidance and Outlook", 1),
-        ("Conference Call", 2),
-    ];
-    let want: Vec<(String, u8)> = want.iter().map(|(t, l)| (t.to_string(), *l)).collect();
-    assert_eq!(got, want);
+    assert_levels(
+        &doc,
+        &[
+            ("Acme Reports First-Quarter Results", 1),
+            ("Reported Results", 1),
+            ("Summary Performance", 1),
+            ("Guidance and Outlook", 1),
+            ("Conference Call", 2),
+        ],
+    );
 }
 
 /// A heading repeated on page after page right over another ("Guidance" over its subject in each
@@ -518,13 +530,7 @@ fn financial_statements_stand_beside_one_another() {
         ("Consolidated Statements of Cash Flows", 12.0),
     ] {
         let mut p = text(72.0, 740.0, size, true, title);
-        for (i, row) in ["Revenue", "Costs", "Taxes", "Other items", "Total", "Per share"].iter().enumerate()
-        {
-            let y = 700.0 - 22.0 * i as f32;
-            p.push_str(&text(72.0, y, 10.0, false, row));
-            p.push_str(&text(330.0, y, 10.0, false, &format!("{},{:03}", 10 + i, 7 * i)));
-            p.push_str(&text(450.0, y, 10.0, false, &format!("{},{:03}", 9 + i, 5 * i)));
-        }
+        statement_rows(&mut p, 10.0, &["Revenue", "Costs", "Taxes", "Other items", "Total", "Per share"]);
         pages.push(p);
     }
     let mut notes = text(72.0, 740.0, 12.0, true, "Note 1 — Summary of Significant Accounting Policies");
@@ -535,20 +541,20 @@ fn financial_statements_stand_beside_one_another() {
     let doc = PdfConverter
         .convert("statements.pdf", &build_pdf(&pages, &[], ""), &ConvertOptions::default())
         .expect("converts");
-    let got: Vec<(String, u8)> = headings(&doc).into_iter().map(|(t, l, _)| (t, l)).collect();
-    let want = [
-        ("Item 8. Financial Statements and Supplementary Data", 1),
-        ("Report of Independent Registered Public Accounting Firm", 2),
-        ("Opinion on the Financial Statements", 3),
-        ("Basis for Opinion", 3),
-        ("Consolidated Statements of Income", 2),
-        ("Consolidated Balance Sheets", 2),
-        ("Consolidated Statements of Cash Flows", 2),
-        ("Note 1 — Summary of Significant Accounting Policies", 2),
-        ("Note 2 — Revenue", 2),
-    ];
-    let want: Vec<(String, u8)> = want.iter().map(|(t, l)| (t.to_string(), *l)).collect();
-    assert_eq!(got, want);
+    assert_levels(
+        &doc,
+        &[
+            ("Item 8. Financial Statements and Supplementary Data", 1),
+            ("Report of Independent Registered Public Accounting Firm", 2),
+            ("Opinion on the Financial Statements", 3),
+            ("Basis for Opinion", 3),
+            ("Consolidated Statements of Income", 2),
+            ("Consolidated Balance Sheets", 2),
+            ("Consolidated Statements of Cash Flows", 2),
+            ("Note 1 — Summary of Significant Accounting Policies", 2),
+            ("Note 2 — Revenue", 2),
+        ],
+    );
 }
 
 /// Under an Item, subheadings in two faces (bold capitals, then bold in upper and lower case) are
@@ -584,17 +590,17 @@ fn subheadings_in_two_faces_are_two_levels() {
     let doc = PdfConverter
         .convert("mdna.pdf", &build_pdf(&pages, &[], ""), &ConvertOptions::default())
         .expect("converts");
-    let got: Vec<(String, u8)> = headings(&doc).into_iter().map(|(t, l, _)| (t, l)).collect();
-    let want = [
-        ("Item 7. Management's Discussion and Analysis", 1),
-        ("CONSOLIDATED RESULTS", 2),
-        ("Revenue", 3),
-        ("Operating Expenses", 3),
-        ("Item 7A. Market Risk Disclosures", 1),
-        ("INTEREST RATE RISK", 2),
-        ("Borrowings", 3),
-        ("Investments", 3),
-    ];
-    let want: Vec<(String, u8)> = want.iter().map(|(t, l)| (t.to_string(), *l)).collect();
-    assert_eq!(got, want);
+    assert_levels(
+        &doc,
+        &[
+            ("Item 7. Management's Discussion and Analysis", 1),
+            ("CONSOLIDATED RESULTS", 2),
+            ("Revenue", 3),
+            ("Operating Expenses", 3),
+            ("Item 7A. Market Risk Disclosures", 1),
+            ("INTEREST RATE RISK", 2),
+            ("Borrowings", 3),
+            ("Investments", 3),
+        ],
+    );
 }

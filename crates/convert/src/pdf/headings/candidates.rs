@@ -122,9 +122,9 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
 /// A line printed word for word at the head of [`CAPTION_PAGES`] or more pages, each time right
 /// over another heading, is a running caption, not a division: the company's name set large over
 /// each statement's title ("NIKE, INC." over "CONSOLIDATED BALANCE SHEETS"), which as a heading
-/// took every statement and the Notes out of Item 8. A heading repeated over body text ("Fiscal 2023 compared to fiscal
-/// 2022" in each segment's section), or over numbered paragraphs inside a page (a rulebook's
-/// "Guidance"), stays.
+/// took every statement and the Notes out of Item 8. A heading repeated over body text ("Fiscal
+/// 2023 compared to fiscal 2022" in each segment's section), or over numbered paragraphs inside a
+/// page (a rulebook's "Guidance"), stays.
 pub(super) fn drop_running_captions(blocks: &[Blk], cands: &mut Cands) {
     let mut pages_over: std::collections::HashMap<String, (Vec<u32>, Vec<usize>)> = Default::default();
     for k in 0..blocks.len() {

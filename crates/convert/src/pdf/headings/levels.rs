@@ -178,7 +178,7 @@ impl PlainNumber<'_> {
 fn opening_parent(ctx: &Ctx, blocks: &[Blk], cands: &Cands, k: usize) -> Option<usize> {
     let prev = (0..k).rev().find(|&j| cands[j].is_some())?;
     let size = |j: usize| ctx.style_key(&ctx.lines[blocks[j].lines[0]]).0;
-    let statement = is_statement_part(&blocks[prev].text) && !is_notes_title(&blocks[prev].text);
+    let statement = statement_part(&blocks[prev].text).is_some_and(|p| p != StatementPart::NotesTitle);
     (cands[prev].as_ref().is_some_and(|c| c.info.is_none())
         && blocks[prev].kind != BlkKind::Heading
         && blocks[prev].declared.is_none()
@@ -190,25 +190,42 @@ fn opening_parent(ctx: &Ctx, blocks: &[Blk], cands: &Cands, k: usize) -> Option<
 /// The auditor's report's title, as [`normalise_title`] gives it.
 const AUDITOR_REPORT: &str = "reportofindependentregisteredpublicaccountingfirm";
 
-/// Whether a heading names a part of a filing's financial statements, whose titles Regulation S-X
-/// fixes: the auditor's report, a consolidated statement or balance sheet, the Notes to them.
-fn is_statement_part(text: &str) -> bool {
+/// A part of a filing's financial statements, whose titles Regulation S-X fixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StatementPart {
+    /// The auditor's report.
+    AuditorReport,
+    /// A consolidated statement or balance sheet.
+    Statement,
+    /// The title of the Notes to them.
+    NotesTitle,
+}
+
+/// Which part of a filing's financial statements a heading names, if any.
+fn statement_part(text: &str) -> Option<StatementPart> {
     if text.trim_end().ends_with('.') {
         // "See notes to consolidated financial statements."
-        return false;
+        return None;
     }
     let key = normalise_title(text);
+    if ["notestoconsolidatedfinancialstatements", "notestocondensedconsolidatedfinancialstatements"]
+        .contains(&key.as_str())
+    {
+        return Some(StatementPart::NotesTitle);
+    }
+    if key.starts_with(AUDITOR_REPORT) {
+        return Some(StatementPart::AuditorReport);
+    }
     let key = key.strip_prefix("condensed").unwrap_or(&key);
     [AUDITOR_REPORT, "consolidatedbalancesheet", "consolidatedstatementof", "consolidatedstatementsof"]
         .iter()
         .any(|p| key.starts_with(p))
-        || is_notes_title(text)
+        .then_some(StatementPart::Statement)
 }
 
-/// Whether a heading is the title of the Notes to the financial statements.
-fn is_notes_title(text: &str) -> bool {
-    ["notestoconsolidatedfinancialstatements", "notestocondensedconsolidatedfinancialstatements"]
-        .contains(&normalise_title(text).as_str())
+/// Whether a heading names a part of a filing's financial statements (see [`StatementPart`]).
+fn is_statement_part(text: &str) -> bool {
+    statement_part(text).is_some()
 }
 
 /// Pages apart past which two parts of financial statements belong to different sets (a set's
@@ -254,8 +271,8 @@ fn sections_under_parts(ctx: &Ctx, blocks: &mut [Blk]) {
         let Some(level) = b.level.filter(|_| b.kind == BlkKind::Heading) else { continue };
         let p = prominence(&ctx.style_key(&ctx.lines[b.lines[0]]));
         let typed = b.level_from == Some(LevelFrom::Typography);
-        if is_statement_part(&b.text) {
-            part = normalise_title(&b.text).starts_with(AUDITOR_REPORT).then_some((level, p));
+        if let Some(kind) = statement_part(&b.text) {
+            part = (kind == StatementPart::AuditorReport).then_some((level, p));
         } else if let Some((pl, _)) = part.filter(|(pl, pp)| typed && level == *pl && p <= pp * UNDER_ANCHOR)
         {
             b.level = Some(pl + 1);

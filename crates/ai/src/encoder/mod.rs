@@ -334,8 +334,7 @@ impl FastBert {
     fn forward_plain(&self, seqs: &[&[u32]], s: &mut Scratch, pair: Option<&pair::Pair>) -> Vec<Vec<f32>> {
         let h = self.hidden;
         let rows: usize = seqs.iter().map(|q| q.len()).sum();
-        // Embeddings.
-        s.x.clear();
+        // Embeddings (every row is written below, so the buffer is only sized).
         s.x.resize(rows * h, 0.0);
         let mut r = 0;
         for seq in seqs {
@@ -389,7 +388,7 @@ impl FastBert {
         let w = 3 * h;
         let scale = 1.0 / (d as f32).sqrt();
         let rows: usize = seqs.iter().map(|q| q.len()).sum();
-        s.ctx.clear();
+        // Every value is written below (the products do not read their destinations).
         s.ctx.resize(rows * h, 0.0);
         let mut r0 = 0;
         for seq in seqs {

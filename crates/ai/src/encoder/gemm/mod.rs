@@ -100,7 +100,7 @@ impl QuantLinear {
     ) {
         debug_assert_eq!(x.len(), rows * self.k);
         scratch.quantize(x, rows, self.k);
-        out.clear();
+        // Every kernel writes every value: the buffer is only sized, not cleared.
         out.resize(rows * self.n, 0.0);
         let scratch = &*scratch;
         match pair {
@@ -274,6 +274,20 @@ pub struct Quantized {
     scale: Vec<f32>,
 }
 
+/// The largest magnitude in `xs`, in eight independent lanes (a vectorisable reduction).
+#[inline(always)]
+fn max_abs(xs: &[f32]) -> f32 {
+    let mut lanes = [0f32; 8];
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        for (l, x) in lanes.iter_mut().zip(c) {
+            let a = x.abs();
+            *l = if a > *l { a } else { *l };
+        }
+    }
+    lanes.iter().chain(chunks.remainder()).fold(0f32, |m, x| m.max(x.abs()))
+}
+
 /// Rows of [`Quantized`] from one on: their bytes (with every row after them and the padding),
 /// and their scales.
 pub struct Rows<'a> {
@@ -282,22 +296,32 @@ pub struct Rows<'a> {
 }
 
 impl Quantized {
-    /// Quantizes `rows` rows of `k`, and pads the bytes with zero rows (128) to a multiple of 32
-    /// rows and 32 more, so that the AMX kernel's blocks of 32 rows stay inside the buffer from
-    /// whichever row a part of the product starts.
+    /// Quantizes `rows` rows of `k`, in a buffer of at least a multiple of 32 rows and 32 more,
+    /// so that the AMX kernel's blocks of 32 rows stay inside it from whichever row a part of the
+    /// product starts (what the rows past `rows` hold is never written out). The buffer only grows:
+    /// the batches of one thread are of similar size, and filling it anew each call cost a
+    /// product's worth of memory traffic.
     #[inline(always)]
     fn quantize(&mut self, x: &[f32], rows: usize, k: usize) {
-        self.bytes.clear();
-        self.bytes.resize((rows.next_multiple_of(32) + 32) * k, 128);
+        let need = (rows.next_multiple_of(32) + 32) * k;
+        if self.bytes.len() < need {
+            self.bytes.resize(need, 128);
+        }
         self.scale.clear();
         for (row, bytes) in x.chunks_exact(k).zip(self.bytes.chunks_exact_mut(k)) {
-            let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+            let max = max_abs(row);
             let s = if max > 0.0 { max / 127.0 } else { 1.0 };
             let inv = 1.0 / s;
             for (b, &v) in bytes.iter_mut().zip(row) {
-                // Round half away from zero with a truncating conversion (no libm call).
-                let q = v * inv;
-                *b = ((q + 0.5f32.copysign(q)) as i32 + 128).clamp(1, 255) as u8;
+                // Clamped first, so that the truncating conversion below cannot overflow and
+                // compiles to one vector instruction. Not `clamp`: that keeps a NaN, which `max`
+                // turns into the bound.
+                #[allow(clippy::manual_clamp)]
+                let q = (v * inv).max(-127.0).min(127.0);
+                // SAFETY: `q + ½` with q's sign lies in [-127.5, 127.5]: finite and representable
+                // as an i32. Rounds half away from zero.
+                let r = unsafe { (q + 0.5f32.copysign(q)).to_int_unchecked::<i32>() };
+                *b = (r + 128) as u8;
             }
             self.scale.push(s);
         }
@@ -393,6 +417,53 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The quantization as first written: a saturating conversion per value, which does not
+    /// vectorise.
+    fn quantize_plainly(row: &[f32]) -> (Vec<u8>, f32) {
+        let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let s = if max > 0.0 { max / 127.0 } else { 1.0 };
+        let inv = 1.0 / s;
+        let bytes = row
+            .iter()
+            .map(|&v| {
+                let q = v * inv;
+                ((q + 0.5f32.copysign(q)) as i32 + 128).clamp(1, 255) as u8
+            })
+            .collect();
+        (bytes, s)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Quantizing rows gives, byte for byte, what the plain per-value definition gives, and a
+        /// buffer reused for fewer rows holds the new rows.
+        #[test]
+        fn quantized_rows_match_the_plain_definition(
+            (k, x) in (1usize..70).prop_flat_map(|k| (Just(k), proptest::collection::vec(-40f32..40.0, k..=5 * k)))
+        ) {
+            let rows = x.len() / k;
+            let x = &x[..rows * k];
+            let mut q = Quantized::default();
+            q.quantize(&vec![3.0; (rows + 40) * k], rows + 40, k);
+            q.quantize(x, rows, k);
+            for (m, row) in x.chunks_exact(k).enumerate() {
+                let (bytes, scale) = quantize_plainly(row);
+                prop_assert_eq!(&q.bytes[m * k..(m + 1) * k], &bytes[..]);
+                prop_assert_eq!(q.scale[m], scale);
+            }
+            prop_assert_eq!(q.scale.len(), rows);
+        }
+    }
+
+    #[test]
+    fn quantization_rounds_half_away_from_zero() {
+        let mut q = Quantized::default();
+        q.quantize(&[127.0, 0.5, -0.5, 1.5, -2.5, 0.0, -127.0, 126.6], 1, 8);
+        assert_eq!(&q.bytes[..8], &[255, 129, 127, 130, 125, 128, 1, 255]);
+        q.quantize(&[0.0; 4], 1, 4);
+        assert_eq!((&q.bytes[..4], q.scale[0]), (&[128u8; 4][..], 1.0));
     }
 
     /// Names the kernels the property test above checks on this CPU (`scripts/test.sh` shows it:

@@ -217,28 +217,7 @@ impl FastBert {
     /// Mean-pooled, L2-normalised vectors of `seqs` (token ids, `[CLS]` … `[SEP]`, each no longer
     /// than the model's positions), in order, on up to `threads` threads.
     pub fn embed(&self, seqs: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
-        // Batches of at most this many pieces: big enough to keep the kernels busy, small enough
-        // that each thread's buffers stay in a few megabytes; their number a multiple of the
-        // threads, so that no core idles at the end.
-        const MAX_BATCH_PIECES: usize = 2048;
-        let total: usize = seqs.iter().map(|s| s.len()).sum();
-        let workers = threads.max(1);
-        let count = total.div_ceil(MAX_BATCH_PIECES).div_ceil(workers) * workers;
-        let target = total.div_ceil(count.max(1)).max(1);
-        let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
-        let mut start = 0;
-        let mut pieces = 0;
-        for (i, s) in seqs.iter().enumerate() {
-            pieces += s.len();
-            if pieces >= target {
-                batches.push(start..i + 1);
-                start = i + 1;
-                pieces = 0;
-            }
-        }
-        if start < seqs.len() {
-            batches.push(start..seqs.len());
-        }
+        let batches = batches(seqs, threads.max(1));
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); seqs.len()];
         let next = std::sync::atomic::AtomicUsize::new(0);
         let threads_asked = threads.max(1);
@@ -461,6 +440,41 @@ impl FastBert {
     }
 }
 
+/// Batches of at most this many pieces: big enough to keep the kernels busy, small enough that
+/// each thread's buffers stay in a few megabytes.
+const MAX_BATCH_PIECES: usize = 2048;
+
+/// `seqs` cut into consecutive batches, as many as a multiple of the `workers` that keeps each
+/// under [`MAX_BATCH_PIECES`]; each cut falls at the text boundary nearest its share of the
+/// pieces, so that the threads, which finish together, carry the same work.
+fn batches(seqs: &[&[u32]], workers: usize) -> Vec<std::ops::Range<usize>> {
+    let total: usize = seqs.iter().map(|s| s.len()).sum();
+    let count = total.div_ceil(MAX_BATCH_PIECES).div_ceil(workers).max(1) * workers;
+    let mut out = Vec::with_capacity(count);
+    let (mut start, mut before) = (0, 0);
+    let mut next = 1;
+    for (i, s) in seqs.iter().enumerate() {
+        let after = before + s.len();
+        let goal = total * next / count;
+        // Cut after text i when its end is nearer the goal than its start is.
+        if next < count && after >= goal {
+            if goal.saturating_sub(before) < after - goal && i > start {
+                out.push(start..i);
+                start = i;
+            } else {
+                out.push(start..i + 1);
+                start = i + 1;
+            }
+            next += 1;
+        }
+        before = after;
+    }
+    if start < seqs.len() {
+        out.push(start..seqs.len());
+    }
+    out
+}
+
 /// `x = LayerNorm(x + y)`, row by row.
 #[inline(always)]
 fn add_norm(x: &mut [f32], y: &[f32], norm: &Norm, h: usize, eps: f32) {
@@ -516,6 +530,34 @@ mod tests {
         out.extend_from_slice(header.as_bytes());
         out.extend_from_slice(data);
         out
+    }
+
+    proptest::proptest! {
+        /// Batches hold every text once, in order; there are as many as the pieces need, a
+        /// multiple of the workers where the texts allow; and none is more than the longest text
+        /// off its share of the pieces.
+        #[test]
+        fn batches_cover_the_texts_in_balanced_parts(
+            lens in proptest::collection::vec(1usize..300, 1..120),
+            workers in 1usize..5,
+        ) {
+            let seqs: Vec<Vec<u32>> = lens.iter().map(|&n| vec![0; n]).collect();
+            let refs: Vec<&[u32]> = seqs.iter().map(|s| s.as_slice()).collect();
+            let got = batches(&refs, workers);
+            let flat: Vec<usize> = got.iter().flat_map(|r| r.clone()).collect();
+            proptest::prop_assert_eq!(flat, (0..lens.len()).collect::<Vec<_>>());
+            proptest::prop_assert!(got.iter().all(|r| !r.is_empty()));
+            let total: usize = lens.iter().sum();
+            let want = total.div_ceil(MAX_BATCH_PIECES).div_ceil(workers) * workers;
+            proptest::prop_assert_eq!(got.len(), want.min(lens.len()).max(1), "{:?}", got);
+            let sizes: Vec<usize> = got.iter().map(|r| lens[r.clone()].iter().sum()).collect();
+            let longest = *lens.iter().max().unwrap();
+            let share = total as f64 / want as f64;
+            if got.len() == want {
+                let off = sizes.iter().map(|&n| (n as f64 - share).abs()).fold(0f64, f64::max);
+                proptest::prop_assert!(off <= longest as f64, "{:?} against {}", sizes, share);
+            }
+        }
     }
 
     #[test]

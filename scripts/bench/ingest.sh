@@ -10,7 +10,8 @@
 # Environment: FOLIO_MODEL (minilm|fast, default minilm), FOLIO_PRECISION (f32|int8),
 # PEER_HOME (where the peer's venv is, default /tmp/seed-peer; set up with its setup.sh when absent),
 # SKIP_PEER=1 to time Folio alone, BENCH_LIBRARY=DIR to keep Folio's library there (it must not
-# exist yet; for scripts/eval/obliqa.py afterwards).
+# exist yet; for scripts/eval/obliqa.py afterwards), BENCH_CPU=avx2 to run both as on a CPU with
+# AVX2 but no AVX-512, AMX or AVX-VNNI (scripts/bench/as-avx2.sh; the build itself runs as is).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -37,11 +38,18 @@ FOLIO=$CARGO_TARGET_DIR/debug/folio
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 
+AS_CPU=()
+case "${BENCH_CPU:-}" in
+  "") ;;
+  avx2) AS_CPU=("$FOLIO_ROOT/scripts/bench/as-avx2.sh") ;;
+  *) die "BENCH_CPU=$BENCH_CPU: only avx2 is known" ;;
+esac
+
 # Runs a command under GNU time; prints "wall cpu rss_mb" on the last line of $SCRATCH/$1.times.
 measure() {
   local name=$1
   shift
-  /usr/bin/time -f '%e %U %S %M' -o "$SCRATCH/$name.time" "$@" >"$SCRATCH/$name.out" 2>"$SCRATCH/$name.err" || {
+  ${AS_CPU[@]+"${AS_CPU[@]}"} /usr/bin/time -f '%e %U %S %M' -o "$SCRATCH/$name.time" "$@" >"$SCRATCH/$name.out" 2>"$SCRATCH/$name.err" || {
     tail -20 "$SCRATCH/$name.err" >&2
     die "$name failed"
   }

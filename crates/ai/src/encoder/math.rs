@@ -54,9 +54,11 @@ pub fn gelu(xs: &mut [f32]) {
     }
 }
 
-/// Softmax of a row, in place.
+/// Softmax of a row without its division: each value becomes `e^(x − max)`, and their sum is
+/// returned for the caller to divide by where fewer values need it (attention divides each row of
+/// its context, `d` values, instead of each row of scores, `len`).
 #[inline(always)]
-pub fn softmax(xs: &mut [f32]) {
+pub fn exp_below_max(xs: &mut [f32]) -> f32 {
     let mut lanes = [f32::NEG_INFINITY; 8];
     let mut chunks = xs.chunks_exact(8);
     for c in &mut chunks {
@@ -65,11 +67,20 @@ pub fn softmax(xs: &mut [f32]) {
         }
     }
     let max = lanes.iter().chain(chunks.remainder()).fold(f32::NEG_INFINITY, |m, &x| m.max(x));
-    for x in xs.iter_mut() {
-        *x = exp(*x - max);
+    let mut sums = [0f32; 8];
+    let mut chunks = xs.chunks_exact_mut(8);
+    for c in &mut chunks {
+        for (l, x) in sums.iter_mut().zip(c) {
+            *x = exp(*x - max);
+            *l += *x;
+        }
     }
-    let inv = 1.0 / sum(xs);
-    xs.iter_mut().for_each(|x| *x *= inv);
+    let mut total = sums.iter().sum::<f32>();
+    for x in chunks.into_remainder() {
+        *x = exp(*x - max);
+        total += *x;
+    }
+    total
 }
 
 /// Layer normalisation of a row, in place.
@@ -122,11 +133,16 @@ mod tests {
     }
 
     #[test]
-    fn softmax_sums_to_one_and_layer_norm_centres() {
-        let mut xs = [1.0, 2.0, 3.0, -50.0];
-        softmax(&mut xs);
-        assert!((xs.iter().sum::<f32>() - 1.0).abs() < 1e-6);
-        assert!(xs[2] > xs[1] && xs[1] > xs[0] && xs[3] < 1e-20);
+    fn softmax_sums_and_layer_norm_centres() {
+        let mut xs = [1.0, 2.0, 3.0, -50.0, 0.5, 0.0, -1.0, 2.5, 1.5, 3.0, -3.0];
+        let sum = exp_below_max(&mut xs);
+        let want: f32 = [1.0f32, 2.0, 3.0, -50.0, 0.5, 0.0, -1.0, 2.5, 1.5, 3.0, -3.0]
+            .iter()
+            .map(|x| (x - 3.0).exp())
+            .sum();
+        assert!((sum - want).abs() < 1e-5 * want, "{sum} vs {want}");
+        assert!((xs.iter().sum::<f32>() - sum).abs() < 1e-6 * sum);
+        assert!(xs[2] == 1.0 && xs[2] > xs[1] && xs[1] > xs[0] && xs[3] < 1e-20);
         let mut ys = [1.0, 2.0, 3.0, 6.0];
         layer_norm(&mut ys, &[1.0; 4], &[0.5; 4], 1e-12);
         assert!((ys.iter().sum::<f32>() / 4.0 - 0.5).abs() < 1e-6);

@@ -133,6 +133,8 @@ struct Scratch {
     quant: Quantized,
     /// One head's attention scores of one text (len × len).
     scores: Vec<f32>,
+    /// Each row's sum of its exponentiated scores (the softmax's divisors).
+    sums: Vec<f32>,
     /// Threads one product may use: all of them for a lone batch (a query), else 1 (the batches
     /// themselves run in parallel).
     threads: usize,
@@ -359,7 +361,8 @@ impl FastBert {
 
     /// Self-attention of every text over its own tokens: `s.qkv` (rows × 3h) to `s.ctx` (rows × h),
     /// per text and head as two f32 products (scores = Q Kᵀ, context = softmax(scores) V) read in
-    /// place through strides.
+    /// place through strides; the softmax's division comes after the second product, on each row
+    /// of the context (d values) rather than of the scores (len).
     #[inline(always)]
     fn attention(&self, seqs: &[&[u32]], s: &mut Scratch) {
         let h = self.hidden;
@@ -406,9 +409,9 @@ impl FastBert {
                         ::gemm::Parallelism::None,
                     );
                 }
-                for row in s.scores.chunks_exact_mut(len) {
-                    math::softmax(row);
-                }
+                // Softmax, its division left for the context's rows below.
+                s.sums.clear();
+                s.sums.extend(s.scores.chunks_exact_mut(len).map(math::exp_below_max));
                 // SAFETY: as above.
                 unsafe {
                     // context = softmax(scores) V (len × d, k = len).
@@ -433,6 +436,11 @@ impl FastBert {
                         false,
                         ::gemm::Parallelism::None,
                     );
+                }
+                for (i, sum) in s.sums.iter().enumerate() {
+                    let inv = 1.0 / sum;
+                    let at = (r0 + i) * h + qo;
+                    s.ctx[at..at + d].iter_mut().for_each(|v| *v *= inv);
                 }
             }
             r0 += len;

@@ -39,6 +39,26 @@ impl Linear {
             Linear::F32(l) => l.forward(x, rows, out, how.threads),
         }
     }
+
+    /// [`Self::forward`] of `map(x)` (all of `x`'s rows), `map` turning `x` in place row by row
+    /// (in the 8-bit products, each row just before it is quantized).
+    #[inline(always)]
+    fn forward_mapped(
+        &self,
+        x: &mut [f32],
+        out: &mut Vec<f32>,
+        s: &mut Quantized,
+        how: How,
+        map: impl Fn(&mut [f32]),
+    ) {
+        match self {
+            Linear::Int8(l) => l.forward_mapped(how.kernel, x, out, s, how.pair, map),
+            Linear::F32(l) => {
+                x.chunks_exact_mut(l.k).for_each(map);
+                l.forward(x, x.len() / l.k, out, how.threads)
+            }
+        }
+    }
 }
 
 /// How one batch's products run: the f32 products' threads, the 8-bit kernel, and a lone text's
@@ -338,8 +358,7 @@ impl FastBert {
             block.attn_out.forward(&s.ctx, rows, &mut s.tmp, &mut s.quant, how);
             add_norm(&mut s.x, &s.tmp, &block.attn_norm, h, self.eps);
             block.intermediate.forward(&s.x, rows, &mut s.wide, &mut s.quant, how);
-            math::gelu(&mut s.wide);
-            block.output.forward(&s.wide, rows, &mut s.tmp, &mut s.quant, how);
+            block.output.forward_mapped(&mut s.wide, &mut s.tmp, &mut s.quant, how, math::gelu);
             add_norm(&mut s.x, &s.tmp, &block.out_norm, h, self.eps);
         }
         // Mean pooling and normalisation.

@@ -100,9 +100,40 @@ impl QuantLinear {
     ) {
         debug_assert_eq!(x.len(), rows * self.k);
         scratch.quantize(x, rows, self.k);
+        self.multiply(kernel, rows, out, scratch, pair);
+    }
+
+    /// [`Self::forward`] of `map(x)` (all of `x`'s rows): `map` turns each row of `x` in place just
+    /// before the row is quantized, while it is in cache (GELU before a block's output layer: one
+    /// pass over the wide activations where there were two).
+    #[inline(always)]
+    pub fn forward_mapped(
+        &self,
+        kernel: Kernel,
+        x: &mut [f32],
+        out: &mut Vec<f32>,
+        scratch: &mut Quantized,
+        pair: Option<&Pair>,
+        map: impl Fn(&mut [f32]),
+    ) {
+        let rows = x.len() / self.k;
+        scratch.quantize_mapped(x, rows, self.k, map);
+        self.multiply(kernel, rows, out, scratch, pair);
+    }
+
+    /// The product of the `rows` rows quantized in `scratch` into `out`, split with `pair`'s
+    /// helper where there is one.
+    #[inline(always)]
+    fn multiply(
+        &self,
+        kernel: Kernel,
+        rows: usize,
+        out: &mut Vec<f32>,
+        scratch: &Quantized,
+        pair: Option<&Pair>,
+    ) {
         // Every kernel writes every value: the buffer is only sized, not cleared.
         out.resize(rows * self.n, 0.0);
-        let scratch = &*scratch;
         match pair {
             Some(pair) if rows >= 2 * MIN_ROWS_A_THREAD => {
                 // Parts of whole rows, claimed by whichever thread is free.
@@ -274,6 +305,25 @@ pub struct Quantized {
     scale: Vec<f32>,
 }
 
+/// One row quantized into `bytes`; returns its scale.
+#[inline(always)]
+fn quantize_row(row: &[f32], bytes: &mut [u8]) -> f32 {
+    let max = max_abs(row);
+    let s = if max > 0.0 { max / 127.0 } else { 1.0 };
+    let inv = 1.0 / s;
+    for (b, &v) in bytes.iter_mut().zip(row) {
+        // Clamped first, so that the truncating conversion below cannot overflow and compiles to
+        // one vector instruction. Not `clamp`: that keeps a NaN, which `max` turns into the bound.
+        #[allow(clippy::manual_clamp)]
+        let q = (v * inv).max(-127.0).min(127.0);
+        // SAFETY: `q + ½` with q's sign lies in [-127.5, 127.5]: finite and representable as an
+        // i32. Rounds half away from zero.
+        let r = unsafe { (q + 0.5f32.copysign(q)).to_int_unchecked::<i32>() };
+        *b = (r + 128) as u8;
+    }
+    s
+}
+
 /// The largest magnitude in `xs`, in eight independent lanes (a vectorisable reduction).
 #[inline(always)]
 fn max_abs(xs: &[f32]) -> f32 {
@@ -303,28 +353,30 @@ impl Quantized {
     /// product's worth of memory traffic.
     #[inline(always)]
     fn quantize(&mut self, x: &[f32], rows: usize, k: usize) {
+        self.make_room(rows, k);
+        for (row, bytes) in x.chunks_exact(k).zip(self.bytes.chunks_exact_mut(k)) {
+            self.scale.push(quantize_row(row, bytes));
+        }
+    }
+
+    /// [`Self::quantize`] of each row of `x` after `map` has turned it in place.
+    #[inline(always)]
+    fn quantize_mapped(&mut self, x: &mut [f32], rows: usize, k: usize, map: impl Fn(&mut [f32])) {
+        self.make_room(rows, k);
+        for (row, bytes) in x.chunks_exact_mut(k).zip(self.bytes.chunks_exact_mut(k)) {
+            map(row);
+            self.scale.push(quantize_row(row, bytes));
+        }
+    }
+
+    /// Room for `rows` rows of `k` bytes and the padding (see [`Self::quantize`]); no scales yet.
+    #[inline(always)]
+    fn make_room(&mut self, rows: usize, k: usize) {
         let need = (rows.next_multiple_of(32) + 32) * k;
         if self.bytes.len() < need {
             self.bytes.resize(need, 128);
         }
         self.scale.clear();
-        for (row, bytes) in x.chunks_exact(k).zip(self.bytes.chunks_exact_mut(k)) {
-            let max = max_abs(row);
-            let s = if max > 0.0 { max / 127.0 } else { 1.0 };
-            let inv = 1.0 / s;
-            for (b, &v) in bytes.iter_mut().zip(row) {
-                // Clamped first, so that the truncating conversion below cannot overflow and
-                // compiles to one vector instruction. Not `clamp`: that keeps a NaN, which `max`
-                // turns into the bound.
-                #[allow(clippy::manual_clamp)]
-                let q = (v * inv).max(-127.0).min(127.0);
-                // SAFETY: `q + ½` with q's sign lies in [-127.5, 127.5]: finite and representable
-                // as an i32. Rounds half away from zero.
-                let r = unsafe { (q + 0.5f32.copysign(q)).to_int_unchecked::<i32>() };
-                *b = (r + 128) as u8;
-            }
-            self.scale.push(s);
-        }
     }
 
     /// The rows `range` (of `k` bytes each).

@@ -428,9 +428,13 @@ impl FastBert {
                         ::gemm::Parallelism::None,
                     );
                 }
-                // Softmax, its division left for the context's rows below.
+                // Softmax, its division left for the context's rows below. A plain loop: an
+                // iterator adapter's `fold` is a function of its own, compiled without this
+                // function's CPU features.
                 s.sums.clear();
-                s.sums.extend(s.scores.chunks_exact_mut(len).map(math::exp_below_max));
+                for row in s.scores.chunks_exact_mut(len) {
+                    s.sums.push(math::exp_below_max(row));
+                }
                 // SAFETY: as above.
                 unsafe {
                     // context = softmax(scores) V (len × d, k = len).

@@ -54,7 +54,11 @@ impl Linear {
         match self {
             Linear::Int8(l) => l.forward_mapped(how.kernel, x, out, s, how.pair, map),
             Linear::F32(l) => {
-                x.chunks_exact_mut(l.k).for_each(map);
+                // A plain loop, like the rest of the forward pass (an adapter's `for_each` may be
+                // compiled without its CPU features).
+                for row in x.chunks_exact_mut(l.k) {
+                    map(row);
+                }
                 l.forward(x, x.len() / l.k, out, how.threads)
             }
         }

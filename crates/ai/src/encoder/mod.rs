@@ -7,6 +7,7 @@
 //! linear layers, and attention runs per text over its own length, so a batch of mixed lengths
 //! costs what its pieces cost. Batches run on all cores, one batch per thread.
 
+mod batch;
 mod dense;
 mod gemm;
 mod math;
@@ -243,7 +244,7 @@ impl FastBert {
     /// Mean-pooled, L2-normalised vectors of `seqs` (token ids, `[CLS]` … `[SEP]`, each no longer
     /// than the model's positions), in order, on up to `threads` threads.
     pub fn embed(&self, seqs: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
-        let batches = batches(seqs, threads.max(1));
+        let batches = batch::batches(seqs, threads.max(1));
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); seqs.len()];
         let next = std::sync::atomic::AtomicUsize::new(0);
         let threads_asked = threads.max(1);
@@ -475,58 +476,6 @@ impl FastBert {
     }
 }
 
-/// Batches of at most about this many pieces. Small: the threads claim batches as they finish
-/// them, so a call ends with one thread idle for at most part of a batch, and a batch's widest
-/// activations (pieces × 1536 floats) stay near the core's own cache. Ingesting ObliQA's first
-/// eleven rulebooks as on an AVX2-only CPU, against 2,048 pieces: the threads busy 97% of each
-/// call, not 93%, and the calls 5-14% shorter (128 pieces gives the same as 256). The products
-/// still see hundreds of rows, as the kernels' blocks (at most 48 rows) want.
-const MAX_BATCH_PIECES: usize = 256;
-
-/// What one text costs against another: per piece, the linear layers' fixed work plus attention's,
-/// which grows with the text's length. At MiniLM's size a piece's linear multiply-adds (6 · (4h² +
-/// 2hi)) are about 1,150 times one attention score's per layer (2h), and attention runs in f32 at
-/// about half the 8-bit products' rate: this is that ratio, rounded.
-const ATTENTION_PARITY: usize = 1024;
-
-fn cost(len: usize) -> usize {
-    len * (ATTENTION_PARITY + len)
-}
-
-/// `seqs` cut into consecutive batches, as many as a multiple of the `workers` that keeps each
-/// under [`MAX_BATCH_PIECES`] on average; each cut falls at the text boundary nearest its share of
-/// the work (see [`cost`]: the texts come sorted by length, so the last batches hold the longest
-/// texts, whose pieces cost more), so that the threads, which wait for one another at the end,
-/// finish together.
-fn batches(seqs: &[&[u32]], workers: usize) -> Vec<std::ops::Range<usize>> {
-    let total: usize = seqs.iter().map(|s| s.len()).sum();
-    let work: usize = seqs.iter().map(|s| cost(s.len())).sum();
-    let count = total.div_ceil(MAX_BATCH_PIECES).div_ceil(workers).max(1) * workers;
-    let mut out = Vec::with_capacity(count);
-    let (mut start, mut before) = (0, 0);
-    let mut next = 1;
-    for (i, s) in seqs.iter().enumerate() {
-        let after = before + cost(s.len());
-        let goal = work * next / count;
-        // Cut after text i when its end is nearer the goal than its start is.
-        if next < count && after >= goal {
-            if goal.saturating_sub(before) < after - goal && i > start {
-                out.push(start..i);
-                start = i;
-            } else {
-                out.push(start..i + 1);
-                start = i + 1;
-            }
-            next += 1;
-        }
-        before = after;
-    }
-    if start < seqs.len() {
-        out.push(start..seqs.len());
-    }
-    out
-}
-
 /// `x = LayerNorm(x + y)`, row by row.
 #[inline(always)]
 fn add_norm(x: &mut [f32], y: &[f32], norm: &Norm, h: usize, eps: f32) {
@@ -582,36 +531,6 @@ mod tests {
         out.extend_from_slice(header.as_bytes());
         out.extend_from_slice(data);
         out
-    }
-
-    proptest::proptest! {
-        /// Batches hold every text once, in order; there are as many as the pieces need, a
-        /// multiple of the workers (fewer only where a text outweighs a share); and none holds
-        /// more than its share of the work and one text.
-        #[test]
-        fn batches_cover_the_texts_in_balanced_parts(
-            lens in proptest::collection::vec(1usize..300, 1..120),
-            workers in 1usize..5,
-        ) {
-            let seqs: Vec<Vec<u32>> = lens.iter().map(|&n| vec![0; n]).collect();
-            let refs: Vec<&[u32]> = seqs.iter().map(|s| s.as_slice()).collect();
-            let got = batches(&refs, workers);
-            let flat: Vec<usize> = got.iter().flat_map(|r| r.clone()).collect();
-            proptest::prop_assert_eq!(flat, (0..lens.len()).collect::<Vec<_>>());
-            proptest::prop_assert!(got.iter().all(|r| !r.is_empty()));
-            let total: usize = lens.iter().sum();
-            let want = total.div_ceil(MAX_BATCH_PIECES).div_ceil(workers) * workers;
-            let share = lens.iter().map(|&n| cost(n)).sum::<usize>() as f64 / want as f64;
-            let costliest = cost(*lens.iter().max().unwrap()) as f64;
-            if costliest <= share / 2.0 {
-                proptest::prop_assert_eq!(got.len(), want, "{:?}", got);
-            }
-            proptest::prop_assert!(got.len() <= want);
-            for r in &got {
-                let c = lens[r.clone()].iter().map(|&n| cost(n)).sum::<usize>() as f64;
-                proptest::prop_assert!(c <= share + costliest, "{:?}: {} against {}", r, c, share);
-            }
-        }
     }
 
     #[test]

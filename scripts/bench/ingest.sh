@@ -11,7 +11,8 @@
 # PEER_HOME (where the peer's venv is, default /tmp/seed-peer; set up with its setup.sh when absent),
 # SKIP_PEER=1 to time Folio alone, BENCH_LIBRARY=DIR to keep Folio's library there (it must not
 # exist yet; for scripts/eval/obliqa.py afterwards), BENCH_CPU=avx2 to run both as on a CPU with
-# AVX2 but no AVX-512, AMX or AVX-VNNI (scripts/bench/as-avx2.sh; the build itself runs as is).
+# AVX2 but no AVX-512, AMX or AVX-VNNI, BENCH_CPU=avxvnni as on one with AVX-VNNI but no AVX-512
+# or AMX (an Intel Core laptop) (scripts/bench/as-avx2.sh; the build itself runs as is).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -41,8 +42,9 @@ trap 'rm -rf "$SCRATCH"' EXIT
 AS_CPU=()
 case "${BENCH_CPU:-}" in
   "") ;;
-  avx2) AS_CPU=("$FOLIO_ROOT/scripts/bench/as-avx2.sh") ;;
-  *) die "BENCH_CPU=$BENCH_CPU: only avx2 is known" ;;
+  avx2) AS_CPU=(env CPUID_MASK=avx2 "$FOLIO_ROOT/scripts/bench/as-avx2.sh") ;;
+  avxvnni) AS_CPU=(env CPUID_MASK=avx512 "$FOLIO_ROOT/scripts/bench/as-avx2.sh") ;;
+  *) die "BENCH_CPU=$BENCH_CPU: avx2 or avxvnni" ;;
 esac
 
 # Runs a command under GNU time; prints "wall cpu rss_mb" on the last line of $SCRATCH/$1.times.

@@ -55,8 +55,8 @@ impl Linear {
         match self {
             Linear::Int8(l) => l.forward_mapped(how.kernel, x, out, s, how.pair, map),
             Linear::F32(l) => {
-                // A plain loop, like the rest of the forward pass (an adapter's `for_each` may be
-                // compiled without its CPU features).
+                // A plain loop: an adapter's `for_each` that is not inlined is compiled without
+                // this function's CPU features (see the softmax in `attention`).
                 for row in x.chunks_exact_mut(l.k) {
                     map(row);
                 }

@@ -308,7 +308,7 @@ pub struct Quantized {
 /// One row quantized into `bytes`; returns its scale.
 #[inline(always)]
 fn quantize_row(row: &[f32], bytes: &mut [u8]) -> f32 {
-    let max = max_abs(row);
+    let max = super::math::max_abs(row);
     let s = if max > 0.0 { max / 127.0 } else { 1.0 };
     let inv = 1.0 / s;
     for (b, &v) in bytes.iter_mut().zip(row) {
@@ -322,20 +322,6 @@ fn quantize_row(row: &[f32], bytes: &mut [u8]) -> f32 {
         *b = (r + 128) as u8;
     }
     s
-}
-
-/// The largest magnitude in `xs`, in eight independent lanes (a vectorisable reduction).
-#[inline(always)]
-fn max_abs(xs: &[f32]) -> f32 {
-    let mut lanes = [0f32; 8];
-    let mut chunks = xs.chunks_exact(8);
-    for c in &mut chunks {
-        for (l, x) in lanes.iter_mut().zip(c) {
-            let a = x.abs();
-            *l = if a > *l { a } else { *l };
-        }
-    }
-    lanes.iter().chain(chunks.remainder()).fold(0f32, |m, x| m.max(x.abs()))
 }
 
 /// Rows of [`Quantized`] from one on: their bytes (with every row after them and the padding),

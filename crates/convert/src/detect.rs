@@ -66,10 +66,18 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Text if it has no NULs (or is UTF-16 with a BOM) and few control bytes.
+/// Text if it has no NULs and few control bytes; UTF-16 with a BOM if, decoded, few of its
+/// characters are controls, private-use, noncharacters or broken surrogate pairs (binary bytes
+/// that happen to start with `FF FE` decode to those about one time in eight).
 fn looks_textual(head: &[u8]) -> bool {
     if head.starts_with(b"\xff\xfe") || head.starts_with(b"\xfe\xff") {
-        return true;
+        let text = crate::text::decode_text(&head[..head.len() & !1]);
+        let odd = |c: char| {
+            (c < ' ' && !matches!(c, '\n' | '\r' | '\t' | '\x0c'))
+                || matches!(c, '\u{e000}'..='\u{f8ff}' | '\u{fdd0}'..='\u{fdef}' | '\u{fffd}'..='\u{ffff}')
+        };
+        let (chars, odd) = text.chars().fold((0usize, 0usize), |(n, o), c| (n + 1, o + odd(c) as usize));
+        return odd * 20 <= chars;
     }
     if head.contains(&0) {
         return false;
@@ -223,6 +231,22 @@ mod tests {
         ));
         assert!(matches!(detect_format("a.docx", b"%PDF-1.4 xx"), Err(ErrorKind::WrongExtension { .. })));
         assert!(matches!(detect_format("a.xyz", &[0u8, 1, 2, 3]), Err(ErrorKind::Unsupported(_))));
+    }
+
+    #[test]
+    fn utf16_text_by_its_characters() {
+        let utf16 = |s: &str| -> Vec<u8> {
+            let mut b = vec![0xff, 0xfe];
+            b.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
+            b
+        };
+        assert_eq!(detect_format("notes.txt", &utf16("Règle 5.1\nLe client…\n")), Ok(Format::Text));
+        assert_eq!(detect_format("notes", &utf16("規則 5.1\n顧客\n")), Ok(Format::Text));
+        // Binary that starts like a BOM: NULs, private-use characters, broken surrogates.
+        let mut binary = vec![0xff, 0xfe, 0, 0, 0, 0, 0, 0, 0x12, 0x69, 0xea, 0x98];
+        binary.extend((0..4000u32).flat_map(|i| i.wrapping_mul(2_654_435_761).rotate_left(13).to_le_bytes()));
+        assert!(matches!(detect_format("random.bin", &binary), Err(ErrorKind::Unsupported(_))));
+        assert!(matches!(detect_format("random", &binary[..14]), Err(ErrorKind::Unsupported(_))));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use super::super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
 use super::super::titles::{clean_number, is_contents_word, normalise_title};
 use super::candidates::Cands;
-use super::numbering::{lone_container_rank, num_info, NumInfo};
+use super::numbering::{in_sequence, lone_container_rank, num_info, NumInfo};
 use std::collections::HashMap;
 
 /// A line's style, as headings are clustered by it: size (half points), bold, font, capitals.
@@ -43,6 +43,44 @@ pub(super) struct Numbered {
     pub run_parent: Vec<Option<(usize, u8)>>,
 }
 
+impl Numbered {
+    /// For each block, the level of the numbered division it lies inside, where the numbering
+    /// says so: the last numbered heading before it (not one of a run nested under an unnumbered
+    /// heading) when the next numbered heading at that level or above is at that same level. What
+    /// lies between two headings of one numbered sequence (Item 8 … Item 9) is inside the first,
+    /// however large its type: a balance sheet's title set above the Items' face is Item 8's.
+    fn inside(&self) -> Vec<Option<u8>> {
+        let n = self.levels.len();
+        let standing = |j: usize| self.levels[j].filter(|_| self.run_parent[j].is_none());
+        // The next block at or after each position with a standing numbered level.
+        let mut next = vec![None; n + 1];
+        for k in (0..n).rev() {
+            next[k] = if standing(k).is_some() { Some(k) } else { next[k + 1] };
+        }
+        let mut out = vec![None; n];
+        let mut last: Option<u8> = None;
+        for k in 0..n {
+            if let Some(lv) = standing(k) {
+                last = Some(lv);
+                continue;
+            }
+            let Some(l) = last else { continue };
+            let mut j = next[k];
+            while let Some(at) = j {
+                match standing(at) {
+                    Some(lv) if lv > l => j = next[at + 1],
+                    Some(lv) => {
+                        out[k] = (lv == l).then_some(l);
+                        break;
+                    }
+                    None => break,
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Levels from numbering: the keyword ranks the document uses, in order, are levels 1, 2, …;
 /// decimal numbers go below the keyword heading whose number they extend.
 pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numbered {
@@ -70,6 +108,7 @@ pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numb
     // The current run of plain numbers nested under an unnumbered heading: that heading, and the
     // level the run's first heading takes.
     let mut plain_run: Option<(usize, u8)> = None;
+    let lone = lone_plain_numbers(cands);
     for k in 0..blocks.len() {
         let Some(cand) = &cands[k] else { continue };
         let b = &blocks[k];
@@ -109,7 +148,7 @@ pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numb
             let lv = run.map(|(_, base)| base).unwrap_or_else(|| kw_level(r));
             levels[k] = Some(lv + inf.depth.saturating_sub(1) as u8);
             current_kw = Some((lv, inf.tokens.first().cloned().unwrap_or_default()));
-        } else if inf.plain_decimal {
+        } else if inf.plain_decimal && !lone[k] {
             let plain = PlainNumber { info: inf, current_kw: current_kw.as_ref(), max_kw };
             let (level, parent) = plain.level(ctx, blocks, cands, k, &mut plain_run);
             levels[k] = Some(level);
@@ -123,6 +162,25 @@ pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numb
         }
     }
     Numbered { levels, run_parent }
+}
+
+/// The candidates whose number is one plain number, with no dot after it, that no other plain
+/// number continues or is continued by ("942 South Shady Grove Road", a cover's address; "14 CFR
+/// Part 39", a citation): a number is a heading's only where a sequence or the dot of a section
+/// number shows it ("1." then "2.", "7" then "7.1", "15."); the type places such a line.
+fn lone_plain_numbers(cands: &Cands) -> Vec<bool> {
+    let plain: Vec<(usize, &NumInfo)> = cands
+        .iter()
+        .enumerate()
+        .filter_map(|(k, c)| c.as_ref()?.info.as_ref().filter(|i| i.plain_decimal).map(|i| (k, i)))
+        .collect();
+    let mut lone = vec![false; cands.len()];
+    for (i, &(k, info)) in plain.iter().enumerate() {
+        let after = i.checked_sub(1).is_some_and(|p| in_sequence(&plain[p].1.tokens, &info.tokens));
+        let before = plain.get(i + 1).is_some_and(|(_, next)| in_sequence(&info.tokens, &next.tokens));
+        lone[k] = info.depth == 1 && !info.trailing_dot && !after && !before;
+    }
+    lone
 }
 
 /// A plain number ("7.1", "15.") where the numbering stands: the keyword heading last met (its
@@ -349,9 +407,18 @@ pub(super) struct StyleLevels {
 }
 
 impl StyleLevels {
-    pub(super) fn new(ctx: &Ctx, blocks: &[Blk], cands: &Cands, levels: &[Option<u8>]) -> StyleLevels {
+    pub(super) fn new(ctx: &Ctx, blocks: &[Blk], cands: &Cands, numbered: &Numbered) -> StyleLevels {
+        let levels = &numbered.levels;
+        // A run nested under an opening heading ("Note 1" under "Notes to …") has levels relative
+        // to that heading. Beside headings whose numbering stands alone (Parts, Items) those levels
+        // are anchored too; where nothing else is numbered, the opening heading's own level is the
+        // type's to decide, and the run ranks no style.
+        let anchored = levels.iter().zip(&numbered.run_parent).any(|(lv, p)| lv.is_some() && p.is_none());
         let mut cluster_levels: HashMap<StyleKey, Vec<u8>> = HashMap::new();
-        for (b, lv) in blocks.iter().zip(levels) {
+        for ((b, lv), parent) in blocks.iter().zip(levels).zip(&numbered.run_parent) {
+            if parent.is_some() && !anchored {
+                continue;
+            }
             if let Some(lv) = lv {
                 let l = &ctx.lines[b.lines[b.lines.len() - 1]];
                 cluster_levels.entry(ctx.style_key(l)).or_default().push(*lv);
@@ -447,6 +514,7 @@ pub(super) fn apply_levels(
     let mut notes_title: Option<usize> = None;
     // The level the contents list gives the next heading it names.
     let mut next_declared: Vec<Option<u8>> = vec![None; blocks.len()];
+    let inside = if declared_mode { vec![None; blocks.len()] } else { numbered.inside() };
     let mut next = None;
     for k in (0..blocks.len()).rev() {
         next_declared[k] = next;
@@ -509,18 +577,23 @@ pub(super) fn apply_levels(
                 from = LevelFrom::StatementParts;
                 Some(lv)
             }
-            (None, _) => styles.get(&key).map(|lv| match anchor {
-                Some((alv, ap)) if prominence(&key) <= ap * UNDER_ANCHOR => lv.max(alv + 1),
-                // A heading the contents list does not name, set above the next heading it does
-                // name, would take that heading away from the division the list puts it in ("Fair
-                // value measurement of equity investments" between Notes 8 and 9): it belongs to
-                // the heading above it.
-                Some((alv, _)) if toc_listed && next_declared[k].is_some_and(|n| lv < n) => lv.max(alv + 1),
-                // Before the first heading a contents list names (front matter: "Forward-Looking
-                // Statements" after the contents page) a heading belongs to no listed division.
-                None if toc_listed => 1,
-                _ => lv,
-            }),
+            (None, _) => styles
+                .get(&key)
+                .map(|lv| match anchor {
+                    Some((alv, ap)) if prominence(&key) <= ap * UNDER_ANCHOR => lv.max(alv + 1),
+                    // A heading the contents list does not name, set above the next heading it does
+                    // name, would take that heading away from the division the list puts it in ("Fair
+                    // value measurement of equity investments" between Notes 8 and 9): it belongs to
+                    // the heading above it.
+                    Some((alv, _)) if toc_listed && next_declared[k].is_some_and(|n| lv < n) => {
+                        lv.max(alv + 1)
+                    }
+                    // Before the first heading a contents list names (front matter: "Forward-Looking
+                    // Statements" after the contents page) a heading belongs to no listed division.
+                    None if toc_listed => 1,
+                    _ => lv,
+                })
+                .map(|lv| inside[k].map_or(lv, |within| lv.max(within + 1))),
         };
         let Some(level) = level else { continue };
         b.kind = BlkKind::Heading;

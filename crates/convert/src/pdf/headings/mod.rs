@@ -131,7 +131,7 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
         add_numbered_in_sequence(ctx, blocks, &mut cands);
     }
     let numbered = numbering_levels(ctx, blocks, &cands);
-    let styles = StyleLevels::new(ctx, blocks, &cands, &numbered.levels);
+    let styles = StyleLevels::new(ctx, blocks, &cands, &numbered);
     apply_levels(ctx, blocks, &cands, &numbered, &styles, declared_mode);
     if !declared_mode {
         statement_parts_beside(ctx, blocks);

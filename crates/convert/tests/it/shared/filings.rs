@@ -185,6 +185,58 @@ fn amcor_earnings_release() {
     check("AMCOR_2023Q4_EARNINGS.pdf", Floors { recall: 0.99, levels: None });
 }
 
+/// The page alone with one page left out as well (`qpdf --empty --pages FILE 1-(p-1),(p+1)-z`):
+/// no outline, no structure tree, and not that page. The reference is the bookmarks the remaining
+/// pages print, moved up a page after the one left out.
+fn score_without_page(name: &str, left_out: u32) -> OutlineScore {
+    let path = filing(name);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("without.pdf");
+    let status = Command::new("qpdf")
+        .arg("--empty")
+        .arg("--pages")
+        .arg(&path)
+        .arg(format!("1-{},{}-z", left_out - 1, left_out + 1))
+        .arg("--")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success() || status.code() == Some(3), "qpdf failed on {name}");
+    let bytes = std::fs::read(&out).unwrap();
+    let texts = page_texts(&bytes, &ConvertOptions::default()).unwrap();
+    let marks: Vec<Mark> = bookmarks(&std::fs::read(&path).unwrap())
+        .into_iter()
+        .filter(|m| m.page != left_out)
+        .map(|m| Mark { page: if m.page > left_out { m.page - 1 } else { m.page }, ..m })
+        .collect();
+    let (reference, _) = printed_only(marks, &texts);
+    let doc = convert(&bytes, name);
+    let score = score_outline(&reference, &document_headings(&doc));
+    report(&format!("{name}, page alone without page {left_out}"), &score);
+    eprintln!("levels from {:?}", doc.meta.outline_evidence);
+    score
+}
+
+/// Without its printed contents page, a filing's levels come from its type and numbering alone.
+/// Intel's only numbered headings are its Notes, a run nested under "Notes to Consolidated
+/// Financial Statements": their levels are relative to that heading, so the type ranks the rest
+/// (page banners over section titles over subheadings) instead of every heading coming out at one
+/// level (level agreement 0.05 before).
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn levels_hold_without_the_contents_page() {
+    for (name, contents, recall, levels) in [
+        ("INTEL_2020_10K.pdf", 2, 0.99, 0.80),
+        ("APPLE_2022_10K.pdf", 3, 0.98, 0.98),
+        ("LOCKHEEDMARTIN_2022_10K.pdf", 2, 0.94, 0.89),
+        ("ADOBE_2016_10K.pdf", 2, 0.95, 0.95),
+    ] {
+        let s = score_without_page(name, contents);
+        assert!(s.recall() >= recall, "{name} without its contents page: recall {:.3}", s.recall());
+        assert!(s.levels() >= levels, "{name} without its contents page: levels {:.3}", s.levels());
+    }
+}
+
 /// Below bookmarks coarser than the page, the page's headings add the levels they leave out: the
 /// annual report's bookmarks stop at the Items, and its Notes come out under Item 8.
 #[test]

@@ -1,6 +1,7 @@
 //! The last phases of [`super::decide_headings`]: each candidate's level. Numbering decides first
-//! (keyword ranks as the document uses them, decimal depth, a numbered run nested under the
-//! unnumbered heading that opens it), then a structure tree's heading roles; the styles of the
+//! ([`super::numbered`]: keyword ranks as the document uses them, decimal depth, a numbered run
+//! nested under the unnumbered heading that opens it), then a structure tree's heading roles; the
+//! styles of the
 //! numbered headings then rank the other candidates' styles; bookmarks and a contents list have
 //! the last word where they speak. Without bookmarks, two passes follow: the parts of a filing's
 //! financial statements are set beside one another ([`statement_parts_beside`]), and the
@@ -8,9 +9,11 @@
 //! ([`rank_typed_subheadings`]).
 
 use super::super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
-use super::super::titles::{clean_number, is_contents_word, normalise_title};
+use super::super::titles::{clean_number, is_contents_word};
 use super::candidates::Cands;
-use super::numbering::{in_sequence, lone_container_rank, num_info, NumInfo};
+use super::numbered::Numbered;
+use super::numbering::num_info;
+use super::statements::{is_statement_part, statement_part, StatementPart};
 use std::collections::HashMap;
 
 /// A line's style, as headings are clustered by it: size (half points), bold, font, capitals.
@@ -32,258 +35,6 @@ const CAPS_PROMINENCE: f32 = 1.04;
 /// How prominent a style is: its size, bold and capitals counting a little more.
 fn prominence(key: &StyleKey) -> f32 {
     key.0 as f32 / 2.0 * if key.1 { BOLD_PROMINENCE } else { 1.0 } * if key.3 { CAPS_PROMINENCE } else { 1.0 }
-}
-
-/// What the numbering says of each block's level.
-pub(super) struct Numbered {
-    /// The level numbering (or a structure tree's heading role) gives.
-    pub levels: Vec<Option<u8>>,
-    /// For a block of a numbered run that opens under an unnumbered heading: that heading, and the
-    /// level the run's first heading took.
-    pub run_parent: Vec<Option<(usize, u8)>>,
-}
-
-impl Numbered {
-    /// For each block, the level of the numbered division it lies inside, where the numbering
-    /// says so: the last numbered heading before it (not one of a run nested under an unnumbered
-    /// heading) when the next numbered heading at that level or above is at that same level. What
-    /// lies between two headings of one numbered sequence (Item 8 … Item 9) is inside the first,
-    /// however large its type: a balance sheet's title set above the Items' face is Item 8's.
-    fn inside(&self) -> Vec<Option<u8>> {
-        let n = self.levels.len();
-        let standing = |j: usize| self.levels[j].filter(|_| self.run_parent[j].is_none());
-        // The next block at or after each position with a standing numbered level.
-        let mut next = vec![None; n + 1];
-        for k in (0..n).rev() {
-            next[k] = if standing(k).is_some() { Some(k) } else { next[k + 1] };
-        }
-        let mut out = vec![None; n];
-        let mut last: Option<u8> = None;
-        for k in 0..n {
-            if let Some(lv) = standing(k) {
-                last = Some(lv);
-                continue;
-            }
-            let Some(l) = last else { continue };
-            let mut j = next[k];
-            while let Some(at) = j {
-                match standing(at) {
-                    Some(lv) if lv > l => j = next[at + 1],
-                    Some(lv) => {
-                        out[k] = (lv == l).then_some(l);
-                        break;
-                    }
-                    None => break,
-                }
-            }
-        }
-        out
-    }
-}
-
-/// Levels from numbering: the keyword ranks the document uses, in order, are levels 1, 2, …;
-/// decimal numbers go below the keyword heading whose number they extend.
-pub(super) fn numbering_levels(ctx: &Ctx, blocks: &[Blk], cands: &Cands) -> Numbered {
-    let mut ranks: Vec<u8> = Vec::new();
-    for (b, c) in blocks.iter().zip(cands) {
-        let Some(c) = c else { continue };
-        let rank = if b.kind == BlkKind::Heading {
-            b.num_level
-        } else {
-            c.info.as_ref().and_then(|i| i.rank).or_else(|| lone_container_rank(&b.text))
-        };
-        ranks.extend(rank);
-    }
-    ranks.sort_unstable();
-    ranks.dedup();
-    let kw_level =
-        |rank: u8| -> u8 { ranks.iter().position(|r| *r == rank).map(|p| p as u8 + 1).unwrap_or(1) };
-    let max_kw = ranks.len() as u8;
-    let mut current_kw: Option<(u8, String)> = None; // (level, number)
-    let mut levels: Vec<Option<u8>> = vec![None; blocks.len()];
-    // Ranks whose current run nests one level under an unnumbered heading: the heading, and the
-    // level the run's first heading takes.
-    let mut nested: HashMap<u8, (usize, u8)> = HashMap::new();
-    let mut run_parent: Vec<Option<(usize, u8)>> = vec![None; blocks.len()];
-    // The current run of plain numbers nested under an unnumbered heading: that heading, and the
-    // level the run's first heading takes.
-    let mut plain_run: Option<(usize, u8)> = None;
-    let lone = lone_plain_numbers(cands);
-    for k in 0..blocks.len() {
-        let Some(cand) = &cands[k] else { continue };
-        let b = &blocks[k];
-        if b.kind == BlkKind::Heading {
-            if let Some(r) = b.num_level {
-                plain_run = None;
-                let lv = kw_level(r);
-                levels[k] = Some(lv);
-                current_kw = Some((lv, b.number.clone().unwrap_or_default()));
-            }
-            continue;
-        }
-        let Some(inf) = &cand.info else {
-            if let Some(r) = lone_container_rank(&b.text) {
-                plain_run = None;
-                let lv = kw_level(r);
-                levels[k] = Some(lv);
-                nested.retain(|&rank, _| rank <= r);
-                current_kw = Some((lv, String::new()));
-            }
-            continue;
-        };
-        if let Some(r) = inf.rank {
-            plain_run = None;
-            // A run of numbered headings that opens right under an unnumbered heading set at
-            // least as prominently ("Notes to Consolidated Financial Statements", then "Note 1 –")
-            // nests under it, down to the next heading of a higher rank.
-            nested.retain(|&rank, _| rank <= r);
-            if inf.tokens.first().map(String::as_str) == Some("1") {
-                match opening_parent(ctx, blocks, cands, k) {
-                    Some(j) => nested.insert(r, (j, kw_level(r) + 1)),
-                    None => nested.remove(&r),
-                };
-            }
-            let run = nested.get(&r).copied();
-            run_parent[k] = run;
-            let lv = run.map(|(_, base)| base).unwrap_or_else(|| kw_level(r));
-            levels[k] = Some(lv + inf.depth.saturating_sub(1) as u8);
-            current_kw = Some((lv, inf.tokens.first().cloned().unwrap_or_default()));
-        } else if inf.plain_decimal && !lone[k] {
-            let plain = PlainNumber { info: inf, current_kw: current_kw.as_ref(), max_kw };
-            let (level, parent) = plain.level(ctx, blocks, cands, k, &mut plain_run);
-            levels[k] = Some(level);
-            run_parent[k] = parent;
-        }
-    }
-    // A structure tree's heading role overrides the numbering.
-    for (level, c) in levels.iter_mut().zip(cands) {
-        if let Some(tag) = c.as_ref().and_then(|c| c.tag) {
-            *level = Some(tag);
-        }
-    }
-    Numbered { levels, run_parent }
-}
-
-/// The candidates whose number is one plain number, with no dot after it, that no other plain
-/// number continues or is continued by ("942 South Shady Grove Road", a cover's address; "14 CFR
-/// Part 39", a citation): a number is a heading's only where a sequence or the dot of a section
-/// number shows it ("1." then "2.", "7" then "7.1", "15."); the type places such a line.
-fn lone_plain_numbers(cands: &Cands) -> Vec<bool> {
-    let plain: Vec<(usize, &NumInfo)> = cands
-        .iter()
-        .enumerate()
-        .filter_map(|(k, c)| c.as_ref()?.info.as_ref().filter(|i| i.plain_decimal).map(|i| (k, i)))
-        .collect();
-    let mut lone = vec![false; cands.len()];
-    for (i, &(k, info)) in plain.iter().enumerate() {
-        let after = i.checked_sub(1).is_some_and(|p| in_sequence(&plain[p].1.tokens, &info.tokens));
-        let before = plain.get(i + 1).is_some_and(|(_, next)| in_sequence(&info.tokens, &next.tokens));
-        lone[k] = info.depth == 1 && !info.trailing_dot && !after && !before;
-    }
-    lone
-}
-
-/// A plain number ("7.1", "15.") where the numbering stands: the keyword heading last met (its
-/// level and number) and how many keyword ranks the document uses.
-struct PlainNumber<'a> {
-    info: &'a NumInfo,
-    current_kw: Option<&'a (u8, String)>,
-    max_kw: u8,
-}
-
-impl PlainNumber<'_> {
-    /// Block `k`'s level, and the heading its run nests under, if any; `run` is the current run
-    /// of plain numbers nested under an unnumbered heading, which a "1." may open.
-    fn level(
-        &self,
-        ctx: &Ctx,
-        blocks: &[Blk],
-        cands: &Cands,
-        k: usize,
-        run: &mut Option<(usize, u8)>,
-    ) -> (u8, Option<(usize, u8)>) {
-        let d = self.info.depth as u8;
-        // "7.1" under "Item 7" extends the Item's number; "15." after "Item 15" is a numbered
-        // heading of its own (a Note), not the Item again.
-        let extends = |num: &String| d >= 2 && self.info.tokens.first() == Some(num);
-        let own = match self.current_kw {
-            Some((lv, num)) if extends(num) => lv + d - 1,
-            Some(_) => self.max_kw + d,
-            None => d,
-        };
-        if self.current_kw.is_some_and(|(_, num)| extends(num)) {
-            return (own, None);
-        }
-        // Below a keyword heading, a run of plain numbers that opens right under an unnumbered
-        // heading ("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS", then "1. ORGANIZATION …") nests
-        // under it, as a keyword run does, until a keyword heading ends it. (A document numbered
-        // plainly throughout keeps its numbers' own levels.)
-        if d == 1 && self.info.tokens.first().map(String::as_str) == Some("1") {
-            *run = self
-                .current_kw
-                .and(opening_parent(ctx, blocks, cands, k))
-                .filter(|&j| !is_contents_word(&blocks[j].text))
-                .map(|j| (j, own));
-        }
-        (run.map(|(_, base)| base + d - 1).unwrap_or(own), *run)
-    }
-}
-
-/// The unnumbered heading right before block `k` that a numbered run opening at `k` nests under:
-/// a candidate with no number of its own, found by typography (not a merged label, not a
-/// contents entry), set at least as large as the run's first heading. A statement is no such
-/// heading: Notes that follow the last statement with no title of their own are not parts of it.
-fn opening_parent(ctx: &Ctx, blocks: &[Blk], cands: &Cands, k: usize) -> Option<usize> {
-    let prev = (0..k).rev().find(|&j| cands[j].is_some())?;
-    let size = |j: usize| ctx.style_key(&ctx.lines[blocks[j].lines[0]]).0;
-    let statement = statement_part(&blocks[prev].text).is_some_and(|p| p != StatementPart::NotesTitle);
-    (cands[prev].as_ref().is_some_and(|c| c.info.is_none())
-        && blocks[prev].kind != BlkKind::Heading
-        && blocks[prev].declared.is_none()
-        && !statement
-        && size(prev) >= size(k))
-    .then_some(prev)
-}
-
-/// The auditor's report's title, as [`normalise_title`] gives it.
-const AUDITOR_REPORT: &str = "reportofindependentregisteredpublicaccountingfirm";
-
-/// A part of a filing's financial statements, whose titles Regulation S-X fixes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StatementPart {
-    /// The auditor's report.
-    AuditorReport,
-    /// A consolidated statement or balance sheet.
-    Statement,
-    /// The title of the Notes to them.
-    NotesTitle,
-}
-
-/// Which part of a filing's financial statements a heading names, if any.
-fn statement_part(text: &str) -> Option<StatementPart> {
-    if text.trim_end().ends_with('.') {
-        // "See notes to consolidated financial statements."
-        return None;
-    }
-    let key = normalise_title(text);
-    if ["notestoconsolidatedfinancialstatements", "notestocondensedconsolidatedfinancialstatements"]
-        .contains(&key.as_str())
-    {
-        return Some(StatementPart::NotesTitle);
-    }
-    if key.starts_with(AUDITOR_REPORT) {
-        return Some(StatementPart::AuditorReport);
-    }
-    let key = key.strip_prefix("condensed").unwrap_or(&key);
-    [AUDITOR_REPORT, "consolidatedbalancesheet", "consolidatedstatementof", "consolidatedstatementsof"]
-        .iter()
-        .any(|p| key.starts_with(p))
-        .then_some(StatementPart::Statement)
-}
-
-/// Whether a heading names a part of a filing's financial statements (see [`StatementPart`]).
-fn is_statement_part(text: &str) -> bool {
-    statement_part(text).is_some()
 }
 
 /// Pages apart past which two parts of financial statements belong to different sets (a set's
@@ -616,21 +367,5 @@ pub(super) fn apply_levels(
                 .map(|i| clean_number(&i.label))
                 .or_else(|| num_info(&b.text).map(|(i, _)| clean_number(&i.label)));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_statement_part;
-
-    #[test]
-    fn parts_of_financial_statements() {
-        assert!(is_statement_part("Report of Independent Registered Public Accounting Firm"));
-        assert!(is_statement_part("CONSOLIDATED BALANCE SHEETS (IN MILLIONS)"));
-        assert!(is_statement_part("Condensed Consolidated Statements of Cash Flows"));
-        assert!(is_statement_part("Notes to Consolidated Financial Statements"));
-        assert!(!is_statement_part("See notes to consolidated financial statements."));
-        assert!(!is_statement_part("Note 11 – Segment Information and Geographic Data"));
-        assert!(!is_statement_part("Critical Audit Matter"));
     }
 }

@@ -6,7 +6,9 @@
 
 mod candidates;
 mod levels;
+mod numbered;
 mod numbering;
+mod statements;
 
 use super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
 use super::titles::{container_keyword, label_value, normalise_title, sentence_case};
@@ -15,7 +17,8 @@ use candidates::{
     drop_running_captions, drop_sentence_fragments,
 };
 use folio_core::numbering::{Container, Label};
-use levels::{apply_levels, numbering_levels, rank_typed_subheadings, statement_parts_beside, StyleLevels};
+use levels::{apply_levels, rank_typed_subheadings, statement_parts_beside, StyleLevels};
+use numbered::numbering_levels;
 use numbering::{container_rank, num_info};
 
 /// Merges label-only heading lines ("CHAPTER", "ONE") into the title block that follows.

@@ -330,14 +330,22 @@ fn numbers_recur_or_count_pages<T: AsRef<str>>(v: &[(u32, T)]) -> bool {
         return true;
     }
     let pairs = v.len().saturating_sub(1);
-    let counting = v
-        .windows(2)
-        .filter(|w| {
-            let (a, b) = (numbers(w[0].1.as_ref()), numbers(w[1].1.as_ref()));
-            let step = w[1].0 as i64 - w[0].0 as i64;
-            a.len() == b.len() && a.iter().zip(&b).any(|(x, y)| y - x == step)
+    // A page number is one field of the line, counting in the same place from page to page:
+    // "Exhibit 31.01", "31.02", "32.01", "32.02" on four pages step by one in one field, then the
+    // other, and are the exhibits' labels.
+    let fields = v.iter().map(|(_, t)| numbers(t.as_ref()).len()).max().unwrap_or(0);
+    let counting = (0..fields)
+        .map(|i| {
+            v.windows(2)
+                .filter(|w| {
+                    let (a, b) = (numbers(w[0].1.as_ref()), numbers(w[1].1.as_ref()));
+                    let step = w[1].0 as i64 - w[0].0 as i64;
+                    a.len() == b.len() && a.get(i).zip(b.get(i)).is_some_and(|(x, y)| y - x == step)
+                })
+                .count()
         })
-        .count();
+        .max()
+        .unwrap_or(0);
     counting * 4 >= pairs * 3
 }
 
@@ -405,5 +413,11 @@ mod tests {
             (79, "Exhibit 32.1"),
         ];
         assert!(!numbers_recur_or_count_pages(&exhibits));
+        // Each step counts a page, but in one field, then the other: labels, not page numbers.
+        let certifications =
+            [(185, "Exhibit 31.01"), (186, "Exhibit 31.02"), (187, "Exhibit 32.01"), (188, "Exhibit 32.02")];
+        assert!(!numbers_recur_or_count_pages(&certifications));
+        let two_fields = [(12, "Part 2 – page 12"), (13, "Part 2 – page 13"), (14, "Part 3 – page 14")];
+        assert!(numbers_recur_or_count_pages(&two_fields));
     }
 }

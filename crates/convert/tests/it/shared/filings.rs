@@ -430,3 +430,26 @@ fn a_pull_quote_makes_no_heading() {
     assert!(quotes.is_empty(), "{quotes:?}");
     assert!(doc.text.contains("We are driving game"), "the quote's text is kept");
 }
+
+/// Exhibit labels at the top of consecutive pages ("Exhibit 31.01", "31.02", "32.01", "32.02" on
+/// pages 185-188 of eBay's 10-Q) step by one from page to page, but in one number, then the other:
+/// they are the exhibits' headings, not a running header counting pages. Each exhibit's content
+/// nests under its label: the credit agreement under Exhibit 10.02, a certification under 31.01.
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn a_filing_s_exhibits_head_their_content() {
+    let path = filing("EBAY_2023Q2_10Q.pdf");
+    let dir = tempfile::tempdir().unwrap();
+    let doc = convert(&strip(&path, dir.path()), "ebay.pdf");
+    let heads = outline(&doc);
+    let at = |title: &str| heads.iter().position(|(t, _)| t.starts_with(title));
+    for label in ["Exhibit 10.02", "Exhibit 31.01", "Exhibit 31.02", "Exhibit 32.01", "Exhibit 32.02"] {
+        assert!(at(label).is_some(), "{label} is a heading: {heads:?}");
+    }
+    let under = |label: &str, title: &str| {
+        let (l, t) = (at(label).unwrap(), at(title).unwrap_or_else(|| panic!("{title}")));
+        t > l && heads[l + 1..=t].iter().all(|(_, lv)| *lv > heads[l].1)
+    };
+    assert!(under("Exhibit 10.02", "CREDIT AGREEMENT"), "{heads:?}");
+    assert!(under("Exhibit 31.01", "CERTIFICATION OF CHIEF EXECUTIVE OFFICER"), "{heads:?}");
+}

@@ -28,29 +28,30 @@ impl Numbered {
     pub(super) fn inside(&self) -> Vec<Option<u8>> {
         let n = self.levels.len();
         let standing = |j: usize| self.levels[j].filter(|_| self.run_parent[j].is_none());
-        // The next block at or after each position with a standing numbered level.
-        let mut next = vec![None; n + 1];
-        for k in (0..n).rev() {
-            next[k] = if standing(k).is_some() { Some(k) } else { next[k + 1] };
+        // For each standing heading, the level of the next one at its level or above (a stack of
+        // the headings still waiting for theirs, deepest on top): linear in the blocks.
+        let mut closed_by: Vec<Option<u8>> = vec![None; n];
+        let mut waiting: Vec<(usize, u8)> = Vec::new();
+        for k in 0..n {
+            let Some(lv) = standing(k) else { continue };
+            while let Some(&(j, l)) = waiting.last() {
+                if lv > l {
+                    break;
+                }
+                closed_by[j] = Some(lv);
+                waiting.pop();
+            }
+            waiting.push((k, lv));
         }
+        // A block's division is the last standing heading before it; the first standing heading
+        // after the block at that level or above is the one that closes that heading.
         let mut out = vec![None; n];
-        let mut last: Option<u8> = None;
+        let mut last: Option<(u8, Option<u8>)> = None;
         for k in 0..n {
             if let Some(lv) = standing(k) {
-                last = Some(lv);
-                continue;
-            }
-            let Some(l) = last else { continue };
-            let mut j = next[k];
-            while let Some(at) = j {
-                match standing(at) {
-                    Some(lv) if lv > l => j = next[at + 1],
-                    Some(lv) => {
-                        out[k] = (lv == l).then_some(l);
-                        break;
-                    }
-                    None => break,
-                }
+                last = Some((lv, closed_by[k]));
+            } else if let Some((l, Some(next))) = last {
+                out[k] = (next == l).then_some(l);
             }
         }
         out
@@ -219,4 +220,60 @@ fn opening_parent(ctx: &Ctx, blocks: &[Blk], cands: &Cands, k: usize) -> Option<
         && !statement
         && size(prev) >= size(k))
     .then_some(prev)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Numbered;
+    use proptest::prelude::*;
+
+    fn numbered(levels: &[Option<u8>], nested: &[bool]) -> Numbered {
+        Numbered {
+            levels: levels.to_vec(),
+            run_parent: nested.iter().map(|&n| n.then_some((0, 1))).collect(),
+        }
+    }
+
+    /// The definition, scanned forward from each block.
+    fn inside_by_scanning(n: &Numbered) -> Vec<Option<u8>> {
+        let standing = |j: usize| n.levels[j].filter(|_| n.run_parent[j].is_none());
+        (0..n.levels.len())
+            .map(|k| {
+                if standing(k).is_some() {
+                    return None;
+                }
+                let l = (0..k).rev().find_map(standing)?;
+                let next = (k + 1..n.levels.len()).filter_map(standing).find(|&lv| lv <= l)?;
+                (next == l).then_some(l)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn between_two_items_is_inside_the_first() {
+        // PART I, Item 1, a heading, Item 2, a heading, PART II, a heading, Item 5, a heading,
+        // Item 6. Only the heading between Items 1 and 2 and the one between Items 5 and 6 are
+        // inside an Item: Item 2 and PART II are closed by a higher level, and nothing closes PART II.
+        let levels = [Some(1), Some(2), None, Some(2), None, Some(1), None, Some(2), None, Some(2)];
+        let n = numbered(&levels, &[false; 10]);
+        let want = [None, None, Some(2), None, None, None, None, None, Some(2), None];
+        assert_eq!(n.inside(), want);
+        // A nested run (Notes under their title) closes nothing: Item 8, its Notes' title, Note 1,
+        // a heading, Note 2, a heading, Item 9. All of it is Item 8's, the Notes too.
+        let levels = [Some(2), None, Some(3), None, Some(3), None, Some(2)];
+        let n = numbered(&levels, &[false, false, true, false, true, false, false]);
+        assert_eq!(n.inside(), [None, Some(2), Some(2), Some(2), Some(2), Some(2), None]);
+    }
+
+    proptest! {
+        #[test]
+        fn inside_is_the_first_heading_that_closes_the_last(
+            blocks in proptest::collection::vec((proptest::option::of(1u8..5), any::<bool>()), 0..80)
+        ) {
+            let levels: Vec<Option<u8>> = blocks.iter().map(|b| b.0).collect();
+            let nested: Vec<bool> = blocks.iter().map(|b| b.1 && b.0.is_some()).collect();
+            let n = numbered(&levels, &nested);
+            prop_assert_eq!(n.inside(), inside_by_scanning(&n));
+        }
+    }
 }

@@ -20,6 +20,8 @@ use folio_core::numbering::{Container, Label};
 use levels::{apply_levels, rank_typed_subheadings, statement_parts_beside, StyleLevels};
 use numbered::numbering_levels;
 use numbering::{container_rank, num_info};
+use statements::{statement_part, StatementPart};
+use std::collections::HashMap;
 
 /// Merges label-only heading lines ("CHAPTER", "ONE") into the title block that follows.
 pub(super) fn merge_chapter_labels(ctx: &Ctx, blocks: &mut Vec<Blk>) {
@@ -263,14 +265,52 @@ fn refine_leaf_sections(blocks: &[Blk]) -> Vec<Option<u8>> {
             .filter(|&j| blocks[j].kind == BlkKind::Heading && blocks[j].declared.is_none())
             .filter(|&j| !repeats_a_bookmark(&blocks[j], &titles))
             .collect();
+        // Notes that open with no title of their own after the statements stand beside them,
+        // as the page alone sets them: no Note is a part of the statement above it. Their
+        // subheadings keep their order below them.
+        let page_level = notes_beside_statements(blocks, &inside);
+        let page_level = |j: usize| page_level.get(&j).copied().or(blocks[j].level);
         // The page's levels, ranked densely: a level the section does not use leaves no gap.
-        let mut used: Vec<u8> = inside.iter().filter_map(|&j| blocks[j].level).collect();
+        let mut used: Vec<u8> = inside.iter().filter_map(|&j| page_level(j)).collect();
         used.sort_unstable();
         used.dedup();
         for j in inside {
-            let rank = blocks[j].level.and_then(|lv| used.iter().position(|u| *u == lv)).unwrap_or(0);
+            let rank = page_level(j).and_then(|lv| used.iter().position(|u| *u == lv)).unwrap_or(0);
             refined[j] = Some((level as usize + 1 + rank).min(9) as u8);
         }
     }
     refined
+}
+
+/// Within a bookmark's section (`inside`, in order): where the parts of the financial statements
+/// are followed by Notes ("Note 1:" …) with no Notes title between, the level each Note and its
+/// subheadings take to stand the Notes beside the statements, shifted up by the same amount.
+fn notes_beside_statements(blocks: &[Blk], inside: &[usize]) -> HashMap<usize, u8> {
+    let mut out = HashMap::new();
+    let is_note = |j: usize| blocks[j].number.as_deref().is_some_and(|n| n.starts_with("Note "));
+    let part = |j: usize| statement_part(&blocks[j].text);
+    let Some(first_note) = inside.iter().position(|&j| is_note(j)) else { return out };
+    if inside.iter().any(|&j| part(j) == Some(StatementPart::NotesTitle)) {
+        return out;
+    }
+    let statement = inside[..first_note]
+        .iter()
+        .filter(|&&j| part(j) == Some(StatementPart::Statement))
+        .filter_map(|&j| blocks[j].level)
+        .min();
+    let (Some(statement), Some(note)) = (statement, blocks[inside[first_note]].level) else { return out };
+    let lift = note.saturating_sub(statement);
+    if lift == 0 {
+        return out;
+    }
+    for &j in &inside[first_note..] {
+        match blocks[j].level {
+            Some(lv) if lv >= note => {
+                out.insert(j, lv - lift);
+            }
+            // A heading above the Notes' level ends them.
+            _ => break,
+        }
+    }
+    out
 }

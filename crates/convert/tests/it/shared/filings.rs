@@ -238,7 +238,8 @@ fn levels_hold_without_the_contents_page() {
 }
 
 /// Below bookmarks coarser than the page, the page's headings add the levels they leave out: the
-/// annual report's bookmarks stop at the Items, and its Notes come out under Item 8.
+/// annual report's bookmarks stop at the Items, and its Notes come out under Item 8, beside its
+/// statements.
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn notes_come_out_below_a_coarse_bookmark() {
@@ -256,6 +257,18 @@ fn notes_come_out_below_a_coarse_bookmark() {
     assert!(notes.len() >= 15, "{} Notes under Item 8", notes.len());
     assert!(notes.iter().all(|(lv, _)| *lv > level8), "Notes nest under Item 8: {notes:?}");
     assert_eq!(heads[item9].0, level8, "Item 9 stays beside Item 8");
+    // No Note is a part of the statement above it: with no Notes title of their own, they stand
+    // beside the statements.
+    let statements: Vec<u8> = heads[item8..item9]
+        .iter()
+        .filter(|(_, t)| t.starts_with("CONSOLIDATED "))
+        .map(|(lv, _)| *lv)
+        .collect();
+    assert!(statements.len() >= 5, "the statements under Item 8: {statements:?}");
+    assert!(
+        notes.iter().all(|(lv, _)| Some(lv) == statements.iter().min()),
+        "Notes beside the statements ({statements:?}): {notes:?}"
+    );
 }
 
 /// A 10-K's cover wrapped inside an annual report, after the letter to stockholders (page 4 of

@@ -247,7 +247,9 @@ fn tiers_of_prominence(styles: &[StyleKey]) -> Vec<(StyleKey, u8)> {
 /// Gives each candidate its level, and makes the others paragraphs. Bookmarks decide levels;
 /// otherwise numbering does, then a contents list. An unnumbered heading set no more prominently
 /// than the numbered heading above it is a subheading of it ("Fiscal Year Highlights" under
-/// "Item 7.").
+/// "Item 7."); without bookmarks, so is one of any type between it and the next heading of its
+/// numbered sequence ([`Numbered::inside`]: a statement's title set larger than the Items, between
+/// Item 8 and Item 9).
 pub(super) fn apply_levels(
     ctx: &Ctx,
     blocks: &mut [Blk],

@@ -19,7 +19,7 @@ use candidates::{
 use folio_core::numbering::{Container, Label};
 use levels::{apply_levels, rank_typed_subheadings, statement_parts_beside, StyleLevels};
 use numbered::numbering_levels;
-use numbering::{container_rank, num_info};
+use numbering::{container_rank, is_note_number, num_info};
 use statements::{statement_part, StatementPart};
 use std::collections::HashMap;
 
@@ -287,7 +287,7 @@ fn refine_leaf_sections(blocks: &[Blk]) -> Vec<Option<u8>> {
 /// subheadings take to stand the Notes beside the statements, shifted up by the same amount.
 fn notes_beside_statements(blocks: &[Blk], inside: &[usize]) -> HashMap<usize, u8> {
     let mut out = HashMap::new();
-    let is_note = |j: usize| blocks[j].number.as_deref().is_some_and(|n| n.starts_with("Note "));
+    let is_note = |j: usize| blocks[j].number.as_deref().is_some_and(is_note_number);
     let part = |j: usize| statement_part(&blocks[j].text);
     let Some(first_note) = inside.iter().position(|&j| is_note(j)) else { return out };
     if inside.iter().any(|&j| part(j) == Some(StatementPart::NotesTitle)) {

@@ -34,6 +34,11 @@ impl FilingLabel {
     }
 }
 
+/// Whether a heading's number, as [`num_info`] labels it ("Note 12"), is a Note's.
+pub(super) fn is_note_number(number: &str) -> bool {
+    number.strip_prefix(FilingLabel::Note.word()).is_some_and(|rest| rest.starts_with(' '))
+}
+
 /// "Item 7A. Quantitative…" → (Item, "7A", "Quantitative…"); "Note 3 – Leases"; "Exhibit 4.1"
 /// alone. A label needs its number, and Items and Notes a title.
 fn filing_label(text: &str) -> Option<(FilingLabel, &str, &str)> {
@@ -179,6 +184,14 @@ mod tests {
         assert!(in_sequence(&v("1.2.4"), &v("2")));
         assert!(!in_sequence(&v("1.2"), &v("4.9")));
         assert!(!in_sequence(&v("1.2"), &v("1.2.3")));
+    }
+
+    #[test]
+    fn note_numbers() {
+        let (info, _) = num_info("NOTE 12: LEASES").unwrap();
+        assert!(is_note_number(&info.label));
+        assert!(!is_note_number(&num_info("Item 7. Management's Discussion").unwrap().0.label));
+        assert!(!is_note_number("Notes"));
     }
 
     #[test]

@@ -333,14 +333,14 @@ fn numbers_recur_or_count_pages<T: AsRef<str>>(v: &[(u32, T)]) -> bool {
     // A page number is one field of the line, counting in the same place from page to page:
     // "Exhibit 31.01", "31.02", "32.01", "32.02" on four pages step by one in one field, then the
     // other, and are the exhibits' labels.
-    let fields = v.iter().map(|(_, t)| numbers(t.as_ref()).len()).max().unwrap_or(0);
+    let nums: Vec<(i64, Vec<i64>)> = v.iter().map(|(p, t)| (*p as i64, numbers(t.as_ref()))).collect();
+    let fields = nums.iter().map(|(_, n)| n.len()).max().unwrap_or(0);
     let counting = (0..fields)
         .map(|i| {
-            v.windows(2)
+            nums.windows(2)
                 .filter(|w| {
-                    let (a, b) = (numbers(w[0].1.as_ref()), numbers(w[1].1.as_ref()));
-                    let step = w[1].0 as i64 - w[0].0 as i64;
-                    a.len() == b.len() && a.get(i).zip(b.get(i)).is_some_and(|(x, y)| y - x == step)
+                    let ((pa, a), (pb, b)) = (&w[0], &w[1]);
+                    a.len() == b.len() && a.get(i).zip(b.get(i)).is_some_and(|(x, y)| y - x == pb - pa)
                 })
                 .count()
         })

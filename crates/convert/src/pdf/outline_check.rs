@@ -146,11 +146,20 @@ fn matches(m: &Mark, h: &FoundHeading) -> bool {
 /// A copy of the PDF at `path` with the same pages and no outline or structure tree, made with
 /// `qpdf --empty --pages` in `dir`: what the page alone gives.
 pub fn strip_outline(path: &std::path::Path, dir: &std::path::Path) -> Result<Vec<u8>, String> {
+    strip_outline_keeping(path, dir, "1-z")
+}
+
+/// [`strip_outline`] keeping only the pages of a qpdf page range ("1-1,3-z" leaves page 2 out).
+pub fn strip_outline_keeping(
+    path: &std::path::Path,
+    dir: &std::path::Path,
+    pages: &str,
+) -> Result<Vec<u8>, String> {
     let out = dir.join("stripped.pdf");
     let status = std::process::Command::new("qpdf")
         .args(["--empty", "--pages"])
         .arg(path)
-        .args(["1-z", "--"])
+        .args([pages, "--"])
         .arg(&out)
         .status()
         .map_err(|e| format!("qpdf did not run ({e}); install it with apt-get install qpdf"))?;

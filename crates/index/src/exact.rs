@@ -2,7 +2,7 @@
 //! naming "GEN 2.1.3", "Rule 3.3.31" or "What does 'Client' mean?" hits its target directly. Rebuilt
 //! in memory from the catalog on open; no re-parsing.
 
-use crate::catalog::{ChunkRow, DocumentRow, RefRow, SectionRow};
+use crate::catalog::{ChunkFacts, DocumentRow, RefRow, SectionRow};
 use folio_core::model::Span;
 use folio_core::numbering::{Container, Label};
 use folio_core::query::Query;
@@ -76,7 +76,11 @@ pub fn document_label(path: &str) -> String {
 
 /// The number tokens of a label, full and local (without Part/Chapter/Schedule prefixes).
 pub fn number_keys(number: &str) -> Vec<Vec<String>> {
-    let Some(label) = Label::parse(number) else { return Vec::new() };
+    Label::parse(number).map(|label| label_keys(&label)).unwrap_or_default()
+}
+
+/// [`number_keys`] of a parsed label.
+fn label_keys(label: &Label) -> Vec<Vec<String>> {
     let full: Vec<String> = label.tokens().iter().map(|t| t.to_string()).collect();
     let mut local = Vec::new();
     for seg in &label.segments {
@@ -91,21 +95,46 @@ pub fn number_keys(number: &str) -> Vec<Vec<String>> {
     keys
 }
 
-/// How well a section answers a bare number: a full-number match before a local one (after its
-/// Part/Chapter prefixes are dropped), a section of the body before one in a schedule, annex or
-/// appendix ("section 56 of the FSMR" is the regulations' section 56, not paragraph 56 of a
-/// schedule), shallower numbers before deeper ones.
+/// A section number's keys ([`number_keys`]), each with how well the section answers it
+/// ([`rank`]): the number parsed once (a million-chunk library has a million sections).
+fn ranked_keys(number: &str) -> Vec<(Vec<String>, u32)> {
+    let Some(label) = Label::parse(number) else { return Vec::new() };
+    let keys = label_keys(&label);
+    let container = is_container(&label);
+    keys.into_iter().enumerate().map(|(k, key)| (key, rank(number, container, k == 0))).collect()
+}
+
+/// [`rank`] of a number not yet parsed.
+#[cfg(test)]
 fn preference(number: &str, full: bool) -> u32 {
-    // A Part or Chapter itself ("Part 16.") is rarely what a bare "16" names.
-    let container = Label::parse(number).and_then(|l| l.segments.last().cloned()).is_some_and(|seg| {
+    rank(number, Label::parse(number).is_some_and(|l| is_container(&l)), full)
+}
+
+/// Whether a label names a Part or Chapter itself ("Part 16."), which is rarely what a bare "16"
+/// names.
+fn is_container(label: &Label) -> bool {
+    label.segments.last().is_some_and(|seg| {
         seg.explicit
             && seg.tokens.len() == 1
             && !matches!(seg.container, Container::Section | Container::Guidance)
-    });
-    let lower = number.to_ascii_lowercase();
-    let appendix = ["schedule", "annex", "appendix"].iter().any(|w| lower.contains(w));
+    })
+}
+
+/// How well a section answers a bare number: a full-number match before a local one (after its
+/// Part/Chapter prefixes are dropped), a section of the body before one in a schedule, annex or
+/// appendix ("section 56 of the FSMR" is the regulations' section 56, not paragraph 56 of a
+/// schedule), shallower numbers before deeper ones; `container`: whether the number names a Part
+/// or Chapter itself ([`is_container`]).
+fn rank(number: &str, container: bool, full: bool) -> u32 {
+    let appendix = ["schedule", "annex", "appendix"].iter().any(|w| contains_ignoring_case(number, w));
     let depth = number.matches('.').count().min(99) as u32;
     u32::from(container) * 2000 + u32::from(!full) * 1000 + u32::from(appendix) * 100 + depth
+}
+
+/// Whether `text` holds `word` (ASCII, lower case) in any case, without a lower-cased copy (the
+/// index is built from a million section numbers).
+fn contains_ignoring_case(text: &str, word: &str) -> bool {
+    text.as_bytes().windows(word.len()).any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
 }
 
 impl ExactIndex {
@@ -122,33 +151,71 @@ impl ExactIndex {
     /// ([`ExactIndex::with_citations`]), or the new documents' added
     /// ([`ExactIndex::add_citations`]).
     pub fn extend(self, docs: &[DocumentRow], sections: &[SectionRow]) -> ExactBuilder {
-        let mut x = self;
-        for d in docs {
-            x.labels.insert(d.label.to_uppercase(), d.id);
+        ExactBuilder {
+            x: self.with_sections(docs, sections),
+            guidance: guidance_of(sections),
+            touched: HashSet::new(),
         }
-        // Guidance, as the numbering prints it ("5.5.1.Guidance.1."): a section's guidance notes
-        // follow its own text in a lookup.
-        let mut guidance: HashMap<i64, HashSet<String>> = HashMap::new();
-        for s in sections {
-            if s.number.as_deref().is_some_and(|n| n.to_ascii_lowercase().contains("guidance")) {
-                guidance.entry(s.doc_id).or_default().insert(s.section_id.clone());
-            }
+    }
+
+    /// A library's whole index, as [`ExactIndex::builder`] and its chunks then `add_chunks` would
+    /// make it: the chunks are added on this thread while the sections go in on another (at a
+    /// million chunks each part takes seconds of a library's open).
+    pub fn build<E>(
+        docs: &[DocumentRow],
+        sections: &[SectionRow],
+        add_chunks: impl FnOnce(&mut ExactBuilder) -> Result<(), E>,
+    ) -> Result<ExactIndex, E> {
+        let numbered = || ExactIndex::default().with_sections(docs, sections);
+        std::thread::scope(|scope| {
+            let thread = std::thread::Builder::new().name("folio-exact-sections".into());
+            let numbering = thread.spawn_scoped(scope, numbered);
+            let mut chunks = ExactBuilder {
+                x: ExactIndex::default(),
+                guidance: guidance_of(sections),
+                touched: HashSet::new(),
+            };
+            let added = add_chunks(&mut chunks);
+            let numbered = match numbering {
+                Ok(t) => t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread to be had: the sections go in here, after the chunks.
+                Err(_) => numbered(),
+            };
+            added?;
+            Ok(chunks.finish().joined(numbered))
+        })
+    }
+
+    /// This index with these documents' labels, and their sections' spans and numbers (what
+    /// [`ExactIndex::extend`] takes in before the chunks).
+    fn with_sections(mut self, docs: &[DocumentRow], sections: &[SectionRow]) -> ExactIndex {
+        for d in docs {
+            self.labels.insert(d.label.to_uppercase(), d.id);
         }
         for s in sections {
             let body = (s.span.start + s.heading.len()).min(s.span.end);
-            let doc = Arc::make_mut(x.docs.entry(s.doc_id).or_default());
+            let doc = Arc::make_mut(self.docs.entry(s.doc_id).or_default());
             doc.section_spans.insert(s.section_id.clone(), (s.span, body));
             if let Some(n) = &s.number {
-                for (k, key) in number_keys(n).into_iter().enumerate() {
-                    x.numbers.entry(key).or_default().push((
-                        s.doc_id,
-                        s.section_id.clone(),
-                        preference(n, k == 0),
-                    ));
+                for (key, rank) in ranked_keys(n) {
+                    self.numbers.entry(key).or_default().push((s.doc_id, s.section_id.clone(), rank));
                 }
             }
         }
-        ExactBuilder { x, guidance, touched: HashSet::new() }
+        self
+    }
+
+    /// An index of chunks alone (built from no sections) joined with `numbered`, the same
+    /// library's labels and sections alone ([`ExactIndex::with_sections`]).
+    fn joined(mut self, numbered: ExactIndex) -> ExactIndex {
+        self.labels = numbered.labels;
+        self.numbers = numbered.numbers;
+        for (id, part) in numbered.docs {
+            let spans =
+                Arc::try_unwrap(part).map(|p| p.section_spans).unwrap_or_else(|p| p.section_spans.clone());
+            Arc::make_mut(self.docs.entry(id).or_default()).section_spans = spans;
+        }
+        self
     }
 
     /// [`ExactIndex::extend`] on a copy of this index: the documents' parts and citations are
@@ -295,6 +362,18 @@ impl ExactIndex {
     }
 }
 
+/// Guidance, as the numbering prints it ("5.5.1.Guidance.1."): a section's guidance notes follow its
+/// own text in a lookup. Each document's guidance sections.
+fn guidance_of(sections: &[SectionRow]) -> HashMap<i64, HashSet<String>> {
+    let mut guidance: HashMap<i64, HashSet<String>> = HashMap::new();
+    for s in sections {
+        if s.number.as_deref().is_some_and(|n| contains_ignoring_case(n, "guidance")) {
+            guidance.entry(s.doc_id).or_default().insert(s.section_id.clone());
+        }
+    }
+    guidance
+}
+
 /// An [`ExactIndex`] being built: its documents and sections in, its chunks added one by one.
 pub struct ExactBuilder {
     x: ExactIndex,
@@ -306,7 +385,7 @@ pub struct ExactBuilder {
 
 impl ExactBuilder {
     /// Adds one chunk.
-    pub fn add_chunk(&mut self, c: &ChunkRow) {
+    pub fn add_chunk(&mut self, c: &ChunkFacts<'_>) {
         let x = &mut self.x;
         let doc = Arc::make_mut(x.docs.entry(c.doc_id).or_default());
         self.touched.insert(c.doc_id);
@@ -318,14 +397,14 @@ impl ExactBuilder {
                 list.push(c.id);
             }
         }
-        let scope = doc.section_chunks.entry(c.section_id.clone()).or_default();
+        let scope = doc.section_chunks.entry(c.section_id.to_string()).or_default();
         if !scope.contains(&c.id) {
             scope.push(c.id);
         }
         for t in &c.defined_terms {
             x.terms.entry(t.clone()).or_default().push(c.id);
         }
-        let guidance = self.guidance.get(&c.doc_id).is_some_and(|g| g.contains(c.section_id.as_str()));
+        let guidance = self.guidance.get(&c.doc_id).is_some_and(|g| g.contains(c.section_id));
         doc.chunks.push(ChunkPlace { span: c.span, id: c.id, guidance });
     }
 
@@ -358,6 +437,34 @@ mod tests {
         assert!(preference("Schedule 1.56.", true) < preference("Part 6.56.", false));
         assert!(preference("2.1", true) < preference("2.1.3", true));
         assert!(preference("Part 2.16.", false) < preference("Part 16.", true));
+    }
+
+    #[test]
+    fn words_found_in_any_case() {
+        assert!(contains_ignoring_case("5.5.1.GUIDANCE.1.", "guidance"));
+        assert!(contains_ignoring_case("Annex 2.3", "annex"));
+        assert!(!contains_ignoring_case("Anne 2.3", "annex"));
+        assert!(!contains_ignoring_case("", "annex"));
+        assert!(preference("ANNEX 1.56.", true) > preference("1.56.", true));
+    }
+
+    #[test]
+    fn an_index_built_on_two_threads_is_the_index_built_on_one() {
+        use crate::catalog::testing::{new_document, rulebook};
+        use crate::catalog::SqliteCatalog;
+        let cat = SqliteCatalog::in_memory().unwrap();
+        for (path, seed) in [("/a.md", "first"), ("/b.md", "second")] {
+            cat.put_document(&new_document(path, &rulebook(seed), "none")).unwrap();
+        }
+        let docs = cat.documents().unwrap();
+        let sections: Vec<SectionRow> = docs.iter().flat_map(|d| cat.sections(d.id).unwrap()).collect();
+        let mut one = ExactIndex::builder(&docs, &sections);
+        cat.for_each_chunk_facts(&mut |c| one.add_chunk(&c)).unwrap();
+        let two = ExactIndex::build(&docs, &sections, |b| cat.for_each_chunk_facts(&mut |c| b.add_chunk(&c)))
+            .unwrap();
+        assert!(!two.numbers.is_empty() && two.docs.values().all(|d| !d.chunks.is_empty()));
+        assert!(two.docs.values().all(|d| !d.section_spans.is_empty() && !d.section_chunks.is_empty()));
+        assert_eq!(two, one.finish());
     }
 
     #[test]

@@ -9,10 +9,11 @@
 //! A family is a set of documents joined by their citations and glossary names. A glossary serves
 //! its family when at least half of the family's other documents name it.
 
-use super::{ChunkRow, DefinitionHit, DefinitionRow, DocumentRow, Library};
+use super::{DefinitionHit, DefinitionRow, DocumentRow, Library};
 use crate::EngineError;
 use folio_core::context::TermFinder;
 use folio_core::model::Span;
+use folio_index::catalog::ChunkFacts;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// A glossary is mostly definitions: they cover at least this share of its text.
@@ -155,9 +156,9 @@ impl NameScan {
     }
 
     /// Takes in one chunk.
-    pub(super) fn add(&mut self, c: &ChunkRow) {
+    pub(super) fn add(&mut self, c: &ChunkFacts<'_>) {
         *self.text_len.entry(c.doc_id).or_default() += c.content.len();
-        self.names.find(&c.content, self.found.entry(c.doc_id).or_default());
+        self.names.find(c.content, self.found.entry(c.doc_id).or_default());
     }
 
     /// Whether a document whose chunks the scan took in is a glossary, as the adoption rules judge
@@ -318,6 +319,7 @@ impl Library {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use folio_index::catalog::ChunkRow;
 
     /// A document of `text` bytes, `definitions` of them definitions, citing and naming others.
     fn doc(id: i64, text: usize, definitions: usize, cites: &[i64], names: &[i64]) -> DocumentFacts {

@@ -141,13 +141,14 @@ impl Library {
             refs = self.resolve_references(&docs, &outlines, &mut indexes, &definitions, refs, None)?.0;
         }
         // One pass over the chunks (a large library's text is read through, never held).
-        let mut exact = ExactIndex::builder(&docs, &sections);
         let mut scan = glossary::NameScan::new(&docs)?;
-        self.catalog.for_each_chunk(&mut |c| {
-            scan.add(&c);
-            exact.add_chunk(&c);
+        let exact = ExactIndex::build(&docs, &sections, |exact| {
+            self.catalog.for_each_chunk_facts(&mut |c| {
+                scan.add(&c);
+                exact.add_chunk(&c);
+            })
         })?;
-        let exact = exact.finish().with_citations(&self.catalog.resolved_references()?);
+        let exact = exact.with_citations(&self.catalog.resolved_references()?);
         // Who cites whom decides whose definitions apply where.
         let adoptions = glossary::adoptions_of(&docs, &scan, &definitions, &refs);
         let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan, indexes };
@@ -203,6 +204,7 @@ impl Library {
         let mut scan = base.scan.clone();
         for d in &added {
             for c in self.catalog.chunks(Some(d.id))? {
+                let c = c.facts();
                 scan.add(&c);
                 exact.add_chunk(&c);
             }

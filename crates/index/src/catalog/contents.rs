@@ -22,15 +22,14 @@ impl SqliteCatalog {
         Ok(rows)
     }
 
-    /// Calls `f` with every chunk in order, one row at a time (the catalog is held meanwhile:
-    /// `f` must not use it).
-    pub fn for_each_chunk(&self, f: &mut dyn FnMut(ChunkRow)) -> Result<(), IndexError> {
+    /// Calls `f` with every chunk's facts in order, one row at a time (the catalog is held
+    /// meanwhile: `f` must not use it).
+    pub fn for_each_chunk_facts(&self, f: &mut dyn FnMut(ChunkFacts<'_>)) -> Result<(), IndexError> {
         let conn = self.conn();
-        let mut st =
-            conn.prepare(&format!("SELECT {CHUNK_COLS} FROM chunks ORDER BY doc_id, chunk_index"))?;
+        let mut st = conn.prepare(&format!("SELECT {FACT_COLS} FROM chunks ORDER BY doc_id, chunk_index"))?;
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
-            f(chunk_row(r)?);
+            f(chunk_facts(r)?);
         }
         Ok(())
     }

@@ -21,8 +21,8 @@ mod sqlite;
 pub use context::{CachedContext, ContextRun};
 pub use folders::FailureRow;
 pub use rows::{
-    ChunkContext, ChunkRow, DefinitionRow, DocumentRow, DocumentStatus, NewDocument, RefRow, SectionRow,
-    TableRow,
+    ChunkContext, ChunkFacts, ChunkRow, DefinitionRow, DocumentRow, DocumentStatus, NewDocument, RefRow,
+    SectionRow, TableRow,
 };
 pub use salvage::{Salvage, SalvagedDocument};
 pub use schema::SCHEMA_VERSION;
@@ -65,10 +65,10 @@ pub trait Catalog: Send + Sync {
     // What documents hold: chunks, outlines, definitions, tables.
     /// Chunks of one document (or all, with `None`), in order.
     fn chunks(&self, doc_id: Option<i64>) -> Result<Vec<ChunkRow>, IndexError>;
-    /// Calls `f` with every chunk of the library in order, reading them through rather than all
-    /// at once (a large library's text is gigabytes).
-    fn for_each_chunk(&self, f: &mut dyn FnMut(ChunkRow)) -> Result<(), IndexError> {
-        self.chunks(None)?.into_iter().for_each(f);
+    /// Calls `f` with the facts of every chunk of the library in order, reading them through
+    /// rather than all at once (a large library's text is gigabytes).
+    fn for_each_chunk_facts(&self, f: &mut dyn FnMut(ChunkFacts<'_>)) -> Result<(), IndexError> {
+        self.chunks(None)?.iter().for_each(|c| f(c.facts()));
         Ok(())
     }
     /// Chunks by id, in the order asked (missing ids skipped).
@@ -282,7 +282,7 @@ pub fn now() -> i64 {
 
 /// What the catalog's unit tests share: a small analysed document and the row to store it with.
 #[cfg(test)]
-mod testing {
+pub(crate) mod testing {
     use super::NewDocument;
     use folio_core::analysis::{analyze, Analysis};
     use folio_core::chunker::ChunkerConfig;
@@ -290,7 +290,7 @@ mod testing {
     use folio_core::tokens::WordCounter;
 
     /// A rulebook of two rules, one defining a term and citing the other.
-    pub(super) fn rulebook(seed: &str) -> Analysis {
+    pub(crate) fn rulebook(seed: &str) -> Analysis {
         let mut b = DocumentBuilder::new(Format::Markdown, "Rulebook", seed.as_bytes());
         b.push(BlockKind::Heading { level: 1, number: Some("1".into()) }, "1 General", None);
         b.push(
@@ -303,7 +303,7 @@ mod testing {
         analyze(b.finish(), &WordCounter, &ChunkerConfig::default())
     }
 
-    pub(super) fn new_document<'a>(path: &'a str, analysis: &'a Analysis, mode: &'a str) -> NewDocument<'a> {
+    pub(crate) fn new_document<'a>(path: &'a str, analysis: &'a Analysis, mode: &'a str) -> NewDocument<'a> {
         NewDocument { path, label: "RB", mtime: 100, size: 2048, analysis, contexts: &[], context_mode: mode }
     }
 }

@@ -248,6 +248,63 @@ pub(super) fn doc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
     })
 }
 
+/// What the lookup tables take from a chunk (its place and sections, the terms it defines, its
+/// text), borrowed where it can be: a pass over a million chunks reads only these columns, the
+/// text where SQLite holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkFacts<'a> {
+    /// [`ChunkRow::id`].
+    pub id: i64,
+    /// [`ChunkRow::doc_id`].
+    pub doc_id: i64,
+    /// [`ChunkRow::section_id`].
+    pub section_id: &'a str,
+    /// [`ChunkRow::section_ids`].
+    pub section_ids: Vec<String>,
+    /// [`ChunkRow::span`].
+    pub span: Span,
+    /// [`ChunkRow::defined_terms`].
+    pub defined_terms: Vec<String>,
+    /// [`ChunkRow::content`].
+    pub content: &'a str,
+}
+
+impl ChunkRow {
+    /// The chunk's facts (see [`ChunkFacts`]).
+    pub fn facts(&self) -> ChunkFacts<'_> {
+        ChunkFacts {
+            id: self.id,
+            doc_id: self.doc_id,
+            section_id: &self.section_id,
+            section_ids: self.section_ids.clone(),
+            span: self.span,
+            defined_terms: self.defined_terms.clone(),
+            content: &self.content,
+        }
+    }
+}
+
+/// The columns of [`ChunkFacts`], in the order [`chunk_facts`] reads them.
+pub(super) const FACT_COLS: &str =
+    "id, doc_id, section_id, section_ids, span_start, span_end, defined_terms, content";
+
+/// A chunk's facts, borrowed from its row (see [`ChunkFacts`]).
+pub(super) fn chunk_facts<'r>(r: &'r rusqlite::Row<'_>) -> rusqlite::Result<ChunkFacts<'r>> {
+    let text = |i: usize| -> rusqlite::Result<&'r str> { Ok(r.get_ref(i)?.as_str()?) };
+    let list = |i: usize| -> rusqlite::Result<Vec<String>> {
+        Ok(serde_json::from_str(text(i)?).unwrap_or_default())
+    };
+    Ok(ChunkFacts {
+        id: r.get(0)?,
+        doc_id: r.get(1)?,
+        section_id: text(2)?,
+        section_ids: list(3)?,
+        span: Span::new(r.get::<_, i64>(4)? as usize, r.get::<_, i64>(5)? as usize),
+        defined_terms: list(6)?,
+        content: text(7)?,
+    })
+}
+
 pub(super) fn json_list(s: String) -> Vec<String> {
     serde_json::from_str(&s).unwrap_or_default()
 }

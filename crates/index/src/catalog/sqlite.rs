@@ -2,8 +2,8 @@
 //! name (one file per concern beside this one).
 
 use super::{
-    CachedContext, Catalog, ChunkRow, ContextRun, DefinitionRow, DocumentRow, FailureRow, NewDocument,
-    RefRow, SectionRow, SqliteCatalog, TableRow,
+    CachedContext, Catalog, ChunkFacts, ChunkRow, ContextRun, DefinitionRow, DocumentRow, FailureRow,
+    NewDocument, RefRow, SectionRow, SqliteCatalog, TableRow,
 };
 use crate::IndexError;
 use folio_core::model::Span;
@@ -57,8 +57,8 @@ impl Catalog for SqliteCatalog {
         SqliteCatalog::chunks(self, doc_id)
     }
 
-    fn for_each_chunk(&self, f: &mut dyn FnMut(ChunkRow)) -> Result<(), IndexError> {
-        SqliteCatalog::for_each_chunk(self, f)
+    fn for_each_chunk_facts(&self, f: &mut dyn FnMut(ChunkFacts<'_>)) -> Result<(), IndexError> {
+        SqliteCatalog::for_each_chunk_facts(self, f)
     }
 
     fn chunks_by_id(&self, ids: &[i64]) -> Result<Vec<ChunkRow>, IndexError> {

@@ -22,11 +22,20 @@ pub(super) type Cands = Vec<Option<Cand>>;
 pub(super) fn candidates(ctx: &Ctx, blocks: &[Blk], page_count: u32) -> Cands {
     // A sparse first page of a longer document is a cover page.
     let cover_page = page_count > 2 && ctx.lines.iter().filter(|l| l.page == 0 && !l.skip).count() < 20;
-    blocks.iter().map(|b| candidate(ctx, b, cover_page)).collect()
+    let mut out = Vec::with_capacity(blocks.len());
+    for (k, b) in blocks.iter().enumerate() {
+        // A label made a heading of its own ("PART I" over "ITEM 1. Business",
+        // `merge_chapter_labels`) sets the numbered line under it apart, however close.
+        let under_label =
+            k > 0 && blocks[k - 1].kind == BlkKind::Heading && blocks[k - 1].pages.end == b.pages.start;
+        out.push(candidate(ctx, b, cover_page, under_label));
+    }
+    out
 }
 
-/// Whether one block is a candidate, and with what numbering.
-fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
+/// Whether one block is a candidate, and with what numbering; `under_label`: whether it comes
+/// right under a container's label made a heading of its own.
+fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool, under_label: bool) -> Option<Cand> {
     let lines = ctx.lines;
     if b.kind == BlkKind::Heading {
         return Some(Cand::default());
@@ -102,7 +111,7 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool) -> Option<Cand> {
         // Larger text too may be a sentence: a report's lead paragraph or a pull quote set large.
         (bigger && (info.is_some() || !large_sentence(text)))
             || (nchars <= 150
-                && ctx.stands_apart(b.gap_before)
+                && (ctx.stands_apart(b.gap_before) || under_label && info.is_some())
                 && (info.is_some() || !reads_as_sentence(text))
                 && (!text.ends_with('.') || info.is_some() || text == text.to_uppercase()))
     } else if distinct {

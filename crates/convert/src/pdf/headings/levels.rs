@@ -267,7 +267,14 @@ pub(super) fn apply_levels(
     let mut notes_title: Option<usize> = None;
     // The level the contents list gives the next heading it names.
     let mut next_declared: Vec<Option<u8>> = vec![None; blocks.len()];
-    let inside = if declared_mode { vec![None; blocks.len()] } else { numbered.inside() };
+    let inside = if declared_mode {
+        vec![None; blocks.len()]
+    } else {
+        let mut inside = numbered.inside();
+        let style = |k: usize| cands[k].as_ref().map(|_| ctx.style_key(&ctx.lines[blocks[k].lines[0]]));
+        numbered.extend_last_division(&mut inside, style);
+        inside
+    };
     let mut next = None;
     for k in (0..blocks.len()).rev() {
         next_declared[k] = next;

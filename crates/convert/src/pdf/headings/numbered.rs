@@ -56,6 +56,37 @@ impl Numbered {
         }
         out
     }
+
+    /// Extends [`Numbered::inside`] past the last numbered division of the top level, which
+    /// runs to the end of the document: what follows it (up to the next numbered heading) is
+    /// inside it where it is set in a style that lay inside the division before it, itself set as
+    /// the last is (each certification's title under its label, "Exhibit 31.01" to "Exhibit 32.02":
+    /// the last certification's too). A deeper division's last runs to its parent's end, which
+    /// the page does not show (a 10-K's signatures after Item 16 are Part IV's, not the Item's):
+    /// those are left as they are. `style` is a block's style, `None` for a block that is no
+    /// candidate.
+    pub(super) fn extend_last_division<K: Eq + std::hash::Hash>(
+        &self,
+        inside: &mut [Option<u8>],
+        style: impl Fn(usize) -> Option<K>,
+    ) {
+        let standing = |j: usize| self.levels[j].filter(|_| self.run_parent[j].is_none());
+        let mut tops = (0..self.levels.len()).rev().filter(|&j| standing(j) == Some(1));
+        let (Some(last), Some(prev)) = (tops.next(), tops.next()) else { return };
+        if style(prev).is_none() || style(prev) != style(last) {
+            return;
+        }
+        let within: std::collections::HashSet<K> =
+            (prev + 1..last).filter(|&k| inside[k] == Some(1)).filter_map(&style).collect();
+        for (k, slot) in inside.iter_mut().enumerate().skip(last + 1) {
+            if standing(k).is_some() {
+                break;
+            }
+            if style(k).is_some_and(|s| within.contains(&s)) {
+                *slot = Some(1);
+            }
+        }
+    }
 }
 
 /// Levels from numbering: the keyword ranks the document uses, in order, are levels 1, 2, …;
@@ -263,6 +294,29 @@ mod tests {
         let levels = [Some(2), None, Some(3), None, Some(3), None, Some(2)];
         let n = numbered(&levels, &[false, false, true, false, true, false, false]);
         assert_eq!(n.inside(), [None, Some(2), Some(2), Some(2), Some(2), Some(2), None]);
+    }
+
+    #[test]
+    fn the_top_level_s_last_division_holds_what_its_predecessor_held() {
+        // Exhibit 31.01, its certification, Exhibit 32.01, its certification, Exhibit 32.02, a
+        // certification, a heading in another style. Styles: labels 0, certifications 1, other 2.
+        let levels = [Some(1), None, Some(1), None, Some(1), None, None];
+        let n = numbered(&levels, &[false; 7]);
+        let styles = [0, 1, 0, 1, 0, 1, 2];
+        let mut inside = n.inside();
+        assert_eq!(inside, [None, Some(1), None, Some(1), None, None, None]);
+        n.extend_last_division(&mut inside, |k| Some(styles[k]));
+        assert_eq!(inside, [None, Some(1), None, Some(1), None, Some(1), None]);
+        // The last label set apart from the one before it: another kind of division.
+        let mut inside = n.inside();
+        n.extend_last_division(&mut inside, |k| Some([0, 1, 0, 1, 3, 1, 2][k]));
+        assert_eq!(inside[5], None);
+        // A deeper level's last division (Item 16 under Part IV) is left: its end is its parent's.
+        let levels = [Some(1), Some(2), None, Some(2), None];
+        let n = numbered(&levels, &[false; 5]);
+        let mut inside = n.inside();
+        n.extend_last_division(&mut inside, |k| Some([0, 1, 2, 1, 2][k]));
+        assert_eq!(inside, [None, None, Some(2), None, None]);
     }
 
     proptest! {

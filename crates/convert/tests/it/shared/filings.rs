@@ -438,7 +438,8 @@ fn a_pull_quote_makes_no_heading() {
 /// Exhibit labels at the top of consecutive pages ("Exhibit 31.01", "31.02", "32.01", "32.02" on
 /// pages 185-188 of eBay's 10-Q) step by one from page to page, but in one number, then the other:
 /// they are the exhibits' headings, not a running header counting pages. Each exhibit's content
-/// nests under its label: the credit agreement under Exhibit 10.02, a certification under 31.01.
+/// nests under its label: the credit agreement under Exhibit 10.02, a certification under 31.01,
+/// the last under 32.02.
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn a_filing_s_exhibits_head_their_content() {
@@ -456,4 +457,9 @@ fn a_filing_s_exhibits_head_their_content() {
     };
     assert!(under("Exhibit 10.02", "CREDIT AGREEMENT"), "{heads:?}");
     assert!(under("Exhibit 31.01", "CERTIFICATION OF CHIEF EXECUTIVE OFFICER"), "{heads:?}");
+    // The last exhibit's content too, with no exhibit after it to close it.
+    assert!(
+        under("Exhibit 32.02", "CERTIFICATION OF CHIEF FINANCIAL OFFICER, AS REQUIRED BY SECTION 906"),
+        "{heads:?}"
+    );
 }

@@ -6,6 +6,7 @@ use crate::catalog::{ChunkFacts, DocumentRow, RefRow, SectionRow};
 use folio_core::model::Span;
 use folio_core::numbering::{Container, Label};
 use folio_core::query::Query;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -24,7 +25,7 @@ pub mod tier {
 }
 
 /// A chunk's place in its document, for finding the chunks a section's span holds.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 struct ChunkPlace {
     span: Span,
     id: i64,
@@ -33,7 +34,7 @@ struct ChunkPlace {
 
 /// One document's part of the index, shared between an index and the index extended from it
 /// (extending a library of a million chunks by one document copies no other document's part).
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 struct DocExact {
     /// Section id → chunk ids, the chunk holding the section's own text first.
     section_chunks: HashMap<String, Vec<i64>>,
@@ -43,8 +44,8 @@ struct DocExact {
     chunks: Vec<ChunkPlace>,
 }
 
-/// Section numbers, terms and labels → chunks.
-#[derive(Debug, Default, Clone, PartialEq)]
+/// Section numbers, terms and labels → chunks; saved and read back whole by the engine (serde).
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExactIndex {
     /// Number tokens → (doc, section id, preference), by full and by local numbering; a lower
     /// preference answers first (see [`preference`]).
@@ -54,9 +55,11 @@ pub struct ExactIndex {
     /// Upper-case document label → document id.
     labels: HashMap<String, i64>,
     /// Each document's sections and chunks.
+    #[serde(with = "crate::shared")]
     docs: HashMap<i64, Arc<DocExact>>,
     /// Cited document → its section id → the chunks citing it, in the library's order (the order
     /// the references are stored in).
+    #[serde(with = "crate::shared")]
     citing: HashMap<i64, Arc<HashMap<String, Vec<i64>>>>,
 }
 

@@ -12,6 +12,7 @@
 pub mod catalog;
 pub mod exact;
 pub mod keyword;
+pub mod shared;
 pub mod vectors;
 
 mod creation;

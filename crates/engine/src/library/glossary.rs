@@ -24,7 +24,7 @@ const SHARED_BY: f64 = 0.5;
 
 /// For each document, the documents whose definitions apply in it: itself first, then those it
 /// adopts, by id.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Adoptions {
     by_doc: HashMap<i64, Vec<i64>>,
 }
@@ -87,36 +87,58 @@ fn names_word(text: &str, word: &str) -> bool {
 /// The words that could name a glossary (each document's label, and "Glossary" where its title
 /// says it is one), found in one pass over each text whatever their number (a library of a
 /// thousand filings has a thousand labels).
-#[derive(Clone)]
+/// Saved as its words and whom each names, its finder built again when read back.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+#[serde(into = "NamedWords", try_from = "NamedWords")]
 struct GlossaryNames {
     finder: aho_corasick::AhoCorasick,
-    /// For each word, the documents it names.
+    /// The words, and for each the documents it names.
+    words: NamedWords,
+}
+
+/// The words that could name a glossary, and for each the documents it names.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+struct NamedWords {
+    words: Vec<String>,
     docs: Vec<Vec<i64>>,
+}
+
+impl From<GlossaryNames> for NamedWords {
+    fn from(names: GlossaryNames) -> NamedWords {
+        names.words
+    }
+}
+
+impl TryFrom<NamedWords> for GlossaryNames {
+    type Error = EngineError;
+
+    fn try_from(words: NamedWords) -> Result<GlossaryNames, EngineError> {
+        let finder = aho_corasick::AhoCorasick::new(&words.words)
+            .map_err(|e| EngineError::Internal(format!("the glossaries' names: {e}")))?;
+        Ok(GlossaryNames { finder, words })
+    }
 }
 
 impl GlossaryNames {
     fn new(named: &[(i64, Vec<String>)]) -> Result<GlossaryNames, EngineError> {
         let mut index: HashMap<&str, usize> = HashMap::new();
-        let mut words: Vec<&str> = Vec::new();
-        let mut docs: Vec<Vec<i64>> = Vec::new();
+        let mut words = NamedWords { words: Vec::new(), docs: Vec::new() };
         for (d, ws) in named {
             for w in ws.iter().filter(|w| !w.is_empty()) {
                 let i = *index.entry(w.as_str()).or_insert_with(|| {
-                    words.push(w.as_str());
-                    docs.push(Vec::new());
-                    words.len() - 1
+                    words.words.push(w.clone());
+                    words.docs.push(Vec::new());
+                    words.words.len() - 1
                 });
-                docs[i].push(*d);
+                words.docs[i].push(*d);
             }
         }
-        let finder = aho_corasick::AhoCorasick::new(&words)
-            .map_err(|e| EngineError::Internal(format!("the glossaries' names: {e}")))?;
-        Ok(GlossaryNames { finder, docs })
+        GlossaryNames::try_from(words)
     }
 
     /// Adds the words `text` holds as whole words (as [`names_word`] finds them) to `found`.
     fn find(&self, text: &str, found: &mut HashSet<usize>) {
-        if self.docs.is_empty() {
+        if self.words.docs.is_empty() {
             return;
         }
         for m in self.finder.find_overlapping_iter(text) {
@@ -132,7 +154,7 @@ impl GlossaryNames {
 /// What the adoption rules need from a library's chunks, gathered in one pass over them (see
 /// [`Library::adoptions_of`]): each document's text length and the words naming documents that
 /// its chunks hold.
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct NameScan {
     names: GlossaryNames,
     text_len: HashMap<i64, usize>,
@@ -174,7 +196,7 @@ impl NameScan {
         let mut out: HashMap<i64, BTreeSet<i64>> = HashMap::new();
         for (doc, words) in &self.found {
             for w in words {
-                let named = self.names.docs[*w].iter().filter(|g| **g != *doc && among.contains(g));
+                let named = self.names.words.docs[*w].iter().filter(|g| **g != *doc && among.contains(g));
                 out.entry(*doc).or_default().extend(named);
             }
         }
@@ -411,7 +433,7 @@ mod tests {
                 let mut words = HashSet::new();
                 names.find(&c.content, &mut words);
                 for w in words {
-                    found.entry(c.doc_id).or_default().extend(&names.docs[w]);
+                    found.entry(c.doc_id).or_default().extend(&names.words.docs[w]);
                 }
             }
             let mut expected: HashMap<i64, BTreeSet<i64>> = HashMap::new();

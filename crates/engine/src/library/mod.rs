@@ -265,6 +265,8 @@ pub struct Library {
     lookup_base: Option<lookups::LookupBase>,
     /// How many times an ingest extended the lookup tables instead of computing them whole.
     lookups_extended: u64,
+    /// How many times the lookup tables were read back as saved instead of computed.
+    lookups_read_back: u64,
 }
 
 /// What a library is opened on: its stores, and where it is.
@@ -311,6 +313,7 @@ impl Library {
             generation: 0,
             lookup_base: None,
             lookups_extended: 0,
+            lookups_read_back: 0,
         })
     }
 

@@ -266,6 +266,45 @@ mod tests {
     }
 
     #[test]
+    fn every_change_to_what_lookup_tables_read_draws_a_new_change_stamp() {
+        let cat = SqliteCatalog::in_memory().unwrap();
+        let mut seen = vec![cat.change_stamp().unwrap()];
+        let mut changed = |cat: &SqliteCatalog, what: &str| {
+            let now = cat.change_stamp().unwrap();
+            assert!(!seen.contains(&now), "{what}: the stamp stayed {now}");
+            seen.push(now);
+        };
+        let (id, _) = cat.put_document(&new_document("/rb.md", &rulebook("one"), "none")).unwrap();
+        changed(&cat, "a document stored");
+        cat.mark_indexed(id).unwrap();
+        changed(&cat, "a document indexed");
+        cat.rename_document(id, Some("Rules")).unwrap();
+        changed(&cat, "a document renamed");
+        // Each table the tables read, each kind of change, as any code path might make it.
+        for table in ["documents", "sections", "chunks", "definitions", "refs"] {
+            let sql = format!("CREATE TEMP TABLE copy AS SELECT * FROM {table} LIMIT 1");
+            cat.conn().execute_batch(&sql).unwrap();
+            let key = if table == "documents" { "id" } else { "doc_id" };
+            let one = format!("rowid IN (SELECT rowid FROM {table} LIMIT 1)");
+            cat.conn().execute(&format!("UPDATE {table} SET {key} = {key} WHERE {one}"), []).unwrap();
+            changed(&cat, &format!("{table}: a row updated"));
+            if table != "documents" {
+                cat.conn().execute(&format!("DELETE FROM {table} WHERE {one}"), []).unwrap();
+                changed(&cat, &format!("{table}: a row deleted"));
+                cat.conn().execute(&format!("INSERT INTO {table} SELECT * FROM temp.copy"), []).unwrap();
+                changed(&cat, &format!("{table}: a row inserted"));
+            }
+            cat.conn().execute_batch("DROP TABLE temp.copy").unwrap();
+        }
+        // What the tables do not read leaves it.
+        let before = cat.change_stamp().unwrap();
+        cat.add_watched_folder("/docs").unwrap();
+        assert_eq!(cat.change_stamp().unwrap(), before);
+        assert!(cat.remove_document(id).unwrap());
+        changed(&cat, "a document removed");
+    }
+
+    #[test]
     fn storing_a_path_again_replaces_the_document() {
         let (a, b) = (rulebook("first"), rulebook("second"));
         let cat = SqliteCatalog::in_memory().unwrap();

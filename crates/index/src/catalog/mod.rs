@@ -159,6 +159,13 @@ pub trait Catalog: Send + Sync {
     /// A number that changes whenever another connection (another process) commits a change
     /// to the catalog; a reader compares it to know when to catch up.
     fn data_version(&self) -> Result<i64, IndexError>;
+    /// A number that changes with every change to the documents, their sections, chunks,
+    /// definitions and references (drawn at random each time, never reused in practice), for
+    /// knowing whether tables computed from the catalog and saved are still its own; `None` where
+    /// the catalog keeps none (then nothing computed from it is saved).
+    fn change_stamp(&self) -> Result<Option<i64>, IndexError> {
+        Ok(None)
+    }
     /// SQLite's own check of the file (pages, indexes); a damaged catalog is reported with what
     /// SQLite says, and the advice to restore it.
     fn check(&self) -> Result<(), IndexError>;
@@ -259,6 +266,12 @@ impl SqliteCatalog {
     /// to the catalog; a reader compares it to know when to catch up.
     pub fn data_version(&self) -> Result<i64, IndexError> {
         Ok(self.conn().pragma_query_value(None, "data_version", |r| r.get(0))?)
+    }
+
+    /// The catalog's change stamp (see [`Catalog::change_stamp`]): triggers draw it again on
+    /// every change to the documents, sections, chunks, definitions and references.
+    pub fn change_stamp(&self) -> Result<i64, IndexError> {
+        Ok(self.conn().query_row("SELECT stamp FROM changes", [], |r| r.get(0))?)
     }
 
     /// SQLite's own check of the file (pages, indexes); a damaged catalog is reported with what

@@ -3,12 +3,12 @@
 use folio_core::analysis::Analysis;
 use folio_core::chunker::Chunk;
 use folio_core::model::{PageRange, Span};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Where a document is in being written: `writing` while the stores are being written (nothing
 /// shows it; an interrupted ingest leaves it so, and the next open rolls it back), `indexed` once
 /// every store has it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DocumentStatus {
     /// Being written to the stores: searches do not see it.
@@ -37,7 +37,7 @@ impl DocumentStatus {
 }
 
 /// A document's row.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DocumentRow {
     /// The document's id in the catalog.
     pub id: i64,
@@ -125,7 +125,7 @@ impl ChunkRow {
 }
 
 /// A section as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SectionRow {
     /// Its document's id.
     pub doc_id: i64,

@@ -3,7 +3,7 @@
 /// The current schema version.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-pub(super) const MIGRATIONS: [&str; 5] = [
+pub(super) const MIGRATIONS: [&str; 6] = [
     r#"
 CREATE TABLE documents (
     id INTEGER PRIMARY KEY,
@@ -132,5 +132,27 @@ CREATE INDEX tables_by_doc ON tables(doc_id, span_start);
 "#,
     r#"
 ALTER TABLE documents ADD COLUMN user_title TEXT;
+"#,
+    // The change stamp: a random number drawn again by every change to what the engine's lookup tables
+    // are computed from, so that tables saved with one stamp are known to be the catalog's as long
+    // as it holds that stamp (a catalog restored from a copy and changed since draws new ones).
+    r#"
+CREATE TABLE changes (stamp INTEGER NOT NULL);
+INSERT INTO changes VALUES (random());
+CREATE TRIGGER changes_documents_insert AFTER INSERT ON documents BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_documents_update AFTER UPDATE ON documents BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_documents_delete AFTER DELETE ON documents BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_sections_insert AFTER INSERT ON sections BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_sections_update AFTER UPDATE ON sections BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_sections_delete AFTER DELETE ON sections BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_chunks_insert AFTER INSERT ON chunks BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_chunks_update AFTER UPDATE ON chunks BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_chunks_delete AFTER DELETE ON chunks BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_definitions_insert AFTER INSERT ON definitions BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_definitions_update AFTER UPDATE ON definitions BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_definitions_delete AFTER DELETE ON definitions BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_refs_insert AFTER INSERT ON refs BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_refs_update AFTER UPDATE ON refs BEGIN UPDATE changes SET stamp = random(); END;
+CREATE TRIGGER changes_refs_delete AFTER DELETE ON refs BEGIN UPDATE changes SET stamp = random(); END;
 "#,
 ];

@@ -161,6 +161,10 @@ impl Catalog for SqliteCatalog {
         SqliteCatalog::data_version(self)
     }
 
+    fn change_stamp(&self) -> Result<Option<i64>, IndexError> {
+        SqliteCatalog::change_stamp(self).map(Some)
+    }
+
     fn check(&self) -> Result<(), IndexError> {
         SqliteCatalog::check(self)
     }

@@ -11,6 +11,11 @@
 //! that are small beside the chunks (definitions, titles, adoptions) are computed again whole.
 //! Anything else (a document removed, changed or renamed, a new glossary, whose name older
 //! documents may hold) computes them all.
+//!
+//! Tables computed (whole or extended) are saved beside the catalog, and an open reads them back
+//! while the catalog is unchanged since ([`saved`]).
+
+mod saved;
 
 use super::{glossary, titles, Library};
 use crate::EngineError;
@@ -33,10 +38,21 @@ pub(super) struct Lookups {
     library_titles: HashMap<i64, String>,
     /// What they were computed from, for extending them later.
     base: LookupBase,
-    /// Whether they were extended from the installed ones (else computed whole).
-    extended: bool,
+    /// How they were made.
+    made: Made,
     /// The library's generation they were computed at (see [`Library::install`]).
     generation: u64,
+}
+
+/// How lookup tables were made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Made {
+    /// Computed whole from the catalog.
+    Computed,
+    /// The installed ones extended by the documents added since.
+    Extended,
+    /// Read back as saved (see [`saved`]).
+    ReadBack,
 }
 
 /// What the installed lookup tables were computed from, so that an ingest that only adds
@@ -132,6 +148,16 @@ impl Library {
     /// to other documents against the documents now in the library (and records where they lead
     /// in the catalog). Reads only, but for those resolutions: searches go on meanwhile.
     pub(super) fn lookups(&self, resolve: bool) -> Result<Lookups, EngineError> {
+        if !resolve {
+            if let Some(l) = self.saved_lookups()? {
+                return Ok(l);
+            }
+        }
+        self.computed_lookups(resolve)
+    }
+
+    /// [`Library::lookups`] computed from the catalog (and saved), never read back.
+    fn computed_lookups(&self, resolve: bool) -> Result<Lookups, EngineError> {
         let TitledDocuments { docs, definitions, library_titles } = self.titled_documents()?;
         let mut outlines = HashMap::new();
         let sections = self.read_outlines(&docs, &mut outlines)?;
@@ -140,6 +166,8 @@ impl Library {
         if resolve {
             refs = self.resolve_references(&docs, &outlines, &mut indexes, &definitions, refs, None)?.0;
         }
+        // What the tables are computed from from here on (the resolutions above write).
+        let stamp = self.catalog.change_stamp()?;
         // One pass over the chunks (a large library's text is read through, never held).
         let mut scan = glossary::NameScan::new(&docs)?;
         let exact = ExactIndex::build(&docs, &sections, |exact| {
@@ -153,7 +181,65 @@ impl Library {
         let adoptions = glossary::adoptions_of(&docs, &scan, &definitions, &refs);
         let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan, indexes };
         let generation = self.generation;
-        Ok(Lookups { docs, outlines, exact, adoptions, library_titles, base, extended: false, generation })
+        let l = Lookups {
+            docs,
+            outlines,
+            exact,
+            adoptions,
+            library_titles,
+            base,
+            made: Made::Computed,
+            generation,
+        };
+        self.save_lookups(&l, stamp);
+        Ok(l)
+    }
+
+    /// The tables saved beside the catalog at its current stamp, if any (see [`saved`]); a file
+    /// there that cannot be used is logged and computed anew.
+    fn saved_lookups(&self) -> Result<Option<Lookups>, EngineError> {
+        let Some(stamp) = self.catalog.change_stamp()? else { return Ok(None) };
+        let start = std::time::Instant::now();
+        match saved::read(&self.dir, stamp, self.generation) {
+            Ok(l) => {
+                if l.is_some() {
+                    tracing::info!(ms = start.elapsed().as_millis() as u64, "lookup tables read back");
+                }
+                Ok(l)
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "the saved lookup tables ({}) are not used, they are computed again: {e}",
+                    saved::FILE
+                );
+                Ok(None)
+            }
+        }
+    }
+
+    /// Saves tables computed from the catalog at `stamp` (see [`saved`]), where this process
+    /// writes the library and the catalog has not changed since; a failure costs the next open
+    /// the time to compute them, so it is logged, not returned.
+    fn save_lookups(&self, l: &Lookups, stamp: Option<i64>) {
+        if !self.is_writable() || self.team.is_some() {
+            return;
+        }
+        let Some(stamp) = stamp else { return };
+        match self.catalog.change_stamp() {
+            Ok(Some(now)) if now == stamp => {}
+            Ok(_) => return,
+            Err(e) => {
+                tracing::warn!(
+                    "the lookup tables are not saved: the catalog's stamp could not be read ({e})"
+                );
+                return;
+            }
+        }
+        let start = std::time::Instant::now();
+        match saved::save(&self.dir, stamp, l) {
+            Ok(()) => tracing::info!(ms = start.elapsed().as_millis() as u64, "lookup tables saved"),
+            Err(e) => tracing::warn!("the lookup tables could not be saved in {} ({e})", saved::FILE),
+        }
     }
 
     /// The lookup tables after an ingest, references resolved: the installed ones extended by the
@@ -170,7 +256,7 @@ impl Library {
             None => self.lookups(true)?,
         };
         let ms = start.elapsed().as_millis() as u64;
-        tracing::info!(extended = l.extended, documents = l.docs.len(), ms, "lookup tables after an ingest");
+        tracing::info!(made = ?l.made, documents = l.docs.len(), ms, "lookup tables after an ingest");
         Ok(l)
     }
 
@@ -216,6 +302,8 @@ impl Library {
         let refs = self.catalog.external_references()?;
         let (refs, settled_changed) =
             self.resolve_references(&docs, &outlines, &mut indexes, &definitions, refs, Some(&base.rows))?;
+        // The resolutions above write: the stamp the tables are saved with is the one after them.
+        let stamp = self.catalog.change_stamp()?;
         // The added documents' references are stored after every other: their citations extend
         // the tables' in order, unless an earlier document's reference now leads elsewhere.
         let exact = exact.finish();
@@ -228,16 +316,18 @@ impl Library {
         let adoptions = glossary::adoptions_of(&docs, &scan, &definitions, &refs);
         let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan, indexes };
         let generation = self.generation;
-        Ok(Some(Lookups {
+        let l = Lookups {
             docs,
             outlines,
             exact,
             adoptions,
             library_titles,
             base,
-            extended: true,
+            made: Made::Extended,
             generation,
-        }))
+        };
+        self.save_lookups(&l, stamp);
+        Ok(Some(l))
     }
 
     /// Puts computed lookup tables in place, when the library has not changed since they were
@@ -247,7 +337,7 @@ impl Library {
         if l.generation != self.generation {
             return false;
         }
-        let Lookups { docs, outlines, exact, adoptions, library_titles, base, extended, .. } = l;
+        let Lookups { docs, outlines, exact, adoptions, library_titles, base, made, .. } = l;
         let replaced = (
             std::mem::replace(&mut self.docs, docs),
             std::mem::replace(&mut self.outlines, outlines),
@@ -263,7 +353,8 @@ impl Library {
         if let Err(e) = freeing {
             tracing::warn!("freeing the replaced lookup tables where they were replaced: no thread ({e})");
         }
-        self.lookups_extended += u64::from(extended);
+        self.lookups_extended += u64::from(made == Made::Extended);
+        self.lookups_read_back += u64::from(made == Made::ReadBack);
         self.generation += 1;
         true
     }
@@ -434,5 +525,77 @@ mod tests {
         assert!(!add(&mut lib, files.path(), "GEN_rules.txt", &format!("{GEN}5.5.3\tMore.\n")));
         lib.remove("FSMR").unwrap();
         assert!(add(&mut lib, files.path(), "COBS_rules.txt", "1.\tCOBS\n1.1\tUnder GEN 5.5.2 firms act.\n"));
+    }
+
+    /// A library of the four rulebooks above (a glossary, citations across them), closed.
+    fn four_rulebooks(dir: &Path) -> tempfile::TempDir {
+        let files = tempfile::tempdir().unwrap();
+        let mut lib = Library::open(dir, Arc::new(Flat), memory()).unwrap();
+        for (name, text) in [("AML_rules.txt", AML), ("GEN_rules.txt", GEN), ("GLO_glossary.txt", GLO)] {
+            ingest(&mut lib, files.path(), name, text);
+        }
+        ingest(&mut lib, files.path(), "FSMR_rules.txt", FSMR);
+        files
+    }
+
+    fn memory() -> LibraryOptions {
+        LibraryOptions { in_memory_vectors: true, ..LibraryOptions::default() }
+    }
+
+    /// Opens the library; returns it and whether its tables were read back, having checked that
+    /// the tables it installed are the tables computed whole.
+    fn reopen(dir: &Path) -> (Library, bool) {
+        let lib = Library::open(dir, Arc::new(Flat), memory()).unwrap();
+        assert!(installed(&lib) == tables(lib.computed_lookups(false).unwrap()), "the tables differ");
+        let read_back = lib.lookups_read_back == 1;
+        (lib, read_back)
+    }
+
+    #[test]
+    fn tables_saved_are_read_back_while_the_catalog_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let _files = four_rulebooks(dir.path());
+        assert!(reopen(dir.path()).1, "the tables saved after the last ingest are read back");
+        let (lib, read_back) = reopen(dir.path());
+        assert!(read_back && lib.exact.document("GEN").is_some() && lib.docs.len() == 4);
+        // A change to the catalog behind the library's back: a document renamed by another hand.
+        drop(lib);
+        let catalog = rusqlite::Connection::open(dir.path().join("catalog.sqlite")).unwrap();
+        catalog
+            .execute("UPDATE documents SET user_title = 'Rules on money' WHERE label = 'AML'", [])
+            .unwrap();
+        drop(catalog);
+        let (lib, read_back) = reopen(dir.path());
+        assert!(!read_back, "tables saved before the change are not read back");
+        assert!(lib.docs.iter().any(|d| d.title == "Rules on money"));
+        drop(lib);
+        assert!(reopen(dir.path()).1, "the tables computed then were saved");
+    }
+
+    #[test]
+    fn saved_tables_damaged_or_from_another_version_are_computed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let _files = four_rulebooks(dir.path());
+        let file = dir.path().join(saved::FILE);
+        let whole = std::fs::read(&file).unwrap();
+        let mut damaged: Vec<(&str, Vec<u8>)> = Vec::new();
+        let mut flipped = whole.clone();
+        let middle = whole.len() / 2;
+        flipped[middle] ^= 0x55;
+        damaged.push(("a byte changed", flipped));
+        damaged.push(("cut short", whole[..whole.len() - 10].to_vec()));
+        damaged.push(("the header alone", whole[..64].to_vec()));
+        damaged.push(("empty", Vec::new()));
+        let mut other = whole.clone();
+        other[40..64].fill(0);
+        other[40..44].copy_from_slice(b"0.0.");
+        damaged.push(("another version", other));
+        for (what, bytes) in damaged {
+            std::fs::write(&file, &bytes).unwrap();
+            let (lib, read_back) = reopen(dir.path());
+            assert!(!read_back, "{what}: read back");
+            drop(lib);
+            assert!(reopen(dir.path()).1, "{what}: the tables computed instead were saved again");
+        }
     }
 }

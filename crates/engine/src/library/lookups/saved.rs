@@ -1,0 +1,236 @@
+//! The lookup tables saved beside the catalog (`lookups.bin` in the library folder), so that an
+//! open reads them back instead of computing them from every section and chunk (at a million
+//! chunks, seconds of reading the catalog through).
+//!
+//! They are saved with the catalog's change stamp (`Catalog::change_stamp`, drawn again by every
+//! change to what they are computed from) and read back only while the catalog still holds that
+//! stamp, by the Folio version that wrote them, and whole (a checksum over what follows the
+//! header). Anything else (no file, another stamp or version, a file cut short or damaged) means
+//! computing them, as every open did before; the library is never wrong for it, only slower. A
+//! team library's catalog keeps no stamp: its tables are always computed.
+//!
+//! The file: a 64-byte header (magic, format, stamp, length and checksum of the rest, the Folio
+//! version), then the tables in bincode.
+
+use super::{LookupBase, Lookups, Made, Outline};
+use crate::library::glossary::{Adoptions, NameScan};
+use folio_index::catalog::DocumentRow;
+use folio_index::exact::ExactIndex;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::io::{Read, Seek, Write};
+use std::path::Path;
+
+/// The file's name in the library folder.
+pub(super) const FILE: &str = "lookups.bin";
+const MAGIC: [u8; 8] = *b"FOLIOLKP";
+/// The layout of what follows the header; a change to the saved types changes the Folio version
+/// too, which the header also holds.
+const FORMAT: u32 = 1;
+const HEADER: usize = 64;
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The tables as saved (borrowed from the tables computed).
+#[derive(Serialize)]
+struct SavedRef<'a> {
+    docs: &'a [DocumentRow],
+    #[serde(serialize_with = "shared_outlines")]
+    outlines: &'a HashMap<i64, Outline>,
+    exact: &'a ExactIndex,
+    adoptions: &'a Adoptions,
+    library_titles: &'a HashMap<i64, String>,
+    scan: &'a NameScan,
+}
+
+/// The tables as read back ([`SavedRef`]'s fields, in its order).
+#[derive(Deserialize)]
+struct Saved {
+    docs: Vec<DocumentRow>,
+    #[serde(with = "folio_index::shared")]
+    outlines: HashMap<i64, Outline>,
+    exact: ExactIndex,
+    adoptions: Adoptions,
+    library_titles: HashMap<i64, String>,
+    scan: NameScan,
+}
+
+fn shared_outlines<S: serde::Serializer>(map: &&HashMap<i64, Outline>, s: S) -> Result<S::Ok, S::Error> {
+    folio_index::shared::serialize(map, s)
+}
+
+/// The header: what the tables were saved from and by, and what follows it.
+#[derive(Debug, PartialEq)]
+struct Header {
+    format: u32,
+    stamp: i64,
+    len: u64,
+    checksum: u64,
+    version: String,
+}
+
+impl Header {
+    fn bytes(&self) -> [u8; HEADER] {
+        let mut b = [0u8; HEADER];
+        b[..8].copy_from_slice(&MAGIC);
+        b[8..12].copy_from_slice(&self.format.to_le_bytes());
+        b[16..24].copy_from_slice(&self.stamp.to_le_bytes());
+        b[24..32].copy_from_slice(&self.len.to_le_bytes());
+        b[32..40].copy_from_slice(&self.checksum.to_le_bytes());
+        let v = self.version.as_bytes();
+        let n = v.len().min(HEADER - 40);
+        b[40..40 + n].copy_from_slice(&v[..n]);
+        b
+    }
+
+    /// The header of a file this code wrote; `None` for anything else.
+    fn parse(b: &[u8; HEADER]) -> Option<Header> {
+        if b[..8] != MAGIC {
+            return None;
+        }
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+        let version = b[40..].split(|&c| c == 0).next().unwrap_or_default();
+        Some(Header {
+            format: u32::from_le_bytes(b[8..12].try_into().unwrap_or_default()),
+            stamp: u64_at(16) as i64,
+            len: u64_at(24),
+            checksum: u64_at(32),
+            version: String::from_utf8_lossy(version).into_owned(),
+        })
+    }
+}
+
+/// Bytes written through, counted and hashed.
+struct Hashing<T> {
+    inner: T,
+    hash: xxhash_rust::xxh3::Xxh3,
+    len: u64,
+}
+
+impl<T> Hashing<T> {
+    fn new(inner: T) -> Hashing<T> {
+        Hashing { inner, hash: xxhash_rust::xxh3::Xxh3::new(), len: 0 }
+    }
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Bincode's options for the tables, the same for writing and reading: lengths and integers as
+/// variable-length integers.
+fn options() -> impl bincode::Options {
+    bincode::DefaultOptions::new()
+}
+
+/// Why saved tables were not read back (a file there but not usable; logged, never shown).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Unread {
+    #[error("reading it failed: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("it is not a file of saved lookup tables")]
+    Foreign,
+    #[error("it was saved by Folio {0} (format {1})")]
+    OtherVersion(String, u32),
+    #[error("it is damaged or cut short ({0})")]
+    Damaged(String),
+}
+
+/// Saves `l`, computed from the catalog at `stamp`, in `dir` (through a file of its own, renamed
+/// over the last one: a reader finds the old file or the new one, whole).
+pub(super) fn save(dir: &Path, stamp: i64, l: &Lookups) -> Result<(), std::io::Error> {
+    let path = dir.join(FILE);
+    let part = dir.join(format!("{FILE}.{}.part", std::process::id()));
+    let written = (|| -> std::io::Result<()> {
+        let mut file = std::fs::File::create(&part)?;
+        file.write_all(&[0u8; HEADER])?;
+        // Hashed in the buffer's blocks, not in the encoder's small writes.
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, Hashing::new(file));
+        let saved = SavedRef {
+            docs: &l.docs,
+            outlines: &l.outlines,
+            exact: &l.exact,
+            adoptions: &l.adoptions,
+            library_titles: &l.library_titles,
+            scan: &l.base.scan,
+        };
+        bincode::Options::serialize_into(options(), &mut out, &saved).map_err(std::io::Error::other)?;
+        let hashed = out.into_inner().map_err(|e| e.into_error())?;
+        let (checksum, len, mut file) = (hashed.hash.digest(), hashed.len, hashed.inner);
+        let header = Header { format: FORMAT, stamp, len, checksum, version: VERSION.into() };
+        file.seek(std::io::SeekFrom::Start(0))?;
+        file.write_all(&header.bytes())?;
+        std::fs::rename(&part, &path)
+    })();
+    if written.is_err() {
+        // What is left of the part file is of no use; the error that matters is the one returned.
+        let _ = std::fs::remove_file(&part);
+    }
+    written
+}
+
+/// The tables saved in `dir` at `stamp`: `Ok(None)` where none are saved or they were saved at
+/// another stamp (the catalog changed since), an error where a file is there but cannot be used.
+pub(super) fn read(dir: &Path, stamp: i64, generation: u64) -> Result<Option<Lookups>, Unread> {
+    let file = match std::fs::File::open(dir.join(FILE)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let mut input = file;
+    let mut head = [0u8; HEADER];
+    input.read_exact(&mut head)?;
+    let header = Header::parse(&head).ok_or(Unread::Foreign)?;
+    if header.format != FORMAT || header.version != VERSION {
+        return Err(Unread::OtherVersion(header.version, header.format));
+    }
+    if header.stamp != stamp {
+        return Ok(None);
+    }
+    // Read whole and checked before it is decoded (decoding from memory is several times faster
+    // than from a reader).
+    let on_disk = input.metadata()?.len().saturating_sub(HEADER as u64);
+    let mut bytes = Vec::with_capacity(header.len.min(on_disk) as usize);
+    input.take(header.len).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 != header.len || xxhash_rust::xxh3::xxh3_64(&bytes) != header.checksum {
+        return Err(Unread::Damaged("its checksum differs".into()));
+    }
+    let saved: Saved =
+        bincode::Options::deserialize(options(), &bytes).map_err(|e| Unread::Damaged(e.to_string()))?;
+    drop(bytes);
+    let Saved { docs, outlines, exact, adoptions, library_titles, scan } = saved;
+    let rows = docs.iter().map(|d| (d.id, d.clone())).collect();
+    let base = LookupBase { rows, scan, indexes: Default::default() };
+    Ok(Some(Lookups {
+        docs,
+        outlines,
+        exact,
+        adoptions,
+        library_titles,
+        base,
+        made: Made::ReadBack,
+        generation,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_read_back_and_others_refused() {
+        let h = Header { format: FORMAT, stamp: -42, len: 7, checksum: 99, version: VERSION.into() };
+        assert_eq!(Header::parse(&h.bytes()), Some(h));
+        let mut other = [0u8; HEADER];
+        other[..8].copy_from_slice(b"SQLite f");
+        assert_eq!(Header::parse(&other), None);
+    }
+}

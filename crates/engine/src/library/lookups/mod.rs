@@ -578,6 +578,9 @@ mod tests {
         let _files = four_rulebooks(dir.path());
         let file = dir.path().join(saved::FILE);
         let whole = std::fs::read(&file).unwrap();
+        // A part file a stopped process left is removed by the next save.
+        let left = dir.path().join(format!("{}.1.part", saved::FILE));
+        std::fs::write(&left, &whole[..100]).unwrap();
         let mut damaged: Vec<(&str, Vec<u8>)> = Vec::new();
         let mut flipped = whole.clone();
         let middle = whole.len() / 2;
@@ -596,6 +599,7 @@ mod tests {
             assert!(!read_back, "{what}: read back");
             drop(lib);
             assert!(reopen(dir.path()).1, "{what}: the tables computed instead were saved again");
+            assert!(!left.exists(), "{what}: the part file left is removed");
         }
     }
 }

@@ -149,6 +149,7 @@ pub(super) enum Unread {
 pub(super) fn save(dir: &Path, stamp: i64, l: &Lookups) -> Result<(), std::io::Error> {
     let path = dir.join(FILE);
     let part = dir.join(format!("{FILE}.{}.part", std::process::id()));
+    remove_parts_left(dir);
     let written = (|| -> std::io::Result<()> {
         let mut file = std::fs::File::create(&part)?;
         file.write_all(&[0u8; HEADER])?;
@@ -175,6 +176,21 @@ pub(super) fn save(dir: &Path, stamp: i64, l: &Lookups) -> Result<(), std::io::E
         let _ = std::fs::remove_file(&part);
     }
     written
+}
+
+/// Removes part files a process that stopped while saving left (only the process holding the
+/// library's write lock saves, so no other is being written).
+fn remove_parts_left(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(&format!("{FILE}.")) && name.ends_with(".part") {
+            if let Err(err) = std::fs::remove_file(e.path()) {
+                tracing::warn!("a part file of the saved lookup tables ({name}) could not be removed: {err}");
+            }
+        }
+    }
 }
 
 /// The tables saved in `dir` at `stamp`: `Ok(None)` where none are saved or they were saved at

@@ -262,11 +262,12 @@ fn measure(dir: &Path, env: &Environment, questions: &[String]) -> Result<(), Fa
     println!("RSS after the searches: {:.0} MB", rss_mb());
     let mb = |p: &str| disk_bytes(&dir.join(p)) as f64 / 1e6;
     println!(
-        "disk: {:.0} MB in all: catalog {:.0} MB, keyword index {:.0} MB, vectors (LanceDB) {:.0} MB",
+        "disk: {:.0} MB in all: catalog {:.0} MB, keyword index {:.0} MB, vectors (LanceDB) {:.0} MB, saved lookup tables {:.0} MB",
         disk_bytes(dir) as f64 / 1e6,
         mb("catalog.sqlite") + mb("catalog.sqlite-wal"),
         mb("keyword"),
-        mb("vectors")
+        mb("vectors"),
+        mb("lookups.bin")
     );
     Ok(())
 }

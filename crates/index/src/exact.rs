@@ -44,14 +44,21 @@ struct DocExact {
     chunks: Vec<ChunkPlace>,
 }
 
+/// Number tokens → (doc, section id, preference) (see [`ExactIndex`]).
+type NumberIndex = HashMap<Vec<String>, Vec<(i64, String, u32)>>;
+
 /// Section numbers, terms and labels → chunks; saved and read back whole by the engine (serde).
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExactIndex {
     /// Number tokens → (doc, section id, preference), by full and by local numbering; a lower
     /// preference answers first (see [`preference`]).
-    numbers: HashMap<Vec<String>, Vec<(i64, String, u32)>>,
+    /// (Shared, as the parts below: a copy of the index, to extend or to save, copies no map of
+    /// the whole library.)
+    #[serde(with = "crate::shared::one")]
+    numbers: Arc<NumberIndex>,
     /// Defined-term key → chunk ids defining it.
-    terms: HashMap<String, Vec<i64>>,
+    #[serde(with = "crate::shared::one")]
+    terms: Arc<HashMap<String, Vec<i64>>>,
     /// Upper-case document label → document id.
     labels: HashMap<String, i64>,
     /// Each document's sections and chunks.
@@ -195,13 +202,14 @@ impl ExactIndex {
         for d in docs {
             self.labels.insert(d.label.to_uppercase(), d.id);
         }
+        let numbers = Arc::make_mut(&mut self.numbers);
         for s in sections {
             let body = (s.span.start + s.heading.len()).min(s.span.end);
             let doc = Arc::make_mut(self.docs.entry(s.doc_id).or_default());
             doc.section_spans.insert(s.section_id.clone(), (s.span, body));
             if let Some(n) = &s.number {
                 for (key, rank) in ranked_keys(n) {
-                    self.numbers.entry(key).or_default().push((s.doc_id, s.section_id.clone(), rank));
+                    numbers.entry(key).or_default().push((s.doc_id, s.section_id.clone(), rank));
                 }
             }
         }
@@ -405,7 +413,7 @@ impl ExactBuilder {
             scope.push(c.id);
         }
         for t in &c.defined_terms {
-            x.terms.entry(t.clone()).or_default().push(c.id);
+            Arc::make_mut(&mut x.terms).entry(t.clone()).or_default().push(c.id);
         }
         let guidance = self.guidance.get(&c.doc_id).is_some_and(|g| g.contains(c.section_id));
         doc.chunks.push(ChunkPlace { span: c.span, id: c.id, guidance });

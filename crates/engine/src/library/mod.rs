@@ -267,6 +267,17 @@ pub struct Library {
     lookups_extended: u64,
     /// How many times the lookup tables were read back as saved instead of computed.
     lookups_read_back: u64,
+    /// The thread saving the lookup tables last computed, while it runs (see [`lookups`]).
+    saving: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl Drop for Library {
+    /// Waits for the lookup tables being saved: a library closed is one the next open reads back.
+    fn drop(&mut self) {
+        let slot = self.saving.get_mut().unwrap_or_else(|p| p.into_inner());
+        let mut last = slot.take();
+        self.saved_wait(&mut last);
+    }
 }
 
 /// What a library is opened on: its stores, and where it is.
@@ -314,6 +325,7 @@ impl Library {
             lookup_base: None,
             lookups_extended: 0,
             lookups_read_back: 0,
+            saving: std::sync::Mutex::new(None),
         })
     }
 

@@ -4,13 +4,13 @@
 //!
 //! They are saved with the catalog's change stamp (`Catalog::change_stamp`, drawn again by every
 //! change to what they are computed from) and read back only while the catalog still holds that
-//! stamp, by the Folio version that wrote them, and whole (a checksum over what follows the
+//! stamp, by the Folio build that wrote them, and whole (a checksum over what follows the
 //! header). Anything else (no file, another stamp or version, a file cut short or damaged) means
 //! computing them, as every open did before; the library is never wrong for it, only slower. A
 //! team library's catalog keeps no stamp: its tables are always computed.
 //!
 //! The file: a 64-byte header (magic, format, stamp, length and checksum of the rest, the Folio
-//! version), then the tables in bincode.
+//! build and version), then the tables in bincode.
 
 use super::{LookupBase, Lookups, Made, Outline};
 use crate::library::glossary::{Adoptions, NameScan};
@@ -24,27 +24,27 @@ use std::path::Path;
 /// The file's name in the library folder.
 pub(super) const FILE: &str = "lookups.bin";
 const MAGIC: [u8; 8] = *b"FOLIOLKP";
-/// The layout of what follows the header; a change to the saved types changes the Folio version
-/// too, which the header also holds.
+/// The layout of what follows the header.
 const FORMAT: u32 = 1;
 const HEADER: usize = 64;
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The tables as saved (borrowed from the tables computed).
-#[derive(Serialize)]
-struct SavedRef<'a> {
-    docs: &'a [DocumentRow],
-    #[serde(serialize_with = "shared_outlines")]
-    outlines: &'a HashMap<i64, Outline>,
-    exact: &'a ExactIndex,
-    adoptions: &'a Adoptions,
-    library_titles: &'a HashMap<i64, String>,
-    scan: &'a NameScan,
+/// The build of Folio running: its version and its executable's size and modification time (a
+/// build of the same version may compute the tables otherwise; an update replaces the file).
+fn build() -> u64 {
+    let exe = std::env::current_exe().and_then(std::fs::metadata);
+    let (size, modified) = match &exe {
+        Ok(m) => (m.len(), m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())),
+        Err(_) => (0, None),
+    };
+    let id = format!("{VERSION} {size} {}", modified.map_or(0, |d| d.as_nanos()));
+    xxhash_rust::xxh3::xxh3_64(id.as_bytes())
 }
 
-/// The tables as read back ([`SavedRef`]'s fields, in its order).
-#[derive(Deserialize)]
-struct Saved {
+/// The tables as saved: copies of the installed ones that share their large parts, so that
+/// they are written on a thread of their own while the library goes on.
+#[derive(Serialize, Deserialize)]
+pub(super) struct Saved {
     docs: Vec<DocumentRow>,
     #[serde(with = "folio_index::shared")]
     outlines: HashMap<i64, Outline>,
@@ -54,8 +54,18 @@ struct Saved {
     scan: NameScan,
 }
 
-fn shared_outlines<S: serde::Serializer>(map: &&HashMap<i64, Outline>, s: S) -> Result<S::Ok, S::Error> {
-    folio_index::shared::serialize(map, s)
+impl Saved {
+    /// What of `l` is saved.
+    pub(super) fn of(l: &Lookups) -> Saved {
+        Saved {
+            docs: l.docs.clone(),
+            outlines: l.outlines.clone(),
+            exact: l.exact.clone(),
+            adoptions: l.adoptions.clone(),
+            library_titles: l.library_titles.clone(),
+            scan: l.base.scan.clone(),
+        }
+    }
 }
 
 /// The header: what the tables were saved from and by, and what follows it.
@@ -65,6 +75,8 @@ struct Header {
     stamp: i64,
     len: u64,
     checksum: u64,
+    /// [`build`].
+    build: u64,
     version: String,
 }
 
@@ -76,9 +88,10 @@ impl Header {
         b[16..24].copy_from_slice(&self.stamp.to_le_bytes());
         b[24..32].copy_from_slice(&self.len.to_le_bytes());
         b[32..40].copy_from_slice(&self.checksum.to_le_bytes());
+        b[40..48].copy_from_slice(&self.build.to_le_bytes());
         let v = self.version.as_bytes();
-        let n = v.len().min(HEADER - 40);
-        b[40..40 + n].copy_from_slice(&v[..n]);
+        let n = v.len().min(HEADER - 48);
+        b[48..48 + n].copy_from_slice(&v[..n]);
         b
     }
 
@@ -88,12 +101,13 @@ impl Header {
             return None;
         }
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
-        let version = b[40..].split(|&c| c == 0).next().unwrap_or_default();
+        let version = b[48..].split(|&c| c == 0).next().unwrap_or_default();
         Some(Header {
             format: u32::from_le_bytes(b[8..12].try_into().unwrap_or_default()),
             stamp: u64_at(16) as i64,
             len: u64_at(24),
             checksum: u64_at(32),
+            build: u64_at(40),
             version: String::from_utf8_lossy(version).into_owned(),
         })
     }
@@ -138,15 +152,15 @@ pub(super) enum Unread {
     Io(#[from] std::io::Error),
     #[error("it is not a file of saved lookup tables")]
     Foreign,
-    #[error("it was saved by Folio {0} (format {1})")]
-    OtherVersion(String, u32),
+    #[error("it was saved by another build of Folio ({0}, format {1})")]
+    OtherBuild(String, u32),
     #[error("it is damaged or cut short ({0})")]
     Damaged(String),
 }
 
-/// Saves `l`, computed from the catalog at `stamp`, in `dir` (through a file of its own, renamed
-/// over the last one: a reader finds the old file or the new one, whole).
-pub(super) fn save(dir: &Path, stamp: i64, l: &Lookups) -> Result<(), std::io::Error> {
+/// Saves `saved`, computed from the catalog at `stamp`, in `dir` (through a file of its own,
+/// renamed over the last one: a reader finds the old file or the new one, whole).
+pub(super) fn save(dir: &Path, stamp: i64, saved: &Saved) -> Result<(), std::io::Error> {
     let path = dir.join(FILE);
     let part = dir.join(format!("{FILE}.{}.part", std::process::id()));
     remove_parts_left(dir);
@@ -155,18 +169,10 @@ pub(super) fn save(dir: &Path, stamp: i64, l: &Lookups) -> Result<(), std::io::E
         file.write_all(&[0u8; HEADER])?;
         // Hashed in the buffer's blocks, not in the encoder's small writes.
         let mut out = std::io::BufWriter::with_capacity(1 << 20, Hashing::new(file));
-        let saved = SavedRef {
-            docs: &l.docs,
-            outlines: &l.outlines,
-            exact: &l.exact,
-            adoptions: &l.adoptions,
-            library_titles: &l.library_titles,
-            scan: &l.base.scan,
-        };
-        bincode::Options::serialize_into(options(), &mut out, &saved).map_err(std::io::Error::other)?;
+        bincode::Options::serialize_into(options(), &mut out, saved).map_err(std::io::Error::other)?;
         let hashed = out.into_inner().map_err(|e| e.into_error())?;
         let (checksum, len, mut file) = (hashed.hash.digest(), hashed.len, hashed.inner);
-        let header = Header { format: FORMAT, stamp, len, checksum, version: VERSION.into() };
+        let header = Header { format: FORMAT, stamp, len, checksum, build: build(), version: VERSION.into() };
         file.seek(std::io::SeekFrom::Start(0))?;
         file.write_all(&header.bytes())?;
         std::fs::rename(&part, &path)
@@ -205,8 +211,8 @@ pub(super) fn read(dir: &Path, stamp: i64, generation: u64) -> Result<Option<Loo
     let mut head = [0u8; HEADER];
     input.read_exact(&mut head)?;
     let header = Header::parse(&head).ok_or(Unread::Foreign)?;
-    if header.format != FORMAT || header.version != VERSION {
-        return Err(Unread::OtherVersion(header.version, header.format));
+    if header.format != FORMAT || header.build != build() {
+        return Err(Unread::OtherBuild(header.version, header.format));
     }
     if header.stamp != stamp {
         return Ok(None);
@@ -243,7 +249,14 @@ mod tests {
 
     #[test]
     fn headers_are_read_back_and_others_refused() {
-        let h = Header { format: FORMAT, stamp: -42, len: 7, checksum: 99, version: VERSION.into() };
+        let h = Header {
+            format: FORMAT,
+            stamp: -42,
+            len: 7,
+            checksum: 99,
+            build: build(),
+            version: VERSION.into(),
+        };
         assert_eq!(Header::parse(&h.bytes()), Some(h));
         let mut other = [0u8; HEADER];
         other[..8].copy_from_slice(b"SQLite f");

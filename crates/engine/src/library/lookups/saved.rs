@@ -29,15 +29,10 @@ const FORMAT: u32 = 1;
 const HEADER: usize = 64;
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The build of Folio running: its version and its executable's size and modification time (a
-/// build of the same version may compute the tables otherwise; an update replaces the file).
+/// The build of Folio running: its version and the sources that compute the tables (`build.rs`:
+/// a build of the same version may compute them otherwise), the same for each of its programs.
 fn build() -> u64 {
-    let exe = std::env::current_exe().and_then(std::fs::metadata);
-    let (size, modified) = match &exe {
-        Ok(m) => (m.len(), m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())),
-        Err(_) => (0, None),
-    };
-    let id = format!("{VERSION} {size} {}", modified.map_or(0, |d| d.as_nanos()));
+    let id = format!("{VERSION} {}", env!("FOLIO_SOURCE_ID"));
     xxhash_rust::xxh3::xxh3_64(id.as_bytes())
 }
 

@@ -86,8 +86,8 @@ fn names_word(text: &str, word: &str) -> bool {
 
 /// The words that could name a glossary (each document's label, and "Glossary" where its title
 /// says it is one), found in one pass over each text whatever their number (a library of a
-/// thousand filings has a thousand labels).
-/// Saved as its words and whom each names, its finder built again when read back.
+/// thousand filings has a thousand labels). Saved as its words and whom each names, its finder
+/// built again when read back.
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 #[serde(into = "NamedWords", try_from = "NamedWords")]
 struct GlossaryNames {

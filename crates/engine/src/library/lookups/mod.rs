@@ -17,6 +17,8 @@
 
 mod saved;
 
+use saved::Tables;
+
 use super::{glossary, titles, Library};
 use crate::EngineError;
 use folio_core::crossref::{CrossIndex, SectionIndex};
@@ -42,6 +44,17 @@ pub(super) struct Lookups {
     made: Made,
     /// The library's generation they were computed at (see [`Library::install`]).
     generation: u64,
+}
+
+impl Lookups {
+    /// Tables of these parts, made so at the library's `generation`; the documents they were
+    /// computed from are those they list.
+    fn of(tables: Tables, indexes: SectionIndexes, made: Made, generation: u64) -> Lookups {
+        let Tables { docs, outlines, exact, adoptions, library_titles, scan } = tables;
+        let rows = docs.iter().map(|d| (d.id, d.clone())).collect();
+        let base = LookupBase { rows, scan, indexes };
+        Lookups { docs, outlines, exact, adoptions, library_titles, base, made, generation }
+    }
 }
 
 /// How lookup tables were made.
@@ -179,18 +192,8 @@ impl Library {
         let exact = exact.with_citations(&self.catalog.resolved_references()?);
         // Who cites whom decides whose definitions apply where.
         let adoptions = glossary::adoptions_of(&docs, &scan, &definitions, &refs);
-        let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan, indexes };
-        let generation = self.generation;
-        let l = Lookups {
-            docs,
-            outlines,
-            exact,
-            adoptions,
-            library_titles,
-            base,
-            made: Made::Computed,
-            generation,
-        };
+        let tables = Tables { docs, outlines, exact, adoptions, library_titles, scan };
+        let l = Lookups::of(tables, indexes, Made::Computed, self.generation);
         self.save_lookups(&l, stamp);
         Ok(l)
     }
@@ -237,7 +240,7 @@ impl Library {
         }
         // Written on a thread of their own (at a million chunks, seconds an ingest would wait),
         // one save at a time; the library waits for the last when it closes.
-        let (dir, tables) = (self.dir.clone(), saved::Saved::of(l));
+        let (dir, tables) = (self.dir.clone(), Tables::of(l));
         let saving = move || {
             let start = std::time::Instant::now();
             match saved::save(&dir, stamp, &tables) {
@@ -334,18 +337,8 @@ impl Library {
             exact.add_citations(&self.catalog.resolved_references_of(&ids)?)
         };
         let adoptions = glossary::adoptions_of(&docs, &scan, &definitions, &refs);
-        let base = LookupBase { rows: docs.iter().map(|d| (d.id, d.clone())).collect(), scan, indexes };
-        let generation = self.generation;
-        let l = Lookups {
-            docs,
-            outlines,
-            exact,
-            adoptions,
-            library_titles,
-            base,
-            made: Made::Extended,
-            generation,
-        };
+        let tables = Tables { docs, outlines, exact, adoptions, library_titles, scan };
+        let l = Lookups::of(tables, indexes, Made::Extended, self.generation);
         self.save_lookups(&l, stamp);
         Ok(Some(l))
     }

@@ -12,7 +12,7 @@
 //! The file: a 64-byte header (magic, format, stamp, length and checksum of the rest, the Folio
 //! build and version), then the tables in bincode.
 
-use super::{LookupBase, Lookups, Made, Outline};
+use super::{Lookups, Made, Outline};
 use crate::library::glossary::{Adoptions, NameScan};
 use folio_index::catalog::DocumentRow;
 use folio_index::exact::ExactIndex;
@@ -36,23 +36,24 @@ fn build() -> u64 {
     xxhash_rust::xxh3::xxh3_64(id.as_bytes())
 }
 
-/// The tables as saved: copies of the installed ones that share their large parts, so that
-/// they are written on a thread of their own while the library goes on.
+/// The tables' own parts, what is saved of them (the rest is made again: which documents they
+/// saw, from their list; the section indexes made as references need them).
 #[derive(Serialize, Deserialize)]
-pub(super) struct Saved {
-    docs: Vec<DocumentRow>,
+pub(super) struct Tables {
+    pub(super) docs: Vec<DocumentRow>,
     #[serde(with = "folio_index::shared")]
-    outlines: HashMap<i64, Outline>,
-    exact: ExactIndex,
-    adoptions: Adoptions,
-    library_titles: HashMap<i64, String>,
-    scan: NameScan,
+    pub(super) outlines: HashMap<i64, Outline>,
+    pub(super) exact: ExactIndex,
+    pub(super) adoptions: Adoptions,
+    pub(super) library_titles: HashMap<i64, String>,
+    pub(super) scan: NameScan,
 }
 
-impl Saved {
-    /// What of `l` is saved.
-    pub(super) fn of(l: &Lookups) -> Saved {
-        Saved {
+impl Tables {
+    /// Copies of `l`'s parts, sharing their large maps (so that they are written on a thread of
+    /// their own while the library goes on).
+    pub(super) fn of(l: &Lookups) -> Tables {
+        Tables {
             docs: l.docs.clone(),
             outlines: l.outlines.clone(),
             exact: l.exact.clone(),
@@ -153,9 +154,9 @@ pub(super) enum Unread {
     Damaged(String),
 }
 
-/// Saves `saved`, computed from the catalog at `stamp`, in `dir` (through a file of its own,
+/// Saves `tables`, computed from the catalog at `stamp`, in `dir` (through a file of its own,
 /// renamed over the last one: a reader finds the old file or the new one, whole).
-pub(super) fn save(dir: &Path, stamp: i64, saved: &Saved) -> Result<(), std::io::Error> {
+pub(super) fn save(dir: &Path, stamp: i64, tables: &Tables) -> Result<(), std::io::Error> {
     let path = dir.join(FILE);
     let part = dir.join(format!("{FILE}.{}.part", std::process::id()));
     remove_parts_left(dir);
@@ -164,7 +165,7 @@ pub(super) fn save(dir: &Path, stamp: i64, saved: &Saved) -> Result<(), std::io:
         file.write_all(&[0u8; HEADER])?;
         // Hashed in the buffer's blocks, not in the encoder's small writes.
         let mut out = std::io::BufWriter::with_capacity(1 << 20, Hashing::new(file));
-        bincode::Options::serialize_into(options(), &mut out, saved).map_err(std::io::Error::other)?;
+        bincode::Options::serialize_into(options(), &mut out, tables).map_err(std::io::Error::other)?;
         let hashed = out.into_inner().map_err(|e| e.into_error())?;
         let (checksum, len, mut file) = (hashed.hash.digest(), hashed.len, hashed.inner);
         let header = Header { format: FORMAT, stamp, len, checksum, build: build(), version: VERSION.into() };
@@ -220,22 +221,9 @@ pub(super) fn read(dir: &Path, stamp: i64, generation: u64) -> Result<Option<Loo
     if bytes.len() as u64 != header.len || xxhash_rust::xxh3::xxh3_64(&bytes) != header.checksum {
         return Err(Unread::Damaged("its checksum differs".into()));
     }
-    let saved: Saved =
+    let tables: Tables =
         bincode::Options::deserialize(options(), &bytes).map_err(|e| Unread::Damaged(e.to_string()))?;
-    drop(bytes);
-    let Saved { docs, outlines, exact, adoptions, library_titles, scan } = saved;
-    let rows = docs.iter().map(|d| (d.id, d.clone())).collect();
-    let base = LookupBase { rows, scan, indexes: Default::default() };
-    Ok(Some(Lookups {
-        docs,
-        outlines,
-        exact,
-        adoptions,
-        library_titles,
-        base,
-        made: Made::ReadBack,
-        generation,
-    }))
+    Ok(Some(Lookups::of(tables, Default::default(), Made::ReadBack, generation)))
 }
 
 #[cfg(test)]

@@ -44,14 +44,27 @@ struct DocExact {
     chunks: Vec<ChunkPlace>,
 }
 
-/// Number tokens → (doc, section id, preference) (see [`ExactIndex`]).
-type NumberIndex = HashMap<Vec<String>, Vec<(i64, String, u32)>>;
+/// Number tokens, joined ([`token_key`]) → (doc, section id, preference) (see [`ExactIndex`]).
+type NumberIndex = HashMap<String, Vec<(i64, String, u32)>>;
+
+/// Number tokens as one key: joined by a character no token holds (one string where a list of
+/// them took one each; a million-chunk library has over a million keys).
+fn token_key<S: AsRef<str>>(tokens: &[S]) -> String {
+    let mut key = String::with_capacity(tokens.iter().map(|t| t.as_ref().len() + 1).sum());
+    for (i, t) in tokens.iter().enumerate() {
+        if i > 0 {
+            key.push('\u{1f}');
+        }
+        key.push_str(t.as_ref());
+    }
+    key
+}
 
 /// Section numbers, terms and labels → chunks; saved and read back whole by the engine (serde).
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExactIndex {
-    /// Number tokens → (doc, section id, preference), by full and by local numbering; a lower
-    /// preference answers first (see [`preference`]).
+    /// Number tokens ([`token_key`]) → (doc, section id, preference), by full and by local
+    /// numbering; a lower preference answers first (see [`rank`]).
     /// (Shared, as the parts below: a copy of the index, to extend or to save, copies no map of
     /// the whole library.)
     #[serde(with = "crate::shared::one")]
@@ -209,7 +222,7 @@ impl ExactIndex {
             doc.section_spans.insert(s.section_id.clone(), (s.span, body));
             if let Some(n) = &s.number {
                 for (key, rank) in ranked_keys(n) {
-                    numbers.entry(key).or_default().push((s.doc_id, s.section_id.clone(), rank));
+                    numbers.entry(token_key(&key)).or_default().push((s.doc_id, s.section_id.clone(), rank));
                 }
             }
         }
@@ -320,7 +333,7 @@ impl ExactIndex {
     pub fn sections(&self, tokens: &[String], doc: Option<i64>) -> Vec<(i64, String)> {
         let mut found: Vec<&(i64, String, u32)> = self
             .numbers
-            .get(tokens)
+            .get(&token_key(tokens))
             .map(|v| v.iter().filter(|(d, _, _)| doc.is_none_or(|x| x == *d)).collect())
             .unwrap_or_default();
         found.sort_by_key(|(_, _, p)| *p);

@@ -275,8 +275,7 @@ impl Drop for Library {
     /// Waits for the lookup tables being saved: a library closed is one the next open reads back.
     fn drop(&mut self) {
         let slot = self.saving.get_mut().unwrap_or_else(|p| p.into_inner());
-        let mut last = slot.take();
-        self.saved_wait(&mut last);
+        Library::saved_wait(slot);
     }
 }
 

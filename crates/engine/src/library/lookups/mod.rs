@@ -239,17 +239,20 @@ impl Library {
             }
         }
         // Written on a thread of their own (at a million chunks, seconds an ingest would wait),
-        // one save at a time; the library waits for the last when it closes.
+        // one save at a time: each thread first waits for the one before it, so that nothing here
+        // waits, with the library held (searches would queue behind an ingest's wait); the
+        // library waits for the last when it closes.
         let (dir, tables) = (self.dir.clone(), Tables::of(l));
+        let mut slot = self.saving.lock().unwrap_or_else(|p| p.into_inner());
+        let mut before = slot.take();
         let saving = move || {
+            Library::saved_wait(&mut before);
             let start = std::time::Instant::now();
             match saved::save(&dir, stamp, &tables) {
                 Ok(()) => tracing::info!(ms = start.elapsed().as_millis() as u64, "lookup tables saved"),
                 Err(e) => tracing::warn!("the lookup tables could not be saved in {} ({e})", saved::FILE),
             }
         };
-        let mut slot = self.saving.lock().unwrap_or_else(|p| p.into_inner());
-        self.saved_wait(&mut slot);
         match std::thread::Builder::new().name("folio-save-tables".into()).spawn(saving) {
             Ok(t) => *slot = Some(t),
             Err(e) => tracing::warn!("the lookup tables are not saved: no thread to save them ({e})"),
@@ -257,7 +260,7 @@ impl Library {
     }
 
     /// Waits for the lookup tables being saved, if any.
-    pub(super) fn saved_wait(&self, slot: &mut Option<std::thread::JoinHandle<()>>) {
+    pub(super) fn saved_wait(slot: &mut Option<std::thread::JoinHandle<()>>) {
         if let Some(t) = slot.take() {
             if t.join().is_err() {
                 tracing::warn!("saving the lookup tables panicked; the next open computes them");

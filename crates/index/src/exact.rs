@@ -174,11 +174,7 @@ impl ExactIndex {
     /// ([`ExactIndex::with_citations`]), or the new documents' added
     /// ([`ExactIndex::add_citations`]).
     pub fn extend(self, docs: &[DocumentRow], sections: &[SectionRow]) -> ExactBuilder {
-        ExactBuilder {
-            x: self.with_sections(docs, sections),
-            guidance: guidance_of(sections),
-            touched: HashSet::new(),
-        }
+        ExactBuilder::new(self.with_sections(docs, sections), sections)
     }
 
     /// A library's whole index, as [`ExactIndex::builder`] and its chunks then `add_chunks` would
@@ -193,11 +189,7 @@ impl ExactIndex {
         std::thread::scope(|scope| {
             let thread = std::thread::Builder::new().name("folio-exact-sections".into());
             let numbering = thread.spawn_scoped(scope, numbered);
-            let mut chunks = ExactBuilder {
-                x: ExactIndex::default(),
-                guidance: guidance_of(sections),
-                touched: HashSet::new(),
-            };
+            let mut chunks = ExactBuilder::new(ExactIndex::default(), sections);
             let added = add_chunks(&mut chunks);
             let numbered = match numbering {
                 Ok(t) => t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
@@ -408,6 +400,11 @@ pub struct ExactBuilder {
 }
 
 impl ExactBuilder {
+    /// A builder of `x`, its chunks to come from the documents these sections are of.
+    fn new(x: ExactIndex, sections: &[SectionRow]) -> ExactBuilder {
+        ExactBuilder { x, guidance: guidance_of(sections), touched: HashSet::new() }
+    }
+
     /// Adds one chunk.
     pub fn add_chunk(&mut self, c: &ChunkFacts<'_>) {
         let x = &mut self.x;

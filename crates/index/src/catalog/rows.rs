@@ -291,22 +291,19 @@ pub(super) const FACT_COLS: &str =
 /// A chunk's facts, borrowed from its row (see [`ChunkFacts`]).
 pub(super) fn chunk_facts<'r>(r: &'r rusqlite::Row<'_>) -> rusqlite::Result<ChunkFacts<'r>> {
     let text = |i: usize| -> rusqlite::Result<&'r str> { Ok(r.get_ref(i)?.as_str()?) };
-    let list = |i: usize| -> rusqlite::Result<Vec<String>> {
-        Ok(serde_json::from_str(text(i)?).unwrap_or_default())
-    };
     Ok(ChunkFacts {
         id: r.get(0)?,
         doc_id: r.get(1)?,
         section_id: text(2)?,
-        section_ids: list(3)?,
+        section_ids: json_list(text(3)?),
         span: Span::new(r.get::<_, i64>(4)? as usize, r.get::<_, i64>(5)? as usize),
-        defined_terms: list(6)?,
+        defined_terms: json_list(text(6)?),
         content: text(7)?,
     })
 }
 
-pub(super) fn json_list(s: String) -> Vec<String> {
-    serde_json::from_str(&s).unwrap_or_default()
+pub(super) fn json_list(s: &str) -> Vec<String> {
+    serde_json::from_str(s).unwrap_or_default()
 }
 
 pub(super) fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
@@ -315,8 +312,8 @@ pub(super) fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
         doc_id: r.get(1)?,
         chunk_index: r.get(2)?,
         section_id: r.get(3)?,
-        section_ids: json_list(r.get(4)?),
-        parent_chain: json_list(r.get(5)?),
+        section_ids: json_list(r.get_ref(4)?.as_str()?),
+        parent_chain: json_list(r.get_ref(5)?.as_str()?),
         heading_level: r.get(6)?,
         chunk_type: r.get(7)?,
         pages: pages_of(r.get(8)?, r.get(9)?),
@@ -324,7 +321,7 @@ pub(super) fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
         content_hash: r.get(12)?,
         content: r.get(13)?,
         context: r.get(14)?,
-        defined_terms: json_list(r.get(15)?),
+        defined_terms: json_list(r.get_ref(15)?.as_str()?),
         context_source: r.get(16)?,
     })
 }

@@ -224,10 +224,8 @@ impl Library {
     /// writes the library and the catalog has not changed since; a failure costs the next open
     /// the time to compute them, so it is logged, not returned.
     fn save_lookups(&self, l: &Lookups, stamp: Option<i64>) {
-        if !self.is_writable() || self.team.is_some() {
-            return;
-        }
-        let Some(stamp) = stamp else { return };
+        // A catalog that keeps no stamp (a team library's) has nothing saved.
+        let Some(stamp) = stamp.filter(|_| self.is_writable()) else { return };
         match self.catalog.change_stamp() {
             Ok(Some(now)) if now == stamp => {}
             Ok(_) => return,

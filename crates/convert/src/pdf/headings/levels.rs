@@ -65,7 +65,59 @@ pub(super) fn statement_parts_beside(ctx: &Ctx, blocks: &mut [Blk]) {
         }
     }
     align_set(blocks, &set);
+    appended_statements(blocks);
     sections_under_parts(ctx, blocks);
+}
+
+/// Whether type alone placed a heading (its style's tier, or beside the other statement parts).
+fn placed_by_type(b: &Blk) -> bool {
+    b.kind == BlkKind::Heading
+        && b.level.is_some()
+        && matches!(b.level_from, Some(LevelFrom::Typography | LevelFrom::StatementParts))
+}
+
+/// A release's financial statements, appended to its narrative, are not sections of the
+/// narrative's last subheading: where the first part of a set that type placed comes under a
+/// heading that type placed too, the set moves up to the narrative's top tier since the last
+/// heading other evidence placed above it, and with it everything after it at its level or deeper
+/// up to the next heading shallower than it (the schedules, the glossary and the cautionary
+/// statement after them). The statements' own face (a table's typeface, or the size of the
+/// narrative's smallest subheadings) says nothing about their rank there.
+///
+/// Only statements without Notes are a release's schedules: a filing's statements come with their
+/// Notes (numbered, or under the Notes' title), inside the report's own divisions, and where those
+/// follow, or any heading other evidence placed, nothing moves.
+fn appended_statements(blocks: &mut [Blk]) {
+    let mut k = 0;
+    while k < blocks.len() {
+        let b = &blocks[k];
+        let Some(level) = b.level.filter(|_| placed_by_type(b) && is_statement_part(&b.text)) else {
+            k += 1;
+            continue;
+        };
+        // The headings above it, nearest first, back to one other evidence placed above it.
+        let mut above = blocks[..k].iter().rev().filter(|p| p.kind == BlkKind::Heading && p.level.is_some());
+        let parent_typed = above.clone().find(|p| p.level < Some(level)).is_some_and(placed_by_type);
+        let top = above
+            .by_ref()
+            .take_while(|p| placed_by_type(p) || p.level >= Some(level))
+            .filter(|p| placed_by_type(p))
+            .filter_map(|p| p.level)
+            .min();
+        // The set and what follows it at its level or deeper.
+        let end = (k + 1..blocks.len())
+            .find(|&j| blocks[j].kind == BlkKind::Heading && blocks[j].level.is_some_and(|lv| lv < level))
+            .unwrap_or(blocks.len());
+        let headings = || blocks[k..end].iter().filter(|b| b.kind == BlkKind::Heading && b.level.is_some());
+        let schedules = headings()
+            .all(|b| placed_by_type(b) && statement_part(&b.text) != Some(StatementPart::NotesTitle));
+        if let Some(shift) = top.filter(|&t| schedules && parent_typed && t < level).map(|t| level - t) {
+            for b in blocks[k..end].iter_mut().filter(|b| b.kind == BlkKind::Heading) {
+                b.level = b.level.map(|lv| lv - shift);
+            }
+        }
+        k = end;
+    }
 }
 
 /// The auditor's report's sections, set beside it by type and no more prominently, go under it:
@@ -376,5 +428,76 @@ pub(super) fn apply_levels(
                 .map(|i| clean_number(&i.label))
                 .or_else(|| num_info(&b.text).map(|(i, _)| clean_number(&i.label)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use folio_core::model::PageRange;
+
+    fn heading(text: &str, level: u8, from: LevelFrom) -> Blk {
+        Blk {
+            lines: Vec::new(),
+            text: text.into(),
+            kind: BlkKind::Heading,
+            pages: PageRange::single(1),
+            number: None,
+            num_level: None,
+            level: Some(level),
+            declared: None,
+            printed: None,
+            gap_before: 0.0,
+            level_from: Some(from),
+        }
+    }
+
+    fn levels(blocks: &[Blk]) -> Vec<u8> {
+        blocks.iter().filter_map(|b| b.level).collect()
+    }
+
+    #[test]
+    fn statements_appended_to_a_narrative_stand_at_its_top_tier() {
+        use LevelFrom::{Numbering, StatementParts, Typography};
+        // A release: its headline, a section and its subsection, then the schedules in a smaller
+        // face (ranked below the subsection), a glossary set as they are, and a statement placed
+        // above them that stays.
+        let mut blocks = vec![
+            heading("Company Reports Results", 1, Typography),
+            heading("Guidance and Outlook", 2, Typography),
+            heading("Webcast", 3, Typography),
+            heading("Condensed Consolidated Statement of Income", 4, StatementParts),
+            heading("Supplemental Information", 4, Typography),
+            heading("Condensed Consolidated Balance Sheet", 4, StatementParts),
+            heading("Glossary", 4, Typography),
+            heading("Later Overview", 2, Typography),
+        ];
+        appended_statements(&mut blocks);
+        assert_eq!(levels(&blocks), [1, 2, 3, 1, 1, 1, 1, 2]);
+        // A filing's statements, with their Notes after them, under a heading type placed: nothing
+        // moves, whether the Notes are numbered or under their title.
+        for notes in [
+            heading("Note 1 - Summary", 4, Numbering),
+            heading("Notes to Consolidated Financial Statements", 4, StatementParts),
+        ] {
+            let mut blocks = vec![
+                heading("Financial Statements and Supplemental Details", 2, Typography),
+                heading("Consolidated Statements of Operations", 3, StatementParts),
+                heading("Consolidated Balance Sheets", 3, StatementParts),
+                notes,
+                heading("Other Information", 2, Typography),
+            ];
+            let before = levels(&blocks);
+            appended_statements(&mut blocks);
+            assert_eq!(levels(&blocks), before);
+        }
+        // Right under an Item that numbering placed: nothing moves.
+        let mut blocks = vec![
+            heading("Item 8. Financial Statements", 2, Numbering),
+            heading("Consolidated Statements of Operations", 3, StatementParts),
+            heading("Consolidated Balance Sheets", 3, StatementParts),
+        ];
+        appended_statements(&mut blocks);
+        assert_eq!(levels(&blocks), [2, 3, 3]);
     }
 }

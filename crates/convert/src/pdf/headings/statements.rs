@@ -33,11 +33,38 @@ pub(super) fn statement_part(text: &str) -> Option<StatementPart> {
     if key.starts_with(AUDITOR_REPORT) {
         return Some(StatementPart::AuditorReport);
     }
-    let key = key.strip_prefix("condensed").unwrap_or(&key);
-    [AUDITOR_REPORT, "consolidatedbalancesheet", "consolidatedstatementof", "consolidatedstatementsof"]
-        .iter()
-        .any(|p| key.starts_with(p))
+    let statement = |key: &str| {
+        let key = key.strip_prefix("condensed").unwrap_or(key);
+        [AUDITOR_REPORT, "consolidatedbalancesheet", "consolidatedstatementof", "consolidatedstatementsof"]
+            .iter()
+            .any(|p| key.starts_with(p))
+    };
+    (statement(&key) || statement(&normalise_title(without_issuer(text)?)))
         .then_some(StatementPart::Statement)
+}
+
+/// Words a statement's title may carry before "Condensed" or "Consolidated": who issued it or on
+/// what basis ("McDONALD'S CORPORATION", "U.S. GAAP"), at most this many.
+const ISSUER_WORDS: usize = 4;
+
+/// The title after a short name set before its "Condensed" or "Consolidated" ("U.S. GAAP Condensed
+/// Consolidated Statements of Income"), each of its words capitalised: a sentence about the
+/// statements ("The consolidated statements of income include …") has none.
+fn without_issuer(text: &str) -> Option<&str> {
+    let mut words = text.split_whitespace();
+    for n in 0..=ISSUER_WORDS {
+        let word = words.next()?;
+        let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
+        if ["condensed", "consolidated"].iter().any(|w| bare.eq_ignore_ascii_case(w)) {
+            // `word` is a slice of `text`: its offset is the distance between their starts.
+            return (n > 0).then(|| &text[word.as_ptr() as usize - text.as_ptr() as usize..]);
+        }
+        let capitalised = bare.chars().next().is_some_and(|c| c.is_uppercase() || c.is_numeric());
+        if !capitalised || ["the", "see", "notes", "to"].iter().any(|w| bare.eq_ignore_ascii_case(w)) {
+            return None;
+        }
+    }
+    None
 }
 
 /// Whether a heading names a part of a filing's financial statements (see [`StatementPart`]).
@@ -58,5 +85,15 @@ mod tests {
         assert!(!is_statement_part("See notes to consolidated financial statements."));
         assert!(!is_statement_part("Note 11 – Segment Information and Geographic Data"));
         assert!(!is_statement_part("Critical Audit Matter"));
+        // Who issued it, or on what basis, before the title.
+        assert!(is_statement_part(
+            "McDONALD'S CORPORATION CONDENSED CONSOLIDATED STATEMENT OF INCOME (UNAUDITED)"
+        ));
+        assert!(is_statement_part("U.S. GAAP Condensed Consolidated Statements of Income (Unaudited)"));
+        assert!(!is_statement_part("The Consolidated Statements of Income include"));
+        assert!(!is_statement_part("Notes to the Consolidated Statements of Income"));
+        assert!(!is_statement_part(
+            "Reconciliation of Non-GAAP Measures to Consolidated Statement of Income"
+        ));
     }
 }

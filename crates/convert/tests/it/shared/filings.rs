@@ -377,6 +377,30 @@ fn a_caption_over_each_statement_heads_nothing() {
     assert!(headings[from + 1..to].iter().all(|(_, lv)| *lv > item8), "{:?}", &headings[from..to]);
 }
 
+/// An earnings release's financial statements, appended after its text in a smaller face (often
+/// another typeface, the tables'), are schedules of the release, not sections of its last
+/// subheading: they stood under "Prepared Management Remarks …" (PepsiCo), "Fiscal 2024 Guidance"
+/// (Amcor) and "FORWARD-LOOKING STATEMENTS" (McDonald's, whose title begins with the company's
+/// name). Page alone, each stands at the release's top level, as the releases' bookmarks put them.
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn a_release_s_statements_stand_at_its_top_level() {
+    for name in ["PEPSICO_2023Q1_EARNINGS.pdf", "AMCOR_2023Q4_EARNINGS.pdf", "MCDONALDS_2023Q1_EARNINGS.pdf"]
+    {
+        let doc = page_alone(name);
+        let headings = outline(&doc);
+        let statements: Vec<&(&str, u8)> = headings
+            .iter()
+            .filter(|(t, _)| {
+                let t = t.to_lowercase();
+                t.contains("consolidated statement") || t.contains("consolidated balance sheet")
+            })
+            .collect();
+        assert!(!statements.is_empty(), "{name}: no statement among {headings:?}");
+        assert!(statements.iter().all(|(_, lv)| *lv == 1), "{name}: {headings:?}");
+    }
+}
+
 /// The auditor's report printed after the last Note is a part of Item 8 beside the Notes, not a
 /// subsection of the last Note: Apple sets Items, Notes and subheadings in one bold face, and the
 /// report fell under "Note 11 – Segment Information" with its own subheadings beside it.

@@ -170,11 +170,16 @@ impl Ctx<'_> {
 }
 
 /// Whether a line is set in capitals ("RESULTS OF OPERATIONS"): in the same font and size, a
-/// heading in capitals ranks above one in title case ("Revenue").
+/// heading in capitals ranks above one in title case ("Revenue"). A name keeps its own small
+/// letters among capitals ("ABOUT McDONALD'S", "eBAY INC."): a word is in capitals where at most a
+/// quarter of its letters are small.
 pub(super) fn set_in_capitals(text: &str) -> bool {
-    let mut letters = text.chars().filter(|c| c.is_alphabetic());
-    let n = letters.clone().count();
-    n >= 4 && letters.all(|c| !c.is_lowercase())
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    let in_capitals = |word: &str| {
+        let small = word.chars().filter(|c| c.is_lowercase()).count();
+        4 * small <= word.chars().filter(|c| c.is_alphabetic()).count()
+    };
+    letters >= 4 && text.split_whitespace().all(in_capitals)
 }
 
 /// Groups lines into blocks.
@@ -405,6 +410,17 @@ mod tests {
         assert!(!opens_with_section_number("4.9 of the annex explains how the rules relate"));
         assert!(!opens_with_section_number("6 Schema Changes"));
         assert!(!opens_with_section_number("2022 Annual Report"));
+    }
+
+    #[test]
+    fn capitals() {
+        assert!(set_in_capitals("RESULTS OF OPERATIONS"));
+        assert!(set_in_capitals("ABOUT McDONALD’S"));
+        assert!(set_in_capitals("eBAY INC. AND SUBSIDIARIES"));
+        assert!(!set_in_capitals("Revenue"));
+        assert!(!set_in_capitals("Item 1A. Risk Factors"));
+        assert!(!set_in_capitals("MD&A"));
+        assert!(!set_in_capitals("RESULTS of OPERATIONS"));
     }
 
     #[test]

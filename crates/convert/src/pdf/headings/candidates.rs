@@ -5,6 +5,8 @@
 //! a dot; numbered body-style lines that continue the numbering of the headings around them join.
 
 use super::super::blocks::{Blk, BlkKind, Ctx};
+use super::super::furniture::LARGER_THAN_BODY;
+use super::super::layout::Line;
 use super::super::titles::{alphanumerics, is_contents_word};
 use super::numbering::{in_sequence, num_info, NumInfo};
 
@@ -109,7 +111,9 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool, under_label: bool) -> Option<
     let ok = if styled {
         // Bold text at body size must stand alone, be short, and read as a title, not a sentence.
         // Larger text too may be a sentence: a report's lead paragraph or a pull quote set large.
-        (bigger && (info.is_some() || !large_sentence(text)))
+        (bigger
+            && (info.is_some()
+                || !(large_sentence(text) || larger_on_its_page_alone(ctx, first) && plain_sentence(text))))
             || (nchars <= 150
                 && (ctx.stands_apart(b.gap_before) || under_label && info.is_some())
                 && (info.is_some() || !reads_as_sentence(text))
@@ -341,6 +345,28 @@ fn continues_sentence(text: &str) -> bool {
 /// to a list ("Consistent with its previous guidance for 2023, the Company continues to expect:").
 /// Titles capitalise their words, or are short.
 fn reads_as_sentence(text: &str) -> bool {
+    let (words, lower_share) = words_in_lower_case(text);
+    (words >= 10 && lower_share > 0.5) || (text.ends_with(':') && words >= 8)
+}
+
+/// Whether a line in the body's weight is larger than its page's body only, not than the
+/// document's: a table's page, whose figures set smaller make the page's body size.
+fn larger_on_its_page_alone(ctx: &Ctx, l: &Line) -> bool {
+    !ctx.is_bold(l) && l.size < LARGER_THAN_BODY * ctx.body.size
+}
+
+/// Whether a text is a sentence, however short, closed by its period and in lower case ("See
+/// notes to consolidated financial statements." under a statement): set no larger than the
+/// document's body and in its weight, it is a note, not a title. (A sentence set larger, or bold,
+/// may head a risk factor.)
+fn plain_sentence(text: &str) -> bool {
+    let (words, lower_share) = words_in_lower_case(text);
+    text.ends_with('.') && words >= 3 && lower_share > 0.5
+}
+
+/// The words of a text outside its parentheses, and the share of those opening with a letter
+/// that open in lower case.
+fn words_in_lower_case(text: &str) -> (usize, f32) {
     // A title's parenthetical ("(in millions, except per share amounts)") is no sentence.
     let mut depth = 0i32;
     let outside: String = text
@@ -353,8 +379,7 @@ fn reads_as_sentence(text: &str) -> bool {
     let words: Vec<&str> = outside.split_whitespace().collect();
     let lettered: Vec<&&str> = words.iter().filter(|w| w.starts_with(char::is_alphabetic)).collect();
     let capitalised = lettered.iter().filter(|w| w.starts_with(char::is_uppercase)).count();
-    let lower_share = 1.0 - capitalised as f32 / lettered.len().max(1) as f32;
-    (words.len() >= 10 && lower_share > 0.5) || (text.ends_with(':') && words.len() >= 8)
+    (words.len(), 1.0 - capitalised as f32 / lettered.len().max(1) as f32)
 }
 
 /// The cover of a filing: the pages (up to [`COVER_PAGES`]) before a printed contents list, and
@@ -494,8 +519,18 @@ pub(super) fn add_numbered_in_sequence(ctx: &Ctx, blocks: &[Blk], cands: &mut Ca
 mod tests {
     use super::{
         breaks_off, continues_a_title, continues_sentence, defines_a_term, form_pages, gives_an_address,
-        is_an_aside, large_sentence, numbers_in, reads_as_sentence, states_an_amount, FIGURES_NOT_TITLE,
+        is_an_aside, large_sentence, numbers_in, plain_sentence, reads_as_sentence, states_an_amount,
+        FIGURES_NOT_TITLE,
     };
+
+    #[test]
+    fn a_short_sentence_closed_by_its_period_is_a_note() {
+        assert!(plain_sentence("See notes to consolidated financial statements."));
+        assert!(plain_sentence("See accompanying notes."));
+        assert!(!plain_sentence("Consolidated Statements of Operations"));
+        assert!(!plain_sentence("Notes to Financial Statements."));
+        assert!(!plain_sentence("Item 1."));
+    }
 
     #[test]
     fn asides_and_definitions_are_no_titles() {

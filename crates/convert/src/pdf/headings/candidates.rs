@@ -7,7 +7,7 @@
 use super::super::blocks::{Blk, BlkKind, Ctx};
 use super::super::furniture::LARGER_THAN_BODY;
 use super::super::layout::Line;
-use super::super::titles::{alphanumerics, is_contents_word};
+use super::super::titles::{alphanumerics, container_keyword, is_contents_word};
 use super::numbering::{in_sequence, num_info, NumInfo};
 
 /// A heading candidate: its numbering, and the level a structure tree's heading role gives it.
@@ -70,6 +70,7 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool, under_label: bool) -> Option<
         || defines_a_term(text)
         || gives_an_address(text)
         || breaks_off(text)
+        || heads_a_contents_column(text)
     {
         return None;
     }
@@ -206,6 +207,16 @@ fn breaks_off(text: &str) -> bool {
     let opens = t.chars().filter(|&c| c == '“').count() > t.chars().filter(|&c| c == '”').count();
     let straight = t.starts_with('"') && t.chars().filter(|&c| c == '"').count() % 2 == 1;
     hyphen || opens || straight
+}
+
+/// Whether the text is the column heads of a contents list: "Page", after a division's keyword
+/// or not ("Section Page", "Article Page").
+fn heads_a_contents_column(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let Some((last, before)) = words.split_last() else { return false };
+    let page = ["page", "pages"].contains(&last.trim_end_matches(['.', ':']).to_lowercase().as_str());
+    page && before.len() <= 2
+        && before.iter().all(|w| container_keyword(w).is_some() || w.eq_ignore_ascii_case("item"))
 }
 
 /// Whether the text gives an e-mail or web address ("Contacts: Investor Relations
@@ -519,9 +530,18 @@ pub(super) fn add_numbered_in_sequence(ctx: &Ctx, blocks: &[Blk], cands: &mut Ca
 mod tests {
     use super::{
         breaks_off, continues_a_title, continues_sentence, defines_a_term, form_pages, gives_an_address,
-        is_an_aside, large_sentence, numbers_in, plain_sentence, reads_as_sentence, states_an_amount,
-        FIGURES_NOT_TITLE,
+        heads_a_contents_column, is_an_aside, large_sentence, numbers_in, plain_sentence, reads_as_sentence,
+        states_an_amount, FIGURES_NOT_TITLE,
     };
+
+    #[test]
+    fn a_contents_list_s_column_heads() {
+        assert!(heads_a_contents_column("Section Page"));
+        assert!(heads_a_contents_column("ARTICLE PAGE"));
+        assert!(heads_a_contents_column("Page"));
+        assert!(!heads_a_contents_column("Title Page Design"));
+        assert!(!heads_a_contents_column("Cover Page"));
+    }
 
     #[test]
     fn a_short_sentence_closed_by_its_period_is_a_note() {

@@ -5,8 +5,10 @@
 //!
 //! - register blocking: `R` rows × 16 columns (half a packed panel) in `2 R` accumulators, the
 //!   activation bytes broadcast four at a time, the two weight vectors loaded once per group of
-//!   four inputs and used `R` times (R = 4 for AVX2, which needs a temporary and the ones vector
-//!   per step, R = 6 for AVX-VNNI; both stay within the sixteen ymm registers);
+//!   four inputs and used `R` times (R = 6 for AVX-VNNI). AVX2 takes two groups a step (their
+//!   pairs of products summed in 16 bits before one widening, which its seven-bit activations
+//!   allow: see the parent module), so four weight vectors, two broadcasts, temporaries and the
+//!   ones vector beside the accumulators: R = 3 keeps them within the sixteen ymm registers;
 //! - cache blocking: [`ROW_BLOCK`] rows at a time, so that a block of activations (at most
 //!   `ROW_BLOCK · k` bytes) stays in L2 while every half panel of weights (`k · 16` bytes, at most
 //!   24 KiB) is read from L1 for the whole block.
@@ -21,9 +23,20 @@ const ROW_BLOCK: usize = 48;
 trait Step {
     /// Rows one call of the tile computes.
     const ROWS: usize;
+    /// Whether the step takes two groups of four inputs at once ([`Step::step2`]).
+    const PAIRED: bool;
     /// # Safety
     /// The CPU must have the step's features.
     unsafe fn step(acc: __m256i, a: __m256i, b: __m256i) -> __m256i;
+    /// Two steps: `acc + Σ₄ a0 · b0 + Σ₄ a1 · b1`.
+    ///
+    /// # Safety
+    /// As [`Step::step`].
+    #[inline(always)]
+    unsafe fn step2(acc: __m256i, a0: __m256i, b0: __m256i, a1: __m256i, b1: __m256i) -> __m256i {
+        // SAFETY: the caller's guarantees.
+        unsafe { Self::step(Self::step(acc, a0, b0), a1, b1) }
+    }
 }
 
 /// AVX2: pairs of u8 × i8 products summed to 16 bits (no saturation: weights keep 7 bits), then
@@ -31,12 +44,21 @@ trait Step {
 struct Avx2;
 
 impl Step for Avx2 {
-    const ROWS: usize = 4;
+    const ROWS: usize = 3;
+    const PAIRED: bool = true;
     #[inline]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn step(acc: __m256i, a: __m256i, b: __m256i) -> __m256i {
         let pairs = _mm256_maddubs_epi16(a, b);
         _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)))
+    }
+    /// Two groups' pairs added in 16 bits before they are widened: activations keep seven bits
+    /// and weights six and a sign, so four products sum to at most 4 · 127 · 63 < 2¹⁵.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn step2(acc: __m256i, a0: __m256i, b0: __m256i, a1: __m256i, b1: __m256i) -> __m256i {
+        let quads = _mm256_add_epi16(_mm256_maddubs_epi16(a0, b0), _mm256_maddubs_epi16(a1, b1));
+        _mm256_add_epi32(acc, _mm256_madd_epi16(quads, _mm256_set1_epi16(1)))
     }
 }
 
@@ -45,6 +67,7 @@ struct AvxVnni;
 
 impl Step for AvxVnni {
     const ROWS: usize = 6;
+    const PAIRED: bool = false;
     #[inline]
     #[target_feature(enable = "avx2,fma,avxvnni")]
     unsafe fn step(acc: __m256i, a: __m256i, b: __m256i) -> __m256i {
@@ -119,7 +142,23 @@ impl QuantLinear {
             let b = self.packed.as_ptr().add(panel * groups * NR * 4 + side * 64);
             let a0 = a.bytes.as_ptr().add(m0 * k);
             let mut acc = [[_mm256_setzero_si256(); 2]; R];
-            for g in 0..groups {
+            let mut g = 0;
+            while S::PAIRED && g + 2 <= groups {
+                let bp = b.add(g * NR * 4);
+                let b0 = _mm256_loadu_si256(bp as *const __m256i);
+                let b1 = _mm256_loadu_si256(bp.add(32) as *const __m256i);
+                let c0 = _mm256_loadu_si256(bp.add(NR * 4) as *const __m256i);
+                let c1 = _mm256_loadu_si256(bp.add(NR * 4 + 32) as *const __m256i);
+                for (r, acc) in acc.iter_mut().enumerate() {
+                    let at = a0.add(r * k + g * 4);
+                    let av = _mm256_set1_epi32((at as *const i32).read_unaligned());
+                    let aw = _mm256_set1_epi32((at.add(4) as *const i32).read_unaligned());
+                    acc[0] = S::step2(acc[0], av, b0, aw, c0);
+                    acc[1] = S::step2(acc[1], av, b1, aw, c1);
+                }
+                g += 2;
+            }
+            while g < groups {
                 let bp = b.add(g * NR * 4);
                 let b0 = _mm256_loadu_si256(bp as *const __m256i);
                 let b1 = _mm256_loadu_si256(bp.add(32) as *const __m256i);
@@ -128,6 +167,7 @@ impl QuantLinear {
                     acc[0] = S::step(acc[0], av, b0);
                     acc[1] = S::step(acc[1], av, b1);
                 }
+                g += 1;
             }
             let c0 = half * 16;
             for (r, acc) in acc.iter().enumerate() {
@@ -135,7 +175,8 @@ impl QuantLinear {
                 let sa = _mm256_set1_ps(a.scale[m]);
                 for (h, v) in acc.iter().enumerate() {
                     let c = c0 + h * 8;
-                    let off = _mm256_loadu_si256(self.offset.as_ptr().add(c) as *const __m256i);
+                    let sums = _mm256_loadu_si256(self.sums.as_ptr().add(c) as *const __m256i);
+                    let off = _mm256_mullo_epi32(sums, _mm256_set1_epi32(a.zero));
                     let sw = _mm256_loadu_ps(self.scale.as_ptr().add(c));
                     let bias = _mm256_loadu_ps(self.bias.as_ptr().add(c));
                     let ints = _mm256_cvtepi32_ps(_mm256_sub_epi32(*v, off));

@@ -62,7 +62,7 @@ impl QuantLinear {
         debug_assert!((m0 + R) * k <= a.bytes.len() && (m0 + R) * n <= out.len());
         // SAFETY: panel `panel` starts at panel · groups · NR · 4 and holds `groups` groups of
         // NR · 4 bytes (two 64-byte loads each); rows m0..m0+R of `a` hold k bytes each and
-        // 4g + 4 <= k; row m of `out` has n values and c + 16 <= n; offset, scale and bias have n.
+        // 4g + 4 <= k; row m of `out` has n values and c + 16 <= n; sums, scale and bias have n.
         unsafe {
             let b = self.packed.as_ptr().add(panel * groups * NR * 4);
             let a0 = a.bytes.as_ptr().add(m0 * k);
@@ -79,14 +79,15 @@ impl QuantLinear {
             let c0 = panel * NR;
             for (r, acc) in acc.iter().enumerate() {
                 for (h, v) in acc.iter().enumerate() {
-                    self.store16(*v, a.scale[m0 + r], m0 + r, c0 + h * 16, out);
+                    self.store16(*v, (a.scale[m0 + r], a.zero), m0 + r, c0 + h * 16, out);
                 }
             }
         }
     }
 
-    /// Scales 16 integer sums back to f32 and stores them: `out[m][c..c + 16] = (sums − offset) ·
-    /// scale_a · scale_w + bias`, shared by the VNNI and AMX kernels.
+    /// Scales 16 integer sums back to f32 and stores them: `out[m][c..c + 16] = (sums − zero ·
+    /// Σ w) · scale_a · scale_w + bias`, shared by the VNNI and AMX kernels (`row`: the activation
+    /// row's scale and offset).
     ///
     /// # Safety
     /// The CPU must have AVX-512 F; `c + 16 <= self.n` and `(m + 1) · self.n <= out.len()`.
@@ -95,17 +96,18 @@ impl QuantLinear {
     unsafe fn store16(
         &self,
         sums: std::arch::x86_64::__m512i,
-        scale_a: f32,
+        (scale_a, zero): (f32, i32),
         m: usize,
         c: usize,
         out: &mut [f32],
     ) {
         use std::arch::x86_64::*;
         debug_assert!(c + 16 <= self.n && (m + 1) * self.n <= out.len());
-        // SAFETY: offset, scale and bias hold n values and c + 16 <= n; row m of `out` holds n
+        // SAFETY: sums, scale and bias hold n values and c + 16 <= n; row m of `out` holds n
         // values from m · n (the caller's guarantees).
         unsafe {
-            let off = _mm512_loadu_si512(self.offset.as_ptr().add(c) as *const _);
+            let column_sums = _mm512_loadu_si512(self.sums.as_ptr().add(c) as *const _);
+            let off = _mm512_mullo_epi32(column_sums, _mm512_set1_epi32(zero));
             let sw = _mm512_loadu_ps(self.scale.as_ptr().add(c));
             let bias = _mm512_loadu_ps(self.bias.as_ptr().add(c));
             let ints = _mm512_cvtepi32_ps(_mm512_sub_epi32(sums, off));
@@ -142,7 +144,7 @@ impl QuantLinear {
         // each row (kb·64 + 64 <= k); weights at groups kb·16..kb·16+16 of panel `panel` (row r
         // at r · NR · 4, 64 bytes from 0 or 64: inside the panel's groups · NR · 4 bytes). The
         // stores write 16 rows of 64 bytes into `sums` (32 rows of 128 bytes). The epilogue reads
-        // `sums` and offset, scale and bias at c..c+16 <= n, and writes rows m < rows of `out`.
+        // `sums` and the column sums, scale and bias at c..c+16 <= n, and writes rows m < rows of `out`.
         unsafe {
             asm!("ldtilecfg [{}]", in(reg) cfg.0.as_ptr(), options(nostack, readonly));
             for m0 in (0..rows).step_by(32) {
@@ -194,7 +196,7 @@ impl QuantLinear {
                     for r in 0..32.min(rows - m0) {
                         for h in 0..2 {
                             let v = _mm512_load_si512(sp.add(r * 32 + h * 16) as *const _);
-                            self.store16(v, a.scale[m0 + r], m0 + r, c0 + h * 16, out);
+                            self.store16(v, (a.scale[m0 + r], a.zero), m0 + r, c0 + h * 16, out);
                         }
                     }
                 }

@@ -1,17 +1,22 @@
 //! `y = x Wᵀ + b` with 8-bit integers: the weights quantized once per output channel (symmetric,
-//! signed, to ±63), each activation row quantized on the fly (symmetric to ±127, stored offset by
-//! 128 as unsigned), multiplied as u8 × i8 with AMX (`tdpbusd`: a 16 × 16 block of sums of 64
-//! products an instruction, on Sapphire Rapids and later), AVX-512 VNNI (`vpdpbusd`: 64
-//! multiply-adds an instruction), AVX-VNNI (`vpdpbusd` on 256-bit registers: 32) or AVX2
-//! (`vpmaddubsw` then `vpmaddwd`: 32 in two instructions), and scaled back to f32. The kernels live
-//! in [`avx512`] and [`avx256`]; the scalar one here is the reference they are tested against.
+//! signed, to ±63), each activation row quantized on the fly (symmetric, stored offset as unsigned
+//! bytes: to ±127 offset by 128, or ±63 offset by 64 for AVX2, see below), multiplied as u8 × i8
+//! with AMX (`tdpbusd`: a 16 × 16 block of sums of 64 products an instruction, on Sapphire Rapids
+//! and later), AVX-512 VNNI (`vpdpbusd`: 64 multiply-adds an instruction), AVX-VNNI (`vpdpbusd` on
+//! 256-bit registers: 32) or AVX2 (`vpmaddubsw` then `vpmaddwd`: 32 in two instructions), and
+//! scaled back to f32. The kernels live in [`avx512`] and [`avx256`]; the scalar one here is the
+//! reference they are tested against.
 //!
 //! The weights keep seven bits so that AVX2's pairwise 16-bit sums cannot saturate
-//! (2 · 255 · 63 < 2¹⁵); every kernel computes exactly the same integers, so vectors do not depend
-//! on the CPU.
+//! (2 · 255 · 63 < 2¹⁵). AVX2 has no one-instruction multiply-add into 32 bits, and widening each
+//! pair of products costs as much as making it; with activations of seven bits (±63, offset by
+//! 64) two groups' pairs add up in 16 bits before they are widened (4 · 127 · 63 < 2¹⁵), a tenth
+//! more throughput for the whole encoder. The kernels with a 32-bit multiply-add keep eight bits.
+//! So vectors depend on the kernel's activation range ([`Activations`]), not on anything else:
+//! every kernel computes exactly the integers the scalar kernel computes from the same bytes.
 //!
-//! Offsetting a row by 128 adds `128 · Σₖ w[n][k]` to every output of column `n`; that sum is kept
-//! per column and taken off again.
+//! Offsetting a row by `zero` adds `zero · Σₖ w[n][k]` to every output of column `n`; that sum is
+//! kept per column and taken off again.
 
 use super::pair::Pair;
 
@@ -43,9 +48,10 @@ pub struct QuantLinear {
     /// Column panels of `NR` columns; within a panel, for each group of four inputs, `NR × 4`
     /// signed bytes: the four weights of each column in turn (the layout `vpdpbusd` reads).
     packed: Vec<i8>,
-    /// Per output column: the weight scale, `128 · Σ q`, and the bias.
+    /// Per output column: the weight scale, `Σ q` (times an activation row's offset, what the
+    /// offset adds to the column's sums), and the bias.
     scale: Vec<f32>,
-    offset: Vec<i32>,
+    sums: Vec<i32>,
     bias: Vec<f32>,
 }
 
@@ -58,7 +64,7 @@ impl QuantLinear {
         }
         let mut q = vec![0i8; n * k];
         let mut scale = vec![0f32; n];
-        let mut offset = vec![0i32; n];
+        let mut sums = vec![0i32; n];
         for c in 0..n {
             let row = &weight[c * k..(c + 1) * k];
             let max = row.iter().fold(0f32, |m, x| m.max(x.abs()));
@@ -70,7 +76,7 @@ impl QuantLinear {
                 q[c * k + j] = v;
                 sum += v as i32;
             }
-            offset[c] = 128 * sum;
+            sums[c] = sum;
         }
         let mut packed = vec![0i8; n * k];
         let mut at = 0;
@@ -82,7 +88,7 @@ impl QuantLinear {
                 }
             }
         }
-        Some(QuantLinear { k, n, packed, scale, offset, bias: bias.to_vec() })
+        Some(QuantLinear { k, n, packed, scale, sums, bias: bias.to_vec() })
     }
 
     /// `out[m][..n] = x[m] Wᵀ + b` for the `rows` rows of `x` (each `k` wide), on `kernel`, which
@@ -99,7 +105,7 @@ impl QuantLinear {
         pair: Option<&Pair>,
     ) {
         debug_assert_eq!(x.len(), rows * self.k);
-        scratch.quantize(x, rows, self.k);
+        scratch.quantize(x, rows, self.k, kernel.activations());
         self.multiply(kernel, rows, out, scratch, pair);
     }
 
@@ -117,7 +123,7 @@ impl QuantLinear {
         map: impl Fn(&mut [f32]),
     ) {
         let rows = x.len() / self.k;
-        scratch.quantize_mapped(x, rows, self.k, map);
+        scratch.quantize_mapped(x, rows, self.k, kernel.activations(), map);
         self.multiply(kernel, rows, out, scratch, pair);
     }
 
@@ -201,7 +207,7 @@ impl QuantLinear {
                     }
                 }
                 out[m * self.n + c] =
-                    (acc - self.offset[c]) as f32 * a.scale[m] * self.scale[c] + self.bias[c];
+                    (acc - a.zero * self.sums[c]) as f32 * a.scale[m] * self.scale[c] + self.bias[c];
             }
         }
     }
@@ -230,7 +236,28 @@ pub fn kernel() -> Kernel {
     *KERNEL.get_or_init(|| kernels()[0])
 }
 
+/// How a kernel's activation rows are quantized: each scaled by its largest magnitude to
+/// `−max…max`, then offset by `zero` into unsigned bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Activations {
+    max: f32,
+    zero: i32,
+}
+
+/// Eight bits: ±127, offset by 128.
+const EIGHT_BITS: Activations = Activations { max: 127.0, zero: 128 };
+/// Seven bits: ±63, offset by 64 (AVX2's, see the module note).
+const SEVEN_BITS: Activations = Activations { max: 63.0, zero: 64 };
+
 impl Kernel {
+    /// The activation range this kernel's products take (see the module note).
+    pub fn activations(self) -> Activations {
+        match self {
+            Kernel::Avx2 => SEVEN_BITS,
+            _ => EIGHT_BITS,
+        }
+    }
+
     /// The kernel a name stands for (`amx`, `vnni`, `avxvnni`, `avx2`, `scalar`), as `FOLIO_INT8_KERNEL`
     /// names one to measure it.
     pub fn parse(name: &str) -> Option<Kernel> {
@@ -297,29 +324,30 @@ fn amx_granted() -> bool {
     })
 }
 
-/// Activation rows quantized to bytes: each row scaled by its largest magnitude to −127…127,
-/// then offset by 128.
+/// Activation rows quantized to bytes (see [`Activations`]).
 #[derive(Default)]
 pub struct Quantized {
     bytes: Vec<u8>,
     scale: Vec<f32>,
+    /// The offset of the rows quantized last.
+    zero: i32,
 }
 
-/// One row quantized into `bytes`; returns its scale.
+/// One row quantized into `bytes` to `act`'s range; returns its scale.
 #[inline(always)]
-fn quantize_row(row: &[f32], bytes: &mut [u8]) -> f32 {
+fn quantize_row(row: &[f32], bytes: &mut [u8], act: Activations) -> f32 {
     let max = super::math::max_abs(row);
-    let s = if max > 0.0 { max / 127.0 } else { 1.0 };
+    let s = if max > 0.0 { max / act.max } else { 1.0 };
     let inv = 1.0 / s;
     for (b, &v) in bytes.iter_mut().zip(row) {
         // Clamped first, so that the truncating conversion below cannot overflow and compiles to
         // one vector instruction. Not `clamp`: that keeps a NaN, which `max` turns into the bound.
         #[allow(clippy::manual_clamp)]
-        let q = (v * inv).max(-127.0).min(127.0);
+        let q = (v * inv).max(-act.max).min(act.max);
         // SAFETY: `q + ½` with q's sign lies in [-127.5, 127.5]: finite and representable as an
         // i32. Rounds half away from zero.
         let r = unsafe { (q + 0.5f32.copysign(q)).to_int_unchecked::<i32>() };
-        *b = (r + 128) as u8;
+        *b = (r + act.zero) as u8;
     }
     s
 }
@@ -329,6 +357,8 @@ fn quantize_row(row: &[f32], bytes: &mut [u8]) -> f32 {
 pub struct Rows<'a> {
     bytes: &'a [u8],
     scale: &'a [f32],
+    /// Their offset ([`Activations`]).
+    zero: i32,
 }
 
 impl Quantized {
@@ -338,36 +368,45 @@ impl Quantized {
     /// the batches of one thread are of similar size, and filling it anew each call cost a
     /// product's worth of memory traffic.
     #[inline(always)]
-    fn quantize(&mut self, x: &[f32], rows: usize, k: usize) {
-        self.make_room(rows, k);
+    fn quantize(&mut self, x: &[f32], rows: usize, k: usize, act: Activations) {
+        self.make_room(rows, k, act);
         for (row, bytes) in x.chunks_exact(k).zip(self.bytes.chunks_exact_mut(k)) {
-            self.scale.push(quantize_row(row, bytes));
+            self.scale.push(quantize_row(row, bytes, act));
         }
     }
 
     /// [`Self::quantize`] of each row of `x` after `map` has turned it in place.
     #[inline(always)]
-    fn quantize_mapped(&mut self, x: &mut [f32], rows: usize, k: usize, map: impl Fn(&mut [f32])) {
-        self.make_room(rows, k);
+    fn quantize_mapped(
+        &mut self,
+        x: &mut [f32],
+        rows: usize,
+        k: usize,
+        act: Activations,
+        map: impl Fn(&mut [f32]),
+    ) {
+        self.make_room(rows, k, act);
         for (row, bytes) in x.chunks_exact_mut(k).zip(self.bytes.chunks_exact_mut(k)) {
             map(row);
-            self.scale.push(quantize_row(row, bytes));
+            self.scale.push(quantize_row(row, bytes, act));
         }
     }
 
-    /// Room for `rows` rows of `k` bytes and the padding (see [`Self::quantize`]); no scales yet.
+    /// Room for `rows` rows of `k` bytes and the padding (see [`Self::quantize`], never read
+    /// into an output), for rows in `act`'s range; no scales yet.
     #[inline(always)]
-    fn make_room(&mut self, rows: usize, k: usize) {
+    fn make_room(&mut self, rows: usize, k: usize, act: Activations) {
         let need = (rows.next_multiple_of(32) + 32) * k;
         if self.bytes.len() < need {
-            self.bytes.resize(need, 128);
+            self.bytes.resize(need, act.zero as u8);
         }
         self.scale.clear();
+        self.zero = act.zero;
     }
 
     /// The rows `range` (of `k` bytes each).
     fn rows(&self, range: std::ops::Range<usize>, k: usize) -> Rows<'_> {
-        Rows { bytes: &self.bytes[range.start * k..], scale: &self.scale[range] }
+        Rows { bytes: &self.bytes[range.start * k..], scale: &self.scale[range], zero: self.zero }
     }
 }
 
@@ -426,6 +465,8 @@ mod tests {
         lin.forward(kernel, x, rows, &mut fast, &mut q, None);
         let mut slow = vec![0f32; rows * n];
         lin.matmul_scalar(&q.rows(0..rows, k), rows, &mut slow);
+        let act = kernel.activations();
+        assert!(q.bytes[..rows * k].iter().all(|&b| (b as i32 - act.zero).abs() as f32 <= act.max));
         // Half the rows on a helper thread: the same answer.
         let mut split = Vec::new();
         crate::encoder::pair::with_pair(|pair| lin.forward(kernel, x, rows, &mut split, &mut q, Some(pair)));
@@ -433,12 +474,12 @@ mod tests {
         for (a, b) in fast.iter().zip(&slow) {
             assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "{kernel:?} {n}×{k}, {rows} rows: {a} vs {b}");
         }
-        // Against the float product: within the worst error 8-bit rounding allows. Each input is
-        // off by at most half its row's step (max |x| / 127) and each weight by half its
+        // Against the float product: within the worst error the rounding allows. Each input is
+        // off by at most half its row's step (max |x| / act.max) and each weight by half its
         // column's (max |w| / WEIGHT_MAX), so each product by |x|·Δw/2 + |w|·Δx/2 + Δx·Δw/4.
         for m in 0..rows {
             let xr = &x[m * k..(m + 1) * k];
-            let dx = xr.iter().fold(0f32, |a, v| a.max(v.abs())) / 127.0;
+            let dx = xr.iter().fold(0f32, |a, v| a.max(v.abs())) / act.max;
             for c in 0..n {
                 let wr = &w[c * k..(c + 1) * k];
                 let dw = wr.iter().fold(0f32, |a, v| a.max(v.abs())) / WEIGHT_MAX;
@@ -459,15 +500,16 @@ mod tests {
 
     /// The quantization as first written: a saturating conversion per value, which does not
     /// vectorise.
-    fn quantize_plainly(row: &[f32]) -> (Vec<u8>, f32) {
+    fn quantize_plainly(row: &[f32], act: Activations) -> (Vec<u8>, f32) {
         let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
-        let s = if max > 0.0 { max / 127.0 } else { 1.0 };
+        let s = if max > 0.0 { max / act.max } else { 1.0 };
         let inv = 1.0 / s;
+        let (low, high) = (act.zero - act.max as i32, act.zero + act.max as i32);
         let bytes = row
             .iter()
             .map(|&v| {
                 let q = v * inv;
-                ((q + 0.5f32.copysign(q)) as i32 + 128).clamp(1, 255) as u8
+                ((q + 0.5f32.copysign(q)) as i32 + act.zero).clamp(low, high) as u8
             })
             .collect();
         (bytes, s)
@@ -483,25 +525,29 @@ mod tests {
         ) {
             let rows = x.len() / k;
             let x = &x[..rows * k];
-            let mut q = Quantized::default();
-            q.quantize(&vec![3.0; (rows + 40) * k], rows + 40, k);
-            q.quantize(x, rows, k);
-            for (m, row) in x.chunks_exact(k).enumerate() {
-                let (bytes, scale) = quantize_plainly(row);
-                prop_assert_eq!(&q.bytes[m * k..(m + 1) * k], &bytes[..]);
-                prop_assert_eq!(q.scale[m], scale);
+            for act in [EIGHT_BITS, SEVEN_BITS] {
+                let mut q = Quantized::default();
+                q.quantize(&vec![3.0; (rows + 40) * k], rows + 40, k, act);
+                q.quantize(x, rows, k, act);
+                for (m, row) in x.chunks_exact(k).enumerate() {
+                    let (bytes, scale) = quantize_plainly(row, act);
+                    prop_assert_eq!(&q.bytes[m * k..(m + 1) * k], &bytes[..]);
+                    prop_assert_eq!(q.scale[m], scale);
+                }
+                prop_assert_eq!(q.scale.len(), rows);
             }
-            prop_assert_eq!(q.scale.len(), rows);
         }
     }
 
     #[test]
     fn quantization_rounds_half_away_from_zero() {
         let mut q = Quantized::default();
-        q.quantize(&[127.0, 0.5, -0.5, 1.5, -2.5, 0.0, -127.0, 126.6], 1, 8);
+        q.quantize(&[127.0, 0.5, -0.5, 1.5, -2.5, 0.0, -127.0, 126.6], 1, 8, EIGHT_BITS);
         assert_eq!(&q.bytes[..8], &[255, 129, 127, 130, 125, 128, 1, 255]);
-        q.quantize(&[0.0; 4], 1, 4);
+        q.quantize(&[0.0; 4], 1, 4, EIGHT_BITS);
         assert_eq!((&q.bytes[..4], q.scale[0]), (&[128u8; 4][..], 1.0));
+        q.quantize(&[63.0, 0.5, -0.5, 1.5, -2.5, 0.0, -63.0, 62.6], 1, 8, SEVEN_BITS);
+        assert_eq!(&q.bytes[..8], &[127, 65, 63, 66, 61, 64, 1, 127]);
     }
 
     /// Names the kernels the property test above checks on this CPU (`scripts/test.sh` shows it:
@@ -512,6 +558,21 @@ mod tests {
         println!("8-bit kernels checked against the scalar one on this CPU: {all:?}");
         assert_eq!(all.last(), Some(&Kernel::Scalar));
         assert_eq!(kernel(), all[0]);
+    }
+
+    /// The largest sums the kernels can meet (every activation and weight at its bound, of one
+    /// sign and of both): no kernel's partial sums saturate, AVX2's 16-bit sums of two pairs
+    /// included.
+    #[test]
+    fn the_largest_products_do_not_saturate() {
+        let (n, k, rows) = (64, 128, 8);
+        for (w, x) in [(0.2f32, 3.0f32), (-0.2, 3.0), (0.2, -3.0)] {
+            let (w, b, x) = (vec![w; n * k], vec![0.0; n], vec![x; rows * k]);
+            let lin = QuantLinear::new(&w, &b, n, k).unwrap();
+            for kernel in kernels() {
+                check_kernel(kernel, &lin, (n, k, rows), (&w, &b, &x));
+            }
+        }
     }
 
     #[test]

@@ -460,8 +460,8 @@ mod tests {
     fn statements_appended_to_a_narrative_stand_at_its_top_tier() {
         use LevelFrom::{Numbering, StatementParts, Typography};
         // A release: its headline, a section and its subsection, then the schedules in a smaller
-        // face (ranked below the subsection), a glossary set as they are, and a statement placed
-        // above them that stays.
+        // face (ranked below the subsection), a glossary set as they are, and a later section
+        // ranked above them, which stays where it is.
         let mut blocks = vec![
             heading("Company Reports Results", 1, Typography),
             heading("Guidance and Outlook", 2, Typography),

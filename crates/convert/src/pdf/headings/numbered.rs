@@ -241,8 +241,14 @@ impl PlainNumber<'_> {
 /// a candidate with no number of its own, found by typography (not a merged label, not a
 /// contents entry), set at least as large as the run's first heading. A statement is no such
 /// heading: Notes that follow the last statement with no title of their own are not parts of it.
+/// Nor is the document's title, its first heading on its first page ("FORM 10-Q" over a filing
+/// whose contents page is missing): it names the document, and its Parts are no run under it.
 fn opening_parent(ctx: &Ctx, blocks: &[Blk], cands: &Cands, k: usize) -> Option<usize> {
     let prev = (0..k).rev().find(|&j| cands[j].is_some())?;
+    let title = blocks[prev].pages.start == 1 && cands[..prev].iter().all(Option::is_none);
+    if title {
+        return None;
+    }
     let size = |j: usize| ctx.style_key(&ctx.lines[blocks[j].lines[0]]).0;
     let statement = statement_part(&blocks[prev].text).is_some_and(|p| p != StatementPart::NotesTitle);
     (cands[prev].as_ref().is_some_and(|c| c.info.is_none())

@@ -377,6 +377,25 @@ fn a_caption_over_each_statement_heads_nothing() {
     assert!(headings[from + 1..to].iter().all(|(_, lv)| *lv > item8), "{:?}", &headings[from..to]);
 }
 
+/// A 10-Q without its contents page: its Parts still hold its Items. "PART I: FINANCIAL
+/// INFORMATION" came right after the cover's "FORM 10-Q", under which the Parts' run nested a
+/// level down, beside their own Items, and "PART II" fell under Item 4. The document's title heads
+/// no run: Parts at the top, Items under them.
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn a_filing_s_parts_hold_its_items_without_its_contents_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = strip_outline_keeping(&filing("EBAY_2023Q2_10Q.pdf"), dir.path(), "1,3-z").unwrap();
+    let doc = convert(&bytes, "ebay.pdf");
+    let headings = outline(&doc);
+    let level = |start: &str| headings.iter().find(|(t, _)| t.starts_with(start)).map(|(_, lv)| *lv);
+    assert_eq!(level("PART I:"), Some(1), "{headings:?}");
+    assert_eq!(level("PART II:"), Some(1), "{headings:?}");
+    assert_eq!(level("Item 1: Financial Statements"), Some(2), "{headings:?}");
+    assert_eq!(level("Item 4: Controls"), Some(2), "{headings:?}");
+    assert_eq!(level("Item 1: Legal Proceedings"), Some(2), "{headings:?}");
+}
+
 /// "See notes to consolidated financial statements." under a statement is a note, not a heading:
 /// on Oracle's statement of comprehensive income, whose figures are set smaller than the note,
 /// the note was larger than that page's body and came out as a section under the statement.

@@ -219,15 +219,53 @@ fn heads_a_contents_column(text: &str) -> bool {
         && before.iter().all(|w| container_keyword(w).is_some() || w.eq_ignore_ascii_case("item"))
 }
 
-/// Whether the text gives an e-mail or web address ("Contacts: Investor Relations
-/// investor@pepsico.com", "www.sec.gov"): a contact line or a reference, which no title holds.
+/// Kinds of street that close a postal address's street line.
+const STREET_KINDS: [&str; 22] = [
+    "road",
+    "rd",
+    "street",
+    "st",
+    "avenue",
+    "ave",
+    "boulevard",
+    "blvd",
+    "drive",
+    "dr",
+    "lane",
+    "ln",
+    "parkway",
+    "pkwy",
+    "place",
+    "plaza",
+    "way",
+    "court",
+    "circle",
+    "highway",
+    "hwy",
+    "square",
+];
+
+/// Whether the text is a street address: a house number, a few words, and the kind of street
+/// ("942 South Shady Grove Road", "1 Microsoft Way"), a cover's or a letterhead's line.
+fn gives_a_street(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let (Some(first), Some(last)) = (words.first(), words.last()) else { return false };
+    let number = first.len() <= 6 && first.chars().all(|c| c.is_ascii_digit());
+    let kind = last.trim_end_matches(['.', ',']).to_lowercase();
+    number && (3..=7).contains(&words.len()) && STREET_KINDS.contains(&kind.as_str())
+}
+
+/// Whether the text gives an e-mail, web or street address ("Contacts: Investor Relations
+/// investor@pepsico.com", "www.sec.gov", "942 South Shady Grove Road"): a contact line or a
+/// reference, which no title holds.
 fn gives_an_address(text: &str) -> bool {
-    text.split_whitespace().any(|w| {
-        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-        let email = w.split_once('@').is_some_and(|(user, host)| !user.is_empty() && host.contains('.'));
-        let lower = w.to_ascii_lowercase();
-        email || lower.starts_with("http") && lower.contains("://") || lower.starts_with("www.")
-    })
+    gives_a_street(text)
+        || text.split_whitespace().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            let email = w.split_once('@').is_some_and(|(user, host)| !user.is_empty() && host.contains('.'));
+            let lower = w.to_ascii_lowercase();
+            email || lower.starts_with("http") && lower.contains("://") || lower.starts_with("www.")
+        })
 }
 
 /// Whether the text opens with a quoted term that a lower-case word follows (“Term SOFR
@@ -568,6 +606,11 @@ mod tests {
         assert!(gives_an_address("See https://investor.example.com/filings"));
         assert!(!gives_an_address("Investor Relations Contacts"));
         assert!(!gives_an_address("Revenue @ constant currency"));
+        assert!(gives_an_address("942 South Shady Grove Road"));
+        assert!(gives_an_address("1 Microsoft Way"));
+        assert!(!gives_an_address("2 Summary of Significant Accounting Policies"));
+        assert!(!gives_an_address("3 The Way Forward"));
+        assert!(!gives_an_address("Road"));
         assert!(breaks_off("\"We are driving game-"));
         assert!(breaks_off("“The acceleration of data"));
         assert!(!breaks_off("“Safe Harbor” Statement"));

@@ -287,6 +287,13 @@ fn a_cover_inside_a_report_makes_no_sections() {
             .filter(|(b, _)| b.kind.heading_level().is_some() && b.pages.is_some_and(|p| p.start <= 3))
             .count();
         assert!(letter >= 3, "{mode}: {letter} headings in the letter");
+        // The company's street address, on the report's front and back covers, heads nothing.
+        let addresses: Vec<&str> = doc
+            .blocks_with_text()
+            .filter(|(b, t)| b.kind.heading_level().is_some() && t.contains("Shady Grove Road"))
+            .map(|(_, t)| t)
+            .collect();
+        assert!(addresses.is_empty(), "{mode}: {addresses:?}");
     }
 }
 

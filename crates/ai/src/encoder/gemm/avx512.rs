@@ -86,8 +86,8 @@ impl QuantLinear {
     }
 
     /// Scales 16 integer sums back to f32 and stores them: `out[m][c..c + 16] = (sums − zero ·
-    /// Σ w) · scale_a · scale_w + bias`, shared by the VNNI and AMX kernels (`row`: the activation
-    /// row's scale and offset).
+    /// Σ w) · scale_a · scale_w + bias`, shared by the VNNI and AMX kernels (`scale_a` and `zero`:
+    /// the activation row's scale and offset).
     ///
     /// # Safety
     /// The CPU must have AVX-512 F; `c + 16 <= self.n` and `(m + 1) · self.n <= out.len()`.

@@ -52,7 +52,7 @@ pub(super) fn statement_parts_beside(ctx: &Ctx, blocks: &mut [Blk]) {
     let mut set: Vec<usize> = Vec::new();
     for k in 0..blocks.len() {
         let b = &blocks[k];
-        let Some(level) = b.level.filter(|_| b.kind == BlkKind::Heading) else { continue };
+        let Some(level) = heading_level(b) else { continue };
         let by_type = matches!(b.level_from, Some(LevelFrom::Typography | LevelFrom::StatementParts));
         let top = set.iter().filter_map(|&j| blocks[j].level).min();
         let far = set.last().is_some_and(|&j| b.pages.start > blocks[j].pages.end + STATEMENT_SET_GAP);
@@ -69,10 +69,14 @@ pub(super) fn statement_parts_beside(ctx: &Ctx, blocks: &mut [Blk]) {
     sections_under_parts(ctx, blocks);
 }
 
+/// A heading's level (`None` for any other block).
+fn heading_level(b: &Blk) -> Option<u8> {
+    b.level.filter(|_| b.kind == BlkKind::Heading)
+}
+
 /// Whether type alone placed a heading (its style's tier, or beside the other statement parts).
 fn placed_by_type(b: &Blk) -> bool {
-    b.kind == BlkKind::Heading
-        && b.level.is_some()
+    heading_level(b).is_some()
         && matches!(b.level_from, Some(LevelFrom::Typography | LevelFrom::StatementParts))
 }
 
@@ -96,7 +100,7 @@ fn appended_statements(blocks: &mut [Blk]) {
             continue;
         };
         // The headings above it, nearest first, back to one other evidence placed above it.
-        let mut above = blocks[..k].iter().rev().filter(|p| p.kind == BlkKind::Heading && p.level.is_some());
+        let mut above = blocks[..k].iter().rev().filter(|p| heading_level(p).is_some());
         let parent_typed = above.clone().find(|p| p.level < Some(level)).is_some_and(placed_by_type);
         let top = above
             .by_ref()
@@ -106,10 +110,11 @@ fn appended_statements(blocks: &mut [Blk]) {
             .min();
         // The set and what follows it at its level or deeper.
         let end = (k + 1..blocks.len())
-            .find(|&j| blocks[j].kind == BlkKind::Heading && blocks[j].level.is_some_and(|lv| lv < level))
+            .find(|&j| heading_level(&blocks[j]).is_some_and(|lv| lv < level))
             .unwrap_or(blocks.len());
-        let headings = || blocks[k..end].iter().filter(|b| b.kind == BlkKind::Heading && b.level.is_some());
-        let schedules = headings()
+        let schedules = blocks[k..end]
+            .iter()
+            .filter(|b| heading_level(b).is_some())
             .all(|b| placed_by_type(b) && statement_part(&b.text) != Some(StatementPart::NotesTitle));
         if let Some(shift) = top.filter(|&t| schedules && parent_typed && t < level).map(|t| level - t) {
             for b in blocks[k..end].iter_mut().filter(|b| b.kind == BlkKind::Heading) {
@@ -129,7 +134,7 @@ fn appended_statements(blocks: &mut [Blk]) {
 fn sections_under_parts(ctx: &Ctx, blocks: &mut [Blk]) {
     let mut part: Option<(u8, f32)> = None;
     for b in blocks.iter_mut() {
-        let Some(level) = b.level.filter(|_| b.kind == BlkKind::Heading) else { continue };
+        let Some(level) = heading_level(b) else { continue };
         let p = prominence(&ctx.style_key(&ctx.lines[b.lines[0]]));
         let typed = b.level_from == Some(LevelFrom::Typography);
         if let Some(kind) = statement_part(&b.text) {
@@ -165,7 +170,7 @@ fn align_set(blocks: &mut [Blk], set: &[usize]) {
 pub(super) fn rank_typed_subheadings(ctx: &Ctx, blocks: &mut [Blk]) {
     let mut groups: Vec<(u8, Vec<usize>)> = Vec::new();
     for (k, b) in blocks.iter().enumerate() {
-        let Some(level) = b.level.filter(|_| b.kind == BlkKind::Heading) else { continue };
+        let Some(level) = heading_level(b) else { continue };
         let typed = b.level_from == Some(LevelFrom::Typography) && !is_statement_part(&b.text);
         match groups.last_mut() {
             Some((parent, group)) if typed && level == *parent + 1 => group.push(k),

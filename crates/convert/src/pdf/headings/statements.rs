@@ -39,8 +39,8 @@ pub(super) fn statement_part(text: &str) -> Option<StatementPart> {
             .iter()
             .any(|p| key.starts_with(p))
     };
-    (statement(&key) || statement(&normalise_title(without_issuer(text)?)))
-        .then_some(StatementPart::Statement)
+    let after_issuer = || without_issuer(text).is_some_and(|rest| statement(&normalise_title(rest)));
+    (statement(&key) || after_issuer()).then_some(StatementPart::Statement)
 }
 
 /// Words a statement's title may carry before "Condensed" or "Consolidated": who issued it or on

@@ -386,7 +386,7 @@ fn a_caption_over_each_statement_heads_nothing() {
 
 /// A 10-Q without its contents page: its Parts still hold its Items. "PART I: FINANCIAL
 /// INFORMATION" came right after the cover's "FORM 10-Q", under which the Parts' run nested a
-/// level down, beside their own Items, and "PART II" fell under Item 4. The document's title heads
+/// level down, to their own Items' level, and "PART II" fell under Item 4. The document's title heads
 /// no run: Parts at the top, Items under them.
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]

@@ -84,6 +84,15 @@ impl Embedder for BackgroundEmbedder {
         self.wait()?.embed_documents(texts)
     }
 
+    fn embed_documents_in_parts(
+        &self,
+        texts: &[&str],
+        part: usize,
+        next: &mut dyn FnMut(usize) -> bool,
+    ) -> Result<Option<Vec<Vec<f32>>>, AiError> {
+        self.wait()?.embed_documents_in_parts(texts, part, next)
+    }
+
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError> {
         self.wait()?.embed_query(text)
     }
@@ -133,6 +142,28 @@ mod tests {
         tx.send(()).unwrap();
         assert_eq!(e.embed_query("abc").unwrap(), vec![3.0]);
         assert_eq!(e.embed_documents(&["a", "bb"]).unwrap(), vec![vec![1.0], vec![2.0]]);
+    }
+
+    /// The default parts, through the wrapper: every text once, in order; asked before each part
+    /// and at the end; nothing more embedded once the answer is no.
+    #[test]
+    fn parts_are_asked_for_and_stop_when_refused() {
+        let e = BackgroundEmbedder::spawn("lengths", 1, 8, || Ok(Box::new(Lengths) as Box<dyn Embedder>));
+        let texts = ["a", "bb", "ccc", "dddd", "eeeee"];
+        let mut asked = Vec::new();
+        let all = e.embed_documents_in_parts(&texts, 2, &mut |done| {
+            asked.push(done);
+            true
+        });
+        assert_eq!(all.unwrap(), Some(e.embed_documents(&texts).unwrap()));
+        assert_eq!(asked, [0, 2, 4, 5]);
+        asked.clear();
+        let stopped = e.embed_documents_in_parts(&texts, 2, &mut |done| {
+            asked.push(done);
+            done < 2
+        });
+        assert_eq!(stopped.unwrap(), None);
+        assert_eq!(asked, [0, 2]);
     }
 
     #[test]

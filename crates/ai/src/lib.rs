@@ -61,6 +61,28 @@ pub trait Embedder: Send + Sync {
     fn max_tokens(&self) -> usize;
     /// One vector per text, in order.
     fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError>;
+    /// [`Self::embed_documents`] of a long list, in parts, each part asked for: `next(done)` is
+    /// called with the texts embedded so far before each part (at least every `part` texts) and
+    /// once more when all are done, and no part starts once it has answered `false` (then
+    /// `Ok(None)`). The default embeds `part` texts a call; Folio's own encoder takes the whole
+    /// list as one call and asks before each of its own batches, so that its threads do not wait
+    /// for one another at the end of every part.
+    fn embed_documents_in_parts(
+        &self,
+        texts: &[&str],
+        part: usize,
+        next: &mut dyn FnMut(usize) -> bool,
+    ) -> Result<Option<Vec<Vec<f32>>>, AiError> {
+        let mut out = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(part.max(1)) {
+            if !next(out.len()) {
+                return Ok(None);
+            }
+            out.extend(self.embed_documents(chunk)?);
+        }
+        next(out.len());
+        Ok(Some(out))
+    }
     /// The vector of a search query.
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError>;
     /// How the model runs here, for diagnostics and benchmarks: its id, and for a local model the

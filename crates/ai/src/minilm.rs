@@ -415,8 +415,21 @@ impl MiniLm {
     /// [`MiniLm::embed_windows`] with windows of at most `pieces` word pieces (and at most the
     /// model's window).
     pub fn embed_windows_of(&self, texts: &[&str], pieces: usize) -> Result<Vec<Vec<WindowVector>>, AiError> {
+        Ok(self.embed_windows_asking(texts, pieces, &mut |_| true)?.expect("nothing asked to stop"))
+    }
+
+    /// [`MiniLm::embed_windows_of`], asking `next(done)` before each batch of windows and once at
+    /// the end, `done` the texts' share of the windows embedded so far; `None` once it answered
+    /// `false` (see [`Embedder::embed_documents_in_parts`]).
+    fn embed_windows_asking(
+        &self,
+        texts: &[&str],
+        pieces: usize,
+        next: &mut dyn FnMut(usize) -> bool,
+    ) -> Result<Option<Vec<Vec<WindowVector>>>, AiError> {
         if texts.is_empty() {
-            return Ok(Vec::new());
+            next(0);
+            return Ok(Some(Vec::new()));
         }
         // (text, window) pairs, batched by length so little is padded; given back per text.
         let windows: Vec<Vec<Vec<u32>>> = texts.iter().map(|t| self.windows(t, pieces)).collect();
@@ -426,18 +439,28 @@ impl MiniLm {
             .flat_map(|(i, ws)| ws.iter().enumerate().map(move |(j, w)| (w.len(), i, j)))
             .collect();
         order.sort_unstable();
+        // Windows done, told as the same share of the texts.
+        let (all, count) = (order.len(), texts.len());
+        let mut next = |windows: usize| next(windows * count / all);
         // One vector per window, in `order`.
         let vectors: Vec<Vec<f32>> = match &self.encoder {
             Encoder::Fast(bert) => {
                 let seqs: Vec<&[u32]> = order.iter().map(|&(_, i, j)| windows[i][j].as_slice()).collect();
-                bert.embed(&seqs, self.threads)
+                match bert.embed_asking(&seqs, self.threads, &mut next) {
+                    Some(v) => v,
+                    None => return Ok(None),
+                }
             }
             Encoder::Reference(_) => {
                 let mut out = Vec::with_capacity(order.len());
                 for group in order.chunks(self.batch) {
+                    if !next(out.len()) {
+                        return Ok(None);
+                    }
                     let batch: Vec<&Vec<u32>> = group.iter().map(|&(_, i, j)| &windows[i][j]).collect();
                     out.extend(self.embed_batch(&batch)?);
                 }
+                next(out.len());
                 out
             }
         };
@@ -446,7 +469,7 @@ impl MiniLm {
         for (&(len, i, j), v) in order.iter().zip(vectors) {
             out[i][j] = (len - 2, v);
         }
-        Ok(out)
+        Ok(Some(out))
     }
 }
 
@@ -471,6 +494,18 @@ impl Embedder for MiniLm {
     /// averaged, weighted by their pieces, then normalised again.
     fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, AiError> {
         Ok(self.embed_windows(texts)?.iter().map(|ws| mean_of_windows(ws, self.hidden)).collect())
+    }
+
+    /// The whole list as one call, asking `next` before each of the encoder's own batches (a few
+    /// hundred pieces): `part` is not needed.
+    fn embed_documents_in_parts(
+        &self,
+        texts: &[&str],
+        _part: usize,
+        next: &mut dyn FnMut(usize) -> bool,
+    ) -> Result<Option<Vec<Vec<f32>>>, AiError> {
+        let windows = self.embed_windows_asking(texts, usize::MAX, next)?;
+        Ok(windows.map(|w| w.iter().map(|ws| mean_of_windows(ws, self.hidden)).collect()))
     }
 
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, AiError> {

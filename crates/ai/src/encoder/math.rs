@@ -1,12 +1,28 @@
 //! The element-wise parts of the encoder, written branch-free so that the compiler vectorizes them
 //! (the exponential is a polynomial, not a libm call: GELU and softmax take one per value).
+//!
+//! The functions whose polynomials dominate take `FUSED`: whether `a · b + c` is one fused
+//! multiply-add (`f32::mul_add`). The compiler never fuses a multiply and an add by itself (that
+//! would change results), so without it each Horner step is two instructions. Only a caller
+//! compiled with FMA passes `true`: elsewhere `mul_add` is a call into libm, not an instruction.
 
 const LOG2E: f32 = std::f32::consts::LOG2_E;
+
+/// `a · b + c`, as one fused multiply-add when `FUSED` (rounded once, where the plain form rounds
+/// twice).
+#[inline(always)]
+fn madd<const FUSED: bool>(a: f32, b: f32, c: f32) -> f32 {
+    if FUSED {
+        a.mul_add(b, c)
+    } else {
+        a * b + c
+    }
+}
 
 /// `eˣ` to about 2e-7 relative error: `2^round(y)` built from the exponent bits times a degree-6
 /// polynomial for `2^f`, `|f| ≤ ½`.
 #[inline(always)]
-pub fn exp(x: f32) -> f32 {
+pub fn exp<const FUSED: bool>(x: f32) -> f32 {
     // 1.5 · 2²³: adding it leaves round(y) in the low mantissa bits (no float-to-int conversion,
     // so the loop around this vectorises).
     const MAGIC: f32 = 12_582_912.0;
@@ -14,10 +30,13 @@ pub fn exp(x: f32) -> f32 {
     let t = y + MAGIC;
     let n = t - MAGIC;
     let f = y - n;
-    let p = 1.0
-        + f * (std::f32::consts::LN_2
-            + f * (0.240_226_5
-                + f * (0.055_504_11 + f * (0.009_618_129 + f * (0.001_333_356 + f * 0.000_154_035_3)))));
+    let m = madd::<FUSED>;
+    let p = m(f, 0.000_154_035_3, 0.001_333_356);
+    let p = m(f, p, 0.009_618_129);
+    let p = m(f, p, 0.055_504_11);
+    let p = m(f, p, 0.240_226_5);
+    let p = m(f, p, std::f32::consts::LN_2);
+    let p = m(f, p, 1.0);
     let n_bits = t.to_bits().wrapping_sub(MAGIC.to_bits());
     p * f32::from_bits(n_bits.wrapping_add(127) << 23)
 }
@@ -51,20 +70,24 @@ pub fn max_abs(xs: &[f32]) -> f32 {
 
 /// The error function (Abramowitz and Stegun 7.1.26, absolute error below 1.5e-7).
 #[inline(always)]
-pub fn erf(x: f32) -> f32 {
+pub fn erf<const FUSED: bool>(x: f32) -> f32 {
+    let m = madd::<FUSED>;
     let a = x.abs();
-    let t = 1.0 / (1.0 + 0.327_591_1 * a);
-    let poly =
-        t * (0.254_829_6 + t * (-0.284_496_7 + t * (1.421_413_8 + t * (-1.453_152 + t * 1.061_405_4))));
-    let y = 1.0 - poly * exp(-a * a);
+    let t = 1.0 / m(0.327_591_1, a, 1.0);
+    let p = m(t, 1.061_405_4, -1.453_152);
+    let p = m(t, p, 1.421_413_8);
+    let p = m(t, p, -0.284_496_7);
+    let p = m(t, p, 0.254_829_6);
+    let y = m(-(p * t), exp::<FUSED>(-a * a), 1.0);
     y.copysign(x)
 }
 
 /// GELU as BERT computes it (with the error function, not the tanh approximation), in place.
 #[inline(always)]
-pub fn gelu(xs: &mut [f32]) {
+pub fn gelu<const FUSED: bool>(xs: &mut [f32]) {
     for x in xs {
-        *x = 0.5 * *x * (1.0 + erf(*x * std::f32::consts::FRAC_1_SQRT_2));
+        let half = 0.5 * *x;
+        *x = madd::<FUSED>(half, erf::<FUSED>(*x * std::f32::consts::FRAC_1_SQRT_2), half);
     }
 }
 
@@ -72,7 +95,7 @@ pub fn gelu(xs: &mut [f32]) {
 /// returned for the caller to divide by where fewer values need it (attention divides each row of
 /// its context, `d` values, instead of each row of scores, `len`).
 #[inline(always)]
-pub fn exp_below_max(xs: &mut [f32]) -> f32 {
+pub fn exp_below_max<const FUSED: bool>(xs: &mut [f32]) -> f32 {
     let mut lanes = [f32::NEG_INFINITY; 8];
     let mut chunks = xs.chunks_exact(8);
     for c in &mut chunks {
@@ -85,13 +108,13 @@ pub fn exp_below_max(xs: &mut [f32]) -> f32 {
     let mut chunks = xs.chunks_exact_mut(8);
     for c in &mut chunks {
         for (l, x) in sums.iter_mut().zip(c) {
-            *x = exp(*x - max);
+            *x = exp::<FUSED>(*x - max);
             *l += *x;
         }
     }
     let mut total = sums.iter().sum::<f32>();
     for x in chunks.into_remainder() {
-        *x = exp(*x - max);
+        *x = exp::<FUSED>(*x - max);
         total += *x;
     }
     total
@@ -99,14 +122,14 @@ pub fn exp_below_max(xs: &mut [f32]) -> f32 {
 
 /// Layer normalisation of a row, in place.
 #[inline(always)]
-pub fn layer_norm(xs: &mut [f32], gamma: &[f32], beta: &[f32], eps: f32) {
+pub fn layer_norm<const FUSED: bool>(xs: &mut [f32], gamma: &[f32], beta: &[f32], eps: f32) {
     let n = xs.len() as f32;
     let mean = sum(xs) / n;
     let mut lanes = [0f32; 8];
     let mut chunks = xs.chunks_exact(8);
     for c in &mut chunks {
         for (l, x) in lanes.iter_mut().zip(c) {
-            *l += (x - mean) * (x - mean);
+            *l = madd::<FUSED>(x - mean, x - mean, *l);
         }
     }
     let var = (lanes.iter().sum::<f32>()
@@ -114,7 +137,7 @@ pub fn layer_norm(xs: &mut [f32], gamma: &[f32], beta: &[f32], eps: f32) {
         / n;
     let inv = 1.0 / (var + eps).sqrt();
     for ((x, g), b) in xs.iter_mut().zip(gamma).zip(beta) {
-        *x = (*x - mean) * inv * g + b;
+        *x = madd::<FUSED>((*x - mean) * inv, *g, *b);
     }
 }
 
@@ -124,6 +147,12 @@ mod tests {
 
     #[test]
     fn exp_and_erf_match_the_library_functions() {
+        exp_and_erf_match::<false>();
+        exp_and_erf_match::<true>();
+    }
+
+    fn exp_and_erf_match<const FUSED: bool>() {
+        let (exp, erf) = (exp::<FUSED>, erf::<FUSED>);
         for i in -2000..=2000 {
             let x = i as f32 / 100.0;
             let (got, want) = (exp(x), x.exp());
@@ -148,6 +177,12 @@ mod tests {
 
     #[test]
     fn softmax_sums_and_layer_norm_centres() {
+        softmax_and_layer_norm::<false>();
+        softmax_and_layer_norm::<true>();
+    }
+
+    fn softmax_and_layer_norm<const FUSED: bool>() {
+        let (exp_below_max, layer_norm, gelu) = (exp_below_max::<FUSED>, layer_norm::<FUSED>, gelu::<FUSED>);
         let input = [1.0f32, 2.0, 3.0, -50.0, 0.5, 0.0, -1.0, 2.5, 1.5, 3.0, -3.0];
         let mut xs = input;
         let sum = exp_below_max(&mut xs);

@@ -79,6 +79,10 @@ use crate::AiError;
 use serde::Deserialize;
 use std::collections::HashMap;
 
+/// Whether the portable forward pass may fuse multiply-adds: only where the target has them
+/// without a run-time check (every aarch64; x86-64 built for FMA).
+const FUSED_NATIVELY: bool = cfg!(any(target_arch = "aarch64", target_feature = "fma"));
+
 /// A tensor of the checkpoint, flattened.
 type Tensors = HashMap<String, Vec<f32>>;
 
@@ -242,45 +246,70 @@ impl FastBert {
     }
 
     /// Mean-pooled, L2-normalised vectors of `seqs` (token ids, `[CLS]` … `[SEP]`, each no longer
-    /// than the model's positions), in order, on up to `threads` threads.
-    pub fn embed(&self, seqs: &[&[u32]], threads: usize) -> Vec<Vec<f32>> {
+    /// than the model's positions), in order, on up to `threads` threads. `next(done)` (the texts
+    /// embedded so far) is asked on the calling thread before each batch it takes and once when
+    /// all are done: once it answers `false`, no thread takes another batch, and the answer is
+    /// `None`. The threads take batches as they finish them, so they wait for one another only at
+    /// the end of the whole list.
+    pub fn embed_asking(
+        &self,
+        seqs: &[&[u32]],
+        threads: usize,
+        next: &mut dyn FnMut(usize) -> bool,
+    ) -> Option<Vec<Vec<f32>>> {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
         let batches = batch::batches(seqs, threads.max(1));
-        let mut out: Vec<Vec<f32>> = vec![Vec::new(); seqs.len()];
-        let next = std::sync::atomic::AtomicUsize::new(0);
+        let claimed = AtomicUsize::new(0);
+        let (done, stop) = (AtomicUsize::new(0), AtomicBool::new(false));
         let threads_asked = threads.max(1);
         let threads = threads.clamp(1, batches.len().max(1));
         let lone = batches.len() == 1;
-        let results: Vec<Vec<(usize, Vec<f32>)>> = std::thread::scope(|scope| {
-            let work = || {
-                let mut scratch = Scratch {
-                    threads: if lone { threads_asked } else { 1 },
-                    kernel: self.kernel,
-                    ..Scratch::default()
-                };
-                let mut done = Vec::new();
-                loop {
-                    let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(range) = batches.get(b) else { break };
-                    let batch = &seqs[range.clone()];
-                    // A lone text's 8-bit products go half to a helper thread.
-                    let vecs = if lone && threads_asked > 1 && self.int8 {
-                        pair::with_pair(|pair| self.forward(batch, &mut scratch, Some(pair)))
-                    } else {
-                        self.forward(batch, &mut scratch, None)
-                    };
-                    done.extend(range.clone().zip(vecs));
-                }
-                done
+        // `next` is asked by the calling thread only (it is neither Send nor Sync).
+        let work = |mut next: Option<&mut dyn FnMut(usize) -> bool>| {
+            let mut scratch = Scratch {
+                threads: if lone { threads_asked } else { 1 },
+                kernel: self.kernel,
+                ..Scratch::default()
             };
-            let handles: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-            let mut all = vec![work()];
+            let mut out = Vec::new();
+            loop {
+                if let Some(next) = next.as_mut() {
+                    if !next(done.load(Relaxed)) {
+                        stop.store(true, Relaxed);
+                    }
+                }
+                if stop.load(Relaxed) {
+                    break;
+                }
+                let b = claimed.fetch_add(1, Relaxed);
+                let Some(range) = batches.get(b) else { break };
+                let batch = &seqs[range.clone()];
+                // A lone text's 8-bit products go half to a helper thread.
+                let vecs = if lone && threads_asked > 1 && self.int8 {
+                    pair::with_pair(|pair| self.forward(batch, &mut scratch, Some(pair)))
+                } else {
+                    self.forward(batch, &mut scratch, None)
+                };
+                out.extend(range.clone().zip(vecs));
+                done.fetch_add(range.len(), Relaxed);
+            }
+            out
+        };
+        let results: Vec<Vec<(usize, Vec<f32>)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (1..threads).map(|_| scope.spawn(|| work(None))).collect();
+            let mut all = vec![work(Some(&mut *next))];
             all.extend(handles.into_iter().map(|h| h.join().expect("an encoder thread panicked")));
             all
         });
+        if stop.load(Relaxed) {
+            return None;
+        }
+        next(seqs.len());
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); seqs.len()];
         for (i, v) in results.into_iter().flatten() {
             out[i] = v;
         }
-        out
+        Some(out)
     }
 
     /// Whether the linear layers run in 8 bits.
@@ -302,7 +331,7 @@ impl FastBert {
             // SAFETY: as above, for AVX2 and FMA.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 | Kernel::AvxVnni => unsafe { self.forward_avx2(seqs, s, pair) },
-            _ => self.forward_plain(seqs, s, pair),
+            _ => self.forward_plain::<FUSED_NATIVELY>(seqs, s, pair),
         }
     }
 
@@ -318,7 +347,7 @@ impl FastBert {
         s: &mut Scratch,
         pair: Option<&pair::Pair>,
     ) -> Vec<Vec<f32>> {
-        self.forward_plain(seqs, s, pair)
+        self.forward_plain::<true>(seqs, s, pair)
     }
 
     /// [`Self::forward_plain`] compiled for AVX2 and FMA.
@@ -333,11 +362,18 @@ impl FastBert {
         s: &mut Scratch,
         pair: Option<&pair::Pair>,
     ) -> Vec<Vec<f32>> {
-        self.forward_plain(seqs, s, pair)
+        self.forward_plain::<true>(seqs, s, pair)
     }
 
+    /// The forward pass; `FUSED`: whether its element-wise polynomials use fused multiply-adds
+    /// (see [`math`]), which only a caller compiled with FMA passes.
     #[inline(always)]
-    fn forward_plain(&self, seqs: &[&[u32]], s: &mut Scratch, pair: Option<&pair::Pair>) -> Vec<Vec<f32>> {
+    fn forward_plain<const FUSED: bool>(
+        &self,
+        seqs: &[&[u32]],
+        s: &mut Scratch,
+        pair: Option<&pair::Pair>,
+    ) -> Vec<Vec<f32>> {
         let h = self.hidden;
         let rows: usize = seqs.iter().map(|q| q.len()).sum();
         // Embeddings (every row is written below, so the buffer is only sized).
@@ -352,19 +388,19 @@ impl FastBert {
                 for (((x, a), b), c) in row.iter_mut().zip(w).zip(pos).zip(&self.token_type) {
                     *x = a + b + c;
                 }
-                math::layer_norm(row, &self.emb_norm.gamma, &self.emb_norm.beta, self.eps);
+                math::layer_norm::<FUSED>(row, &self.emb_norm.gamma, &self.emb_norm.beta, self.eps);
                 r += 1;
             }
         }
         let how = How { threads: s.threads, kernel: s.kernel, pair };
         for block in &self.blocks {
             block.qkv.forward(&s.x, rows, &mut s.qkv, &mut s.quant, how);
-            self.attention(seqs, s);
+            self.attention::<FUSED>(seqs, s);
             block.attn_out.forward(&s.ctx, rows, &mut s.tmp, &mut s.quant, how);
-            add_norm(&mut s.x, &s.tmp, &block.attn_norm, h, self.eps);
+            add_norm::<FUSED>(&mut s.x, &s.tmp, &block.attn_norm, h, self.eps);
             block.intermediate.forward(&s.x, rows, &mut s.wide, &mut s.quant, how);
-            block.output.forward_mapped(&mut s.wide, &mut s.tmp, &mut s.quant, how, math::gelu);
-            add_norm(&mut s.x, &s.tmp, &block.out_norm, h, self.eps);
+            block.output.forward_mapped(&mut s.wide, &mut s.tmp, &mut s.quant, how, math::gelu::<FUSED>);
+            add_norm::<FUSED>(&mut s.x, &s.tmp, &block.out_norm, h, self.eps);
         }
         // Mean pooling and normalisation.
         let mut out = Vec::with_capacity(seqs.len());
@@ -388,7 +424,7 @@ impl FastBert {
     /// place through strides; the softmax's division comes after the second product, on each row
     /// of the context (d values) rather than of the scores (len).
     #[inline(always)]
-    fn attention(&self, seqs: &[&[u32]], s: &mut Scratch) {
+    fn attention<const FUSED: bool>(&self, seqs: &[&[u32]], s: &mut Scratch) {
         let h = self.hidden;
         let d = h / self.heads;
         let w = 3 * h;
@@ -438,7 +474,7 @@ impl FastBert {
                 // function's CPU features.
                 s.sums.clear();
                 for row in s.scores.chunks_exact_mut(len) {
-                    s.sums.push(math::exp_below_max(row));
+                    s.sums.push(math::exp_below_max::<FUSED>(row));
                 }
                 // SAFETY: as above.
                 unsafe {
@@ -478,10 +514,10 @@ impl FastBert {
 
 /// `x = LayerNorm(x + y)`, row by row.
 #[inline(always)]
-fn add_norm(x: &mut [f32], y: &[f32], norm: &Norm, h: usize, eps: f32) {
+fn add_norm<const FUSED: bool>(x: &mut [f32], y: &[f32], norm: &Norm, h: usize, eps: f32) {
     for (row, add) in x.chunks_exact_mut(h).zip(y.chunks_exact(h)) {
         row.iter_mut().zip(add).for_each(|(a, b)| *a += b);
-        math::layer_norm(row, &norm.gamma, &norm.beta, eps);
+        math::layer_norm::<FUSED>(row, &norm.gamma, &norm.beta, eps);
     }
 }
 

@@ -220,3 +220,35 @@ fn int8_encoder_keeps_the_vectors() {
     let one = m.with_threads(1).embed_documents(&texts).unwrap();
     assert_eq!(one, docs, "threads changed the vectors");
 }
+
+/// A whole list in parts (what an ingest asks of a document's chunks): the same vectors as one
+/// call, the texts done told in order up to all of them, and once the answer is no, no vectors.
+#[test]
+#[ignore = "needs .assets (scripts/setup-assets.sh); scripts/test.sh runs it"]
+fn a_list_embedded_in_parts_is_told_and_stops_when_refused() {
+    let m = MiniLm::load_with(&assets(), Precision::Int8).unwrap();
+    let sentence = "The Regulator may, by written notice, require an Authorised Person to provide";
+    let texts: Vec<String> = (1..=60).map(|i| sentence.repeat(1 + i % 4) + &format!(" {i}")).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut told = Vec::new();
+    let parts = m
+        .embed_documents_in_parts(&refs, 8, &mut |done| {
+            told.push(done);
+            true
+        })
+        .unwrap()
+        .expect("nothing refused");
+    assert_eq!(parts, m.embed_documents(&refs).unwrap());
+    assert!(told.len() > 2, "asked only {told:?}");
+    assert!(told.windows(2).all(|w| w[0] <= w[1]), "{told:?}");
+    assert_eq!((told[0], *told.last().unwrap()), (0, refs.len()));
+    let mut asked = 0;
+    let stopped = m
+        .embed_documents_in_parts(&refs, 8, &mut |_| {
+            asked += 1;
+            asked < 3
+        })
+        .unwrap();
+    assert!(stopped.is_none());
+    assert!(asked >= 3);
+}

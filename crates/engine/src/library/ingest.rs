@@ -539,20 +539,17 @@ impl Library {
             texts.iter().map(|t| previous.vectors.get(t).cloned()).collect();
         let todo: Vec<usize> = (0..texts.len()).filter(|i| vectors[*i].is_none()).collect();
         let total = todo.len();
-        // A step before the first batch and after every batch, so the last batch is seen done.
-        steps(Step::new(Stage::Embedding, 0, total));
-        let mut done = 0;
-        for batch in todo.chunks(self.options.embed_batch.max(1)) {
-            if cancel.is_cancelled() {
-                return Err(EngineError::Cancelled);
-            }
-            let refs: Vec<&str> = batch.iter().map(|i| texts[*i].as_str()).collect();
-            let got = self.embedder.embed_documents(&refs)?;
-            for (i, v) in batch.iter().zip(got) {
-                vectors[*i] = Some(v);
-            }
-            done += batch.len();
-            steps(Step::new(Stage::Embedding, done, total));
+        let refs: Vec<&str> = todo.iter().map(|i| texts[*i].as_str()).collect();
+        // A step before each part and when all are done, so the last part is seen done.
+        let got = self
+            .embedder
+            .embed_documents_in_parts(&refs, self.options.embed_batch.max(1), &mut |done| {
+                steps(Step::new(Stage::Embedding, done, total));
+                !cancel.is_cancelled()
+            })?
+            .ok_or(EngineError::Cancelled)?;
+        for (i, v) in todo.iter().zip(got) {
+            vectors[*i] = Some(v);
         }
         let vectors = vectors.into_iter().map(Option::unwrap_or_default).collect();
         Ok(Some(Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors }))

@@ -543,7 +543,7 @@ impl Library {
         // A step before each part and when all are done, so the last part is seen done.
         let got = self
             .embedder
-            .embed_documents_in_parts(&refs, self.options.embed_batch.max(1), &mut |done| {
+            .embed_documents_in_parts(&refs, self.options.embed_batch, &mut |done| {
                 steps(Step::new(Stage::Embedding, done, total));
                 !cancel.is_cancelled()
             })?

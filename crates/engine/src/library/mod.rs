@@ -77,9 +77,9 @@ pub struct LibraryOptions {
     pub in_memory_vectors: bool,
     /// The vocabulary for counting chunk tokens in the embedder's own units (`vocab.txt`).
     pub vocab: Option<PathBuf>,
-    /// Texts embedded per call during ingest by a model that embeds a call at a time (a remote
-    /// one): each call is one progress step and one check for cancelling. Folio's own encoder
-    /// takes a document's chunks as one call and steps and checks before each of its own
+    /// Texts embedded per call, during ingest and repair, by a model that embeds a call at a time
+    /// (a remote one): each call is one progress step and one check for cancelling. Folio's own
+    /// encoder takes a document's chunks as one call and steps and checks before each of its own
     /// batches of a few hundred pieces (see `Embedder::embed_documents_in_parts`): its threads,
     /// which wait for one another at the end of a call, waited 2-3% of an ingest at 64 texts a
     /// call.

@@ -137,11 +137,12 @@ impl Library {
         defs: &[DefinitionRow],
     ) -> Result<(), EngineError> {
         let texts: Vec<String> = rows.iter().map(stored_embedded_text).collect();
-        let mut vectors = Vec::with_capacity(texts.len());
-        for batch in texts.chunks(self.options.embed_batch.max(1)) {
-            let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
-            vectors.extend(self.embedder.embed_documents(&refs)?);
-        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        // In parts as an ingest embeds (a repair is not cancelled, so every part goes on).
+        let vectors = self
+            .embedder
+            .embed_documents_in_parts(&refs, self.options.embed_batch, &mut |_| true)?
+            .expect("every part was let go on");
         let refs = self.catalog.references_within(d.id, folio_core::model::Span::new(0, usize::MAX >> 1))?;
         let source =
             RecordSource { path: &d.path, mtime: d.mtime, size: d.size, format: &d.format, title: &d.title };

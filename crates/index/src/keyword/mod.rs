@@ -15,6 +15,7 @@ use tantivy::tokenizer::{
 };
 use tantivy::{doc, Index, IndexReader, IndexWriter, ReloadPolicy, Term};
 
+mod maxscore;
 mod rescore;
 mod top;
 
@@ -342,11 +343,8 @@ impl KeywordIndex {
         common_share: f64,
     ) -> Result<Vec<(u64, f32)>, IndexError> {
         let words = self.positioned_terms(self.f_body, query)?;
-        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for (t, w) in &feedback.0 {
-            let q: Box<dyn Query> = Box::new(TermQuery::new(t.clone(), IndexRecordOption::WithFreqs));
-            should.push((Occur::Should, Box::new(BoostQuery::new(q, w * weight))));
-        }
+        let mut clauses: Vec<maxscore::Clause> =
+            feedback.0.iter().map(|(t, w)| maxscore::Clause { term: t.clone(), boost: w * weight }).collect();
         let searcher = self.reader.searcher();
         // The common words are scored on the candidates alone, where the rarer words are enough to
         // fill the candidates (one of them in that many chunks).
@@ -367,38 +365,21 @@ impl KeywordIndex {
         if fill < depth as u64 {
             rare.append(&mut common);
         }
-        for t in rare {
-            should.push((Occur::Should, Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs))));
+        clauses.extend(rare.into_iter().map(|term| maxscore::Clause { term, boost: 1.0 }));
+        for term in distinct(&self.positioned_terms(self.f_ids, query)?) {
+            clauses.push(maxscore::Clause { term, boost: ID_BOOST });
         }
-        for t in distinct(&self.positioned_terms(self.f_ids, query)?) {
-            let q: Box<dyn Query> = Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs));
-            should.push((Occur::Should, Box::new(BoostQuery::new(q, ID_BOOST))));
-        }
-        if should.is_empty() {
+        if clauses.is_empty() {
             return Ok(Vec::new());
         }
-        let mut restrictions = Vec::new();
-        if !filter.docs.is_empty() {
-            let docs = filter.docs.iter().map(|d| Term::from_field_u64(self.f_doc, *d));
-            restrictions.push(any_of(docs));
-        }
-        if !filter.chunk_types.is_empty() {
-            let types = filter.chunk_types.iter().map(|t| Term::from_field_text(self.f_type, t));
-            restrictions.push(any_of(types));
-        }
-        // The words alone, unrestricted, are a disjunction of term queries, which tantivy ranks
-        // with block-max WAND; a restriction makes it an intersection.
-        let words_query: Box<dyn Query> = if restrictions.is_empty() {
-            Box::new(BooleanQuery::new(should))
-        } else {
-            let mut clauses: Vec<(Occur, Box<dyn Query>)> =
-                vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
-            clauses.extend(restrictions.into_iter().map(|r| (Occur::Must, r)));
-            Box::new(BooleanQuery::new(clauses))
-        };
         let later = rescore::Later { words: common, pairs: rescore::pairs(&words), pair_boost: PAIR_BOOST };
         let depth = if later.pairs.is_empty() && later.words.is_empty() { limit } else { depth };
-        let mut top = top::top_k(&searcher, &*words_query, depth)?;
+        // The words alone, unrestricted, are a disjunction ranked by MaxScore; a restriction
+        // makes it an intersection, which tantivy ranks.
+        let mut top = match self.restricted(&clauses, filter) {
+            None => maxscore::top_k(&searcher, &clauses, depth)?,
+            Some(query) => top::top_k(&searcher, &*query, depth)?,
+        };
         rescore::add_scores(&searcher, &later, &mut top)?;
         top.truncate(limit);
         // Chunk ids from the fast field's columns (a stored document is a compressed block read).
@@ -416,6 +397,36 @@ impl KeywordIndex {
             }
         }
         Ok(out)
+    }
+
+    /// The clauses as one query within the filter's documents and chunk types; `None` without a
+    /// restriction.
+    fn restricted(&self, clauses: &[maxscore::Clause], filter: &KeywordFilter) -> Option<Box<dyn Query>> {
+        let mut restrictions = Vec::new();
+        if !filter.docs.is_empty() {
+            let docs = filter.docs.iter().map(|d| Term::from_field_u64(self.f_doc, *d));
+            restrictions.push(any_of(docs));
+        }
+        if !filter.chunk_types.is_empty() {
+            let types = filter.chunk_types.iter().map(|t| Term::from_field_text(self.f_type, t));
+            restrictions.push(any_of(types));
+        }
+        if restrictions.is_empty() {
+            return None;
+        }
+        let should: Vec<(Occur, Box<dyn Query>)> = clauses
+            .iter()
+            .map(|c| -> (Occur, Box<dyn Query>) {
+                let q: Box<dyn Query> =
+                    Box::new(TermQuery::new(c.term.clone(), IndexRecordOption::WithFreqs));
+                let q: Box<dyn Query> =
+                    if c.boost == 1.0 { q } else { Box::new(BoostQuery::new(q, c.boost)) };
+                (Occur::Should, q)
+            })
+            .collect();
+        let mut all: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        all.extend(restrictions.into_iter().map(|r| (Occur::Must, r)));
+        Some(Box::new(BooleanQuery::new(all)))
     }
 
     /// How many chunks are indexed.

@@ -38,41 +38,72 @@ impl Ord for Scored {
     }
 }
 
+/// The best `k` scored chunks met so far (at least one kept), and the score a new one must beat.
+pub(super) struct Best {
+    k: usize,
+    /// The weakest on top.
+    heap: BinaryHeap<Reverse<Scored>>,
+}
+
+impl Best {
+    pub fn new(k: usize) -> Best {
+        let k = k.max(1);
+        Best { k, heap: BinaryHeap::with_capacity(k + 1) }
+    }
+
+    /// The score a chunk must beat to enter (the weakest kept, once `k` are kept).
+    pub fn bar(&self) -> Score {
+        match self.heap.peek() {
+            Some(Reverse(weakest)) if self.heap.len() == self.k => weakest.0,
+            _ => Score::MIN,
+        }
+    }
+
+    /// Keeps a chunk if it is among the best `k`; returns the new bar.
+    pub fn push(&mut self, score: Score, at: DocAddress) -> Score {
+        self.heap.push(Reverse(Scored(score, at)));
+        if self.heap.len() > self.k {
+            self.heap.pop();
+        }
+        self.bar()
+    }
+
+    /// The chunks kept, best first.
+    pub fn into_sorted(self) -> Vec<(Score, DocAddress)> {
+        let mut out: Vec<Scored> = self.heap.into_iter().map(|Reverse(s)| s).collect();
+        out.sort_by(|a, b| b.cmp(a));
+        out.into_iter().map(|Scored(score, addr)| (score, addr)).collect()
+    }
+}
+
+/// The searcher's segments, largest first (so the smaller ones start from a higher bar).
+pub(super) fn largest_first(searcher: &Searcher) -> Vec<u32> {
+    let mut segments: Vec<u32> = (0..searcher.segment_readers().len() as u32).collect();
+    segments.sort_by_key(|&s| Reverse(searcher.segment_reader(s).max_doc()));
+    segments
+}
+
 /// The best `k` chunks for `query` (at least one asked for), best first.
 pub(super) fn top_k(
     searcher: &Searcher,
     query: &dyn Query,
     k: usize,
 ) -> Result<Vec<(Score, DocAddress)>, IndexError> {
-    let k = k.max(1);
     let weight = query.weight(EnableScoring::enabled_from_searcher(searcher))?;
-    let mut segments: Vec<u32> = (0..searcher.segment_readers().len() as u32).collect();
-    segments.sort_by_key(|&s| Reverse(searcher.segment_reader(s).max_doc()));
-    // The best so far, the weakest on top.
-    let mut best: BinaryHeap<Reverse<Scored>> = BinaryHeap::with_capacity(k + 1);
-    let bar = |best: &BinaryHeap<Reverse<Scored>>| match best.peek() {
-        Some(Reverse(weakest)) if best.len() == k => weakest.0,
-        _ => Score::MIN,
-    };
-    for segment in segments {
+    let mut best = Best::new(k);
+    for segment in largest_first(searcher) {
         let reader = searcher.segment_reader(segment);
         let alive = reader.alive_bitset();
-        let mut threshold = bar(&best);
+        let mut threshold = best.bar();
         weight.for_each_pruning(threshold, reader, &mut |doc, score| {
             if alive.is_some_and(|a| a.is_deleted(doc)) {
                 return threshold;
             }
-            best.push(Reverse(Scored(score, DocAddress::new(segment, doc))));
-            if best.len() > k {
-                best.pop();
-            }
-            threshold = bar(&best);
+            threshold = best.push(score, DocAddress::new(segment, doc));
             threshold
         })?;
     }
-    let mut out: Vec<Scored> = best.into_iter().map(|Reverse(s)| s).collect();
-    out.sort_by(|a, b| b.cmp(a));
-    Ok(out.into_iter().map(|Scored(score, addr)| (score, addr)).collect())
+    Ok(best.into_sorted())
 }
 
 #[cfg(test)]

@@ -29,7 +29,8 @@ use tantivy::query::Bm25Weight;
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, DocSet, Score, Searcher, SegmentReader, Term, TERMINATED};
 
-/// A query word and the weight its BM25 score counts with (a term query boosted by `boost`).
+/// A query word and the weight its BM25 score counts with (a term query boosted by `boost`,
+/// which must be positive: a word can only raise a chunk's score).
 #[derive(Debug, Clone)]
 pub(super) struct Clause {
     pub term: Term,
@@ -68,6 +69,7 @@ pub(super) fn top_k(
         .iter()
         .map(|c| Ok(Bm25Weight::for_terms(searcher, std::slice::from_ref(&c.term))?.boost_by(c.boost)))
         .collect::<Result<Vec<_>, IndexError>>()?;
+    debug_assert!(clauses.iter().all(|c| c.boost > 0.0), "MaxScore needs positive weights");
     let mut best = Best::new(k);
     for segment in largest_first(searcher) {
         rank_segment(searcher.segment_reader(segment), segment, clauses, &weights, &mut best)?;

@@ -374,11 +374,14 @@ impl KeywordIndex {
         }
         let later = rescore::Later { words: common, pairs: rescore::pairs(&words), pair_boost: PAIR_BOOST };
         let depth = if later.pairs.is_empty() && later.words.is_empty() { limit } else { depth };
-        // The words alone, unrestricted, are a disjunction ranked by MaxScore; a restriction
-        // makes it an intersection, which tantivy ranks.
-        let mut top = match self.restricted(&clauses, filter) {
-            None => maxscore::top_k(&searcher, &clauses, depth)?,
-            Some(query) => top::top_k(&searcher, &*query, depth)?,
+        // The words alone, unrestricted, are a disjunction ranked by MaxScore (which needs every
+        // word to raise a score: a feedback weight may be set below zero); a restriction makes it
+        // an intersection, which tantivy ranks.
+        let unrestricted = filter.docs.is_empty() && filter.chunk_types.is_empty();
+        let mut top = if unrestricted && clauses.iter().all(|c| c.boost > 0.0) {
+            maxscore::top_k(&searcher, &clauses, depth)?
+        } else {
+            top::top_k(&searcher, &*self.words_query(&clauses, filter), depth)?
         };
         rescore::add_scores(&searcher, &later, &mut top)?;
         top.truncate(limit);
@@ -399,21 +402,8 @@ impl KeywordIndex {
         Ok(out)
     }
 
-    /// The clauses as one query within the filter's documents and chunk types; `None` without a
-    /// restriction.
-    fn restricted(&self, clauses: &[maxscore::Clause], filter: &KeywordFilter) -> Option<Box<dyn Query>> {
-        let mut restrictions = Vec::new();
-        if !filter.docs.is_empty() {
-            let docs = filter.docs.iter().map(|d| Term::from_field_u64(self.f_doc, *d));
-            restrictions.push(any_of(docs));
-        }
-        if !filter.chunk_types.is_empty() {
-            let types = filter.chunk_types.iter().map(|t| Term::from_field_text(self.f_type, t));
-            restrictions.push(any_of(types));
-        }
-        if restrictions.is_empty() {
-            return None;
-        }
+    /// The clauses as one tantivy query, within the filter's documents and chunk types if any.
+    fn words_query(&self, clauses: &[maxscore::Clause], filter: &KeywordFilter) -> Box<dyn Query> {
         let should: Vec<(Occur, Box<dyn Query>)> = clauses
             .iter()
             .map(|c| -> (Occur, Box<dyn Query>) {
@@ -424,9 +414,22 @@ impl KeywordIndex {
                 (Occur::Should, q)
             })
             .collect();
-        let mut all: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        let words: Box<dyn Query> = Box::new(BooleanQuery::new(should));
+        let mut restrictions = Vec::new();
+        if !filter.docs.is_empty() {
+            let docs = filter.docs.iter().map(|d| Term::from_field_u64(self.f_doc, *d));
+            restrictions.push(any_of(docs));
+        }
+        if !filter.chunk_types.is_empty() {
+            let types = filter.chunk_types.iter().map(|t| Term::from_field_text(self.f_type, t));
+            restrictions.push(any_of(types));
+        }
+        if restrictions.is_empty() {
+            return words;
+        }
+        let mut all: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, words)];
         all.extend(restrictions.into_iter().map(|r| (Occur::Must, r)));
-        Some(Box::new(BooleanQuery::new(all)))
+        Box::new(BooleanQuery::new(all))
     }
 
     /// How many chunks are indexed.
@@ -508,6 +511,28 @@ mod tests {
         k.remove_document(1).unwrap();
         k.commit().unwrap();
         assert_eq!(k.len(), 1);
+    }
+
+    /// A feedback weight below zero lowers the chunks holding the feedback words (ranked by
+    /// tantivy: MaxScore needs every word to raise a score).
+    #[test]
+    fn a_negative_feedback_weight_lowers_its_words_chunks() {
+        let k = KeywordIndex::in_memory().unwrap();
+        let doc =
+            |chunk_id, text| KeywordDoc { chunk_id, doc_id: 1, chunk_type: "content", text, headings: "" };
+        k.put_document(
+            1,
+            &[doc(1, "client money rules for the firm"), doc(2, "client money audit for the firm")],
+        )
+        .unwrap();
+        k.commit().unwrap();
+        let feedback = Feedback(vec![(Term::from_field_text(k.f_body, "audit"), 1.0)]);
+        let ranked = |weight| {
+            k.search_expanded("client money", &feedback, weight, 10, &KeywordFilter::default()).unwrap()
+        };
+        assert_eq!(ranked(1.0)[0].0, 2);
+        let lowered = ranked(-1.0);
+        assert_eq!(lowered.iter().map(|h| h.0).collect::<Vec<_>>(), vec![1, 2], "{lowered:?}");
     }
 
     #[test]

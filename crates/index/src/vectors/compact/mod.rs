@@ -293,15 +293,31 @@ impl CompactIndex {
     }
 
     /// The best `limit` rows of `lists` for the quantized query `q` (scale `qs`).
+    /// Rows below the `limit`-th best score so far are not kept: each time twice that many (or
+    /// 1,024) are kept, they are cut to the best `limit` and the bar raised to the weakest of those.
     fn scan(&self, lists: &[usize], q: &[i8], qs: f32, limit: usize) -> Vec<(i64, f32)> {
-        let mut all = Vec::new();
-        let mut dots = Vec::new();
+        if limit == 0 {
+            return Vec::new();
+        }
+        let most = (2 * limit).max(1024);
+        let (mut kept, mut dots) = (Vec::with_capacity(most + 1024), Vec::new());
+        let mut bar = f32::NEG_INFINITY;
         for &list in lists {
             let l = &self.lists[list];
             dot_rows(q, &l.codes, &mut dots);
-            all.extend(l.ids.iter().zip(&dots).zip(&l.scales).map(|((id, d), s)| (*id, *d as f32 * qs * s)));
+            for ((id, d), s) in l.ids.iter().zip(&dots).zip(&l.scales) {
+                let score = *d as f32 * qs * s;
+                // Equal scores are kept: ties go to the smaller chunk id.
+                if score >= bar {
+                    kept.push((*id, score));
+                }
+            }
+            if kept.len() > most {
+                kept = top(kept, limit);
+                bar = kept.last().map_or(f32::NEG_INFINITY, |w| w.1);
+            }
         }
-        top(all, limit)
+        top(kept, limit)
     }
 
     fn nearest_lists(&self, query: &[f32]) -> Vec<usize> {
@@ -409,6 +425,45 @@ mod tests {
         let hits = x.search(&vectors[0], 1000, &[3, 5]);
         assert_eq!(hits.len(), 200);
         assert!(hits.iter().all(|h| (300..400).contains(&h.0) || (500..600).contains(&h.0)));
+    }
+
+    /// Scanning every list keeps exactly the best rows by their 8-bit scores, ties by chunk id,
+    /// although rows below the best so far are dropped as the lists go by: vectors of few
+    /// distinct values, so that many scores tie.
+    #[test]
+    fn the_lists_scanned_keep_the_best_rows_ties_by_chunk_id() {
+        let dim = 8;
+        let mut s = 5u64;
+        let mut level = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s % 3) as f32 - 1.0
+        };
+        let vectors: Vec<Vec<f32>> =
+            (0..IVF_MIN_ROWS + 5000).map(|_| (0..dim).map(|_| level()).collect()).collect();
+        let mut x = CompactIndex::new(dim);
+        let rows: Vec<(i64, &[f32])> =
+            vectors.iter().enumerate().map(|(i, v)| (i as i64, v.as_slice())).collect();
+        x.put_document(0, &rows);
+        assert!(x.lists() > 100, "{} lists", x.lists());
+        x.set_probe_share(1.0);
+        for (q, limit) in vectors.iter().step_by(9973).zip([1, 7, 200, 3000, 1]) {
+            let mut code = Vec::new();
+            let qs = quantize(q, &mut code);
+            let mut want: Vec<(i64, f32)> = vectors
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let mut c = Vec::new();
+                    let vs = quantize(v, &mut c);
+                    (i as i64, dot_i8(&code, &c) as f32 * qs * vs)
+                })
+                .collect();
+            want.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            want.truncate(limit);
+            assert_eq!(x.search(q, limit, &[]), want, "limit {limit}");
+        }
     }
 
     #[test]

@@ -21,6 +21,7 @@
 //!
 //! Segments are ranked largest first, each from the bar the best so far set ([`super::top`]).
 
+use super::rescore::seek;
 use super::top::{largest_first, Best};
 use crate::IndexError;
 use tantivy::fieldnorm::FieldNormReader;
@@ -156,10 +157,7 @@ fn rank_segment(
                         break;
                     }
                     let c = &mut cursors[i];
-                    if c.postings.doc() < doc {
-                        c.postings.seek(doc);
-                    }
-                    if c.postings.doc() == doc {
+                    if seek(&mut c.postings, doc) {
                         score += c.score();
                     }
                 }

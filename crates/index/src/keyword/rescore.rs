@@ -180,7 +180,7 @@ impl Plan {
 
 /// Whether the postings hold `doc`, moving them there (never backwards: a candidate after the
 /// postings' current document is sought, one before it is absent).
-fn seek(postings: &mut SegmentPostings, doc: DocId) -> bool {
+pub(super) fn seek(postings: &mut SegmentPostings, doc: DocId) -> bool {
     let at = postings.doc();
     if at < doc {
         postings.seek(doc) == doc

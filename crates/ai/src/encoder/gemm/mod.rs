@@ -333,21 +333,28 @@ pub struct Quantized {
     zero: i32,
 }
 
-/// One row quantized into `bytes` to `act`'s range; returns its scale.
+/// One row quantized into `bytes` to `act`'s range; returns its scale. Each value is scaled and
+/// offset in one step, `v / s + zero + ½`, then clamped and truncated: rounded to nearest, ties
+/// up. Written so that it vectorises to a multiply, an add, a minimum, a maximum, a conversion
+/// and saturating packs, about three times faster than rounding each value half away from zero
+/// and offsetting it after (which cost NaN-aware clamps and a byte shuffle per eight values).
 #[inline(always)]
 fn quantize_row(row: &[f32], bytes: &mut [u8], act: Activations) -> f32 {
     let max = super::math::max_abs(row);
     let s = if max > 0.0 { max / act.max } else { 1.0 };
     let inv = 1.0 / s;
+    let offset = act.zero as f32 + 0.5;
+    let (low, high) = (offset - act.max, offset + act.max);
     for (b, &v) in bytes.iter_mut().zip(row) {
-        // Clamped first, so that the truncating conversion below cannot overflow and compiles to
-        // one vector instruction. Not `clamp`: that keeps a NaN, which `max` turns into the bound.
-        #[allow(clippy::manual_clamp)]
-        let q = (v * inv).max(-act.max).min(act.max);
-        // SAFETY: `q + ½` with q's sign lies in [-127.5, 127.5]: finite and representable as an
-        // i32. Rounds half away from zero.
-        let r = unsafe { (q + 0.5f32.copysign(q)).to_int_unchecked::<i32>() };
-        *b = (r + act.zero) as u8;
+        let q = v * inv + offset;
+        // Comparisons, not `max`/`min` (which keep the other operand of a NaN at a cost): a NaN
+        // fails the first and becomes the low bound.
+        let q = if q > low { q } else { low };
+        let q = if q < high { q } else { high };
+        // SAFETY: q lies in [low, high], within [0.5, 255.5]: finite and representable as an i32.
+        let r = unsafe { q.to_int_unchecked::<i32>() };
+        // Already in 0..=255: the clamp only lets the conversion be a saturating pack.
+        *b = r.clamp(0, 255) as u8;
     }
     s
 }
@@ -498,8 +505,7 @@ mod tests {
         }
     }
 
-    /// The quantization as first written: a saturating conversion per value, which does not
-    /// vectorise.
+    /// The quantization plainly: rounded to nearest, ties up, then clamped to the range.
     fn quantize_plainly(row: &[f32], act: Activations) -> (Vec<u8>, f32) {
         let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
         let s = if max > 0.0 { max / act.max } else { 1.0 };
@@ -507,10 +513,7 @@ mod tests {
         let (low, high) = (act.zero - act.max as i32, act.zero + act.max as i32);
         let bytes = row
             .iter()
-            .map(|&v| {
-                let q = v * inv;
-                ((q + 0.5f32.copysign(q)) as i32 + act.zero).clamp(low, high) as u8
-            })
+            .map(|&v| ((v * inv + (act.zero as f32 + 0.5)).floor() as i32).clamp(low, high) as u8)
             .collect();
         (bytes, s)
     }
@@ -540,14 +543,17 @@ mod tests {
     }
 
     #[test]
-    fn quantization_rounds_half_away_from_zero() {
+    fn quantization_rounds_to_nearest_ties_up_within_the_range() {
         let mut q = Quantized::default();
-        q.quantize(&[127.0, 0.5, -0.5, 1.5, -2.5, 0.0, -127.0, 126.6], 1, 8, EIGHT_BITS);
-        assert_eq!(&q.bytes[..8], &[255, 129, 127, 130, 125, 128, 1, 255]);
+        q.quantize(&[127.0, 0.5, -0.5, 1.5, -2.5, 0.0, -127.0, 126.6, -1.4, 2.6], 1, 10, EIGHT_BITS);
+        assert_eq!(&q.bytes[..10], &[255, 129, 128, 130, 126, 128, 1, 255, 127, 131]);
         q.quantize(&[0.0; 4], 1, 4, EIGHT_BITS);
         assert_eq!((&q.bytes[..4], q.scale[0]), (&[128u8; 4][..], 1.0));
         q.quantize(&[63.0, 0.5, -0.5, 1.5, -2.5, 0.0, -63.0, 62.6], 1, 8, SEVEN_BITS);
-        assert_eq!(&q.bytes[..8], &[127, 65, 63, 66, 61, 64, 1, 127]);
+        assert_eq!(&q.bytes[..8], &[127, 65, 64, 66, 62, 64, 1, 127]);
+        // A NaN takes the low bound (and no part in the scale).
+        q.quantize(&[f32::NAN, 2.0, -2.0, 1.0], 1, 4, EIGHT_BITS);
+        assert_eq!(&q.bytes[..4], &[1, 255, 1, 192]);
     }
 
     /// Names the kernels the property test above checks on this CPU (`scripts/test.sh` shows it:

@@ -1,9 +1,12 @@
-//! Ingest: convert and analyse the next file ahead (see [`super::ahead`]) while contextualizing
-//! and embedding the current one (prepare), write it to every store (commit), and show it (under
-//! the write lock, a moment), file by file; searches go on throughout but for that moment. After
-//! the files, the lookup tables are computed again the same way (see [`super::lookups`]).
+//! Ingest: convert and analyse the next file ahead (see [`super::ahead`]) while the current one is
+//! planned (what the library already has of it, its contexts) and embedded (no lock held), and
+//! the one before it is written to every store and shown (under the write lock, a moment: see
+//! [`super::write`]); searches go on throughout but for that moment. After the files, the lookup
+//! tables are computed again the same way (see [`super::lookups`]).
 
 use super::ahead::{analyse, Ahead, Converted, ReadFile, Reader};
+use super::progress::{Eta, FileEvents};
+use super::write::{Shown, Writing};
 use super::*;
 use folio_core::cancel::Cancel;
 use folio_core::progress::Step;
@@ -29,31 +32,6 @@ pub(super) fn stored_embedded_text(c: &ChunkRow) -> String {
     embedded_text(&c.context, &c.context_source, &c.content)
 }
 
-/// Replaces a document's chunks in the keyword index here: the contextualized text beside the
-/// heading chain (uncommitted). Nothing where the server ranks (it has the words in the rows).
-pub(super) fn put_keywords(
-    keyword: &Keywords,
-    doc_id: i64,
-    rows: &[ChunkRow],
-) -> Result<(), folio_index::IndexError> {
-    let Some(keyword) = keyword.local() else { return Ok(()) };
-    let chains: Vec<String> = rows.iter().map(|r| r.parent_chain.join(" › ")).collect();
-    let bodies: Vec<String> = rows.iter().map(ChunkRow::contextualized).collect();
-    let kdocs: Vec<KeywordDoc<'_>> = rows
-        .iter()
-        .zip(&chains)
-        .zip(&bodies)
-        .map(|((r, chain), body)| KeywordDoc {
-            chunk_id: r.id as u64,
-            doc_id: doc_id as u64,
-            chunk_type: &r.chunk_type,
-            text: body,
-            headings: chain,
-        })
-        .collect();
-    keyword.put_document(doc_id as u64, &kdocs)
-}
-
 pub(super) fn mtime_of(path: &Path) -> i64 {
     std::fs::metadata(path)
         .and_then(|m| m.modified())
@@ -62,24 +40,72 @@ pub(super) fn mtime_of(path: &Path) -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
-/// A document written to the stores, not yet shown (see [`Library::show_committed`]).
-pub(super) struct Committed {
-    pub(super) doc_id: i64,
-    pub(super) chunks: usize,
-    run: Option<ContextRun>,
+/// A document planned: what contextualizing and embedding it need, apart from the library (no
+/// lock is held while they run: an LLM's contexts or a long document's vectors take minutes).
+pub(super) struct Planned {
+    path: String,
+    mtime: i64,
+    size: i64,
+    label: String,
+    mode: String,
+    analysis: folio_core::analysis::Analysis,
+    /// What the previous version of the document offers.
+    previous: Previous,
+    /// The catalog, for the LLM contexts it caches.
+    catalog: Arc<dyn Catalog>,
+    context: ContextMode,
+    embedder: Arc<dyn Embedder>,
+    /// Texts a part of the embedding (see [`Embedder::embed_documents_in_parts`]).
+    part: usize,
 }
 
-/// A document converted, analysed, contextualized and embedded, not yet written.
-pub(super) struct Prepared {
-    pub(super) path: String,
-    pub(super) mtime: i64,
-    pub(super) size: i64,
-    pub(super) label: String,
-    pub(super) mode: String,
-    pub(super) analysis: folio_core::analysis::Analysis,
-    pub(super) contexts: Vec<folio_index::catalog::ChunkContext>,
-    pub(super) run: Option<ContextRun>,
-    pub(super) vectors: Vec<Vec<f32>>,
+impl Planned {
+    /// Contextualizes the document, then embeds the chunks whose text the previous version has no
+    /// vector for, an [`Stage::Embedding`] step before each part and when all are done (so the last
+    /// part is seen done); stops between parts once `cancel` is.
+    pub(super) fn prepare(
+        self,
+        steps: &mut dyn FnMut(Step),
+        cancel: &Cancel,
+    ) -> Result<Prepared, EngineError> {
+        let Planned { path, mtime, size, label, mode, analysis, previous, catalog, context, embedder, part } =
+            self;
+        steps(Step::new(Stage::Contextualizing, 0, analysis.chunks.len()));
+        let (contexts, run) = contextualize(
+            catalog.as_ref(),
+            &context,
+            &crate::context::DocumentInput {
+                analysis: &analysis,
+                label: &label,
+                path: &path,
+                previous: &previous.contexts,
+            },
+            cancel,
+            steps,
+        )?;
+        let texts: Vec<String> = analysis
+            .chunks
+            .iter()
+            .zip(&contexts)
+            .map(|(c, x)| embedded_text(&x.text, &x.source, &c.text))
+            .collect();
+        let mut vectors: Vec<Option<Vec<f32>>> =
+            texts.iter().map(|t| previous.vectors.get(t).cloned()).collect();
+        let todo: Vec<usize> = (0..texts.len()).filter(|i| vectors[*i].is_none()).collect();
+        let total = todo.len();
+        let refs: Vec<&str> = todo.iter().map(|i| texts[*i].as_str()).collect();
+        let got = embedder
+            .embed_documents_in_parts(&refs, part, &mut |done| {
+                steps(Step::new(Stage::Embedding, done, total));
+                !cancel.is_cancelled()
+            })?
+            .ok_or(EngineError::Cancelled)?;
+        for (i, v) in todo.iter().zip(got) {
+            vectors[*i] = Some(v);
+        }
+        let vectors = vectors.into_iter().map(Option::unwrap_or_default).collect();
+        Ok(Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors })
+    }
 }
 
 /// What the previous version of a document offers a re-ingest.
@@ -116,9 +142,9 @@ impl Previous {
 }
 
 /// How an ingest reaches the library: owned outright (the CLI), or behind a lock that it takes for
-/// reading while a document is prepared and written and for writing only while the written
-/// document is put in the lists kept in memory, so that searches answer during a long ingest (the
-/// desktop app). One ingest at a time writes a library (the shells see to it: the desktop app's
+/// reading while a document is planned and written (not while it is embedded) and for writing only
+/// while the written document is put in the lists kept in memory, so that searches answer during a
+/// long ingest (the desktop app). One ingest at a time writes a library (the shells see to it: the desktop app's
 /// ingests queue, and another process finds the library's write lock taken).
 pub(super) enum Access<'a> {
     Owned(&'a mut Library),
@@ -126,15 +152,16 @@ pub(super) enum Access<'a> {
 }
 
 impl Access<'_> {
-    pub(super) fn prepare(
+    /// [`Library::plan_file`], under the read lock (a moment: the catalog's answers).
+    pub(super) fn plan_file(
         &self,
         file: ReadFile,
+        writing: Option<(&str, &str)>,
         steps: &mut dyn FnMut(Step),
-        cancel: &Cancel,
-    ) -> Result<Option<Prepared>, EngineError> {
+    ) -> Result<Option<Planned>, EngineError> {
         match self {
-            Access::Owned(l) => l.prepare_file(file, steps, cancel),
-            Access::Shared(l) => read(l).prepare_file(file, steps, cancel),
+            Access::Owned(l) => l.plan_file(file, writing, steps),
+            Access::Shared(l) => read(l).plan_file(file, writing, steps),
         }
     }
 
@@ -144,22 +171,6 @@ impl Access<'_> {
             Access::Owned(l) => Reader::of(l),
             Access::Shared(l) => Reader::of(&read(l)),
         }
-    }
-
-    pub(super) fn commit(
-        &mut self,
-        p: Prepared,
-        steps: &mut dyn FnMut(Step),
-    ) -> Result<(usize, Option<ContextRun>), EngineError> {
-        let committed = match self {
-            Access::Owned(l) => l.commit_file(p, steps)?,
-            Access::Shared(l) => read(l).commit_file(p, steps)?,
-        };
-        match self {
-            Access::Owned(l) => l.show_committed(committed.doc_id)?,
-            Access::Shared(l) => write(l).show_committed(committed.doc_id)?,
-        }
-        Ok((committed.chunks, committed.run))
     }
 
     /// After the files: the lookup tables catch up. Shared, they are computed while searches go
@@ -205,6 +216,58 @@ impl Access<'_> {
             Access::Shared(l) => &*read(l),
         };
         lib.note_failure(file, failure);
+    }
+}
+
+impl Access<'_> {
+    /// Writes `file` (when there is one) on a thread of its own, telling `writing` its steps and
+    /// outcome, while `meanwhile` runs on this one. The file is shown once written: in a shared
+    /// library by the writing thread at once (the write lock a moment: `meanwhile` must not hold
+    /// the read lock long); in an owned one (no one else reads it meanwhile) the writing thread
+    /// reads what showing it needs and this one shows it once `meanwhile` is done.
+    pub(super) fn write_while<T>(
+        &mut self,
+        file: Option<Prepared>,
+        writing: &Writing,
+        meanwhile: impl FnOnce(&Access<'_>) -> T,
+    ) -> T {
+        let this = &*self;
+        let (shown, out) = std::thread::scope(|scope| {
+            let writer = file.map(|p| scope.spawn(move || this.write(p, writing)));
+            let out = meanwhile(this);
+            // A panic while writing is the ingest's, as it was before writes had a thread.
+            let shown =
+                writer.and_then(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            (shown, out)
+        });
+        if let (Some(shown), Access::Owned(l)) = (shown, &mut *self) {
+            l.put_shown(shown);
+        }
+        out
+    }
+
+    /// Writes one file, telling `writing` its steps and outcome (and the catalog's list of failed
+    /// files); shows it in a shared library, and returns what showing it takes in an owned one.
+    fn write(&self, file: Prepared, writing: &Writing) -> Option<Shown> {
+        let path = PathBuf::from(&file.path);
+        let mut step = |s| writing.step(s);
+        let (outcome, shown) = match self {
+            Access::Owned(l) => {
+                match l.commit_file(file, &mut step).and_then(|c| Ok((l.showing(c.doc_id)?, c))) {
+                    Ok((shown, c)) => (Ok(c), Some(shown)),
+                    Err(e) => (Err(e), None),
+                }
+            }
+            Access::Shared(l) => {
+                let written = read(l).commit_file(file, &mut step);
+                (written.and_then(|c| write(l).show_committed(c.doc_id).map(|()| c)), None)
+            }
+        };
+        // Noted here, where no lock is held (the ingest's thread may hold the read lock when it
+        // learns the outcome).
+        self.note_failure(&path, outcome.as_ref().err());
+        writing.done(outcome);
+        shown
     }
 }
 
@@ -264,8 +327,10 @@ pub(super) fn ingest_with(
     report
 }
 
-/// The ingest's own loop: takes each file from the reader, then contextualizes, embeds and
-/// writes it.
+/// The ingest's own loop: takes each file from the reader, then contextualizes and embeds it, and
+/// writes it on a thread of its own while the next file is embedded (see [`Access::write_while`]):
+/// the writes use one core, so the encoder has the others meanwhile. Events still come file by
+/// file ([`InOrder`]).
 fn ingest_files(
     access: &mut Access<'_>,
     files: &[PathBuf],
@@ -274,101 +339,134 @@ fn ingest_files(
     progress: &mut dyn FnMut(Progress),
     cancel: &Cancel,
 ) {
-    let n = files.len();
     let sizes: Vec<u64> = files.iter().map(|f| std::fs::metadata(f).map_or(0, |m| m.len())).collect();
     let eta = Eta { start: Instant::now(), total: sizes.iter().sum::<u64>().max(1) as f64 };
     let mut before = 0u64;
+    // The file embedded last, written while the next one is read and embedded.
+    let mut prepared: Option<(FileEvents<'_>, Prepared)> = None;
+    let writing = Writing::default();
     for (i, file) in files.iter().enumerate() {
         if cancel.is_cancelled() {
             report.cancelled = true;
             break;
         }
-        let name = file.display().to_string();
-        let (size, done_before) = (sizes[i], before);
-        before += size;
-        let ev = |stage, done, total| Progress {
-            file: name.clone(),
-            file_index: i,
-            files: n,
-            stage,
-            done,
-            total,
-            error: None,
-            remaining_s: eta.remaining(done_before as f64 + size as f64 * file_share(stage, done, total)),
-        };
-        progress(ev(Stage::Converting, 0, 1));
-        let Some(read) = ahead.next(&mut |s| progress(ev(s.stage, s.done, s.total))) else {
+        let this = FileEvents { file, index: i, files: files.len(), size: sizes[i], before, eta: &eta };
+        before += sizes[i];
+        let (written, file_written) = prepared.take().unzip();
+        let same =
+            file_written.as_ref().map(|p| (p.path.clone(), p.analysis.document.meta.content_hash.clone()));
+        let mut events = InOrder { written, held: Vec::new() };
+        let next = access.write_while(file_written, &writing, |access| {
+            let mut emit = |e: Progress| events.pass(e, &writing, report, progress);
+            emit(this.ev(Stage::Converting, 0, 1));
+            let mut steps = |s: Step| emit(this.ev(s.stage, s.done, s.total));
+            let read = ahead.next(&mut steps)?;
+            let writing = same.as_ref().map(|(p, h)| (p.as_str(), h.as_str()));
+            let planned = access.plan_file(read, writing, &mut steps);
+            Some(planned.and_then(|planned| planned.map(|p| p.prepare(&mut steps, cancel)).transpose()))
+        });
+        // The written file's end, then this one's events held meanwhile.
+        events.catch_up(&writing, report, progress);
+        match next {
             // The reader stops early only when the ingest is cancelled.
-            report.cancelled = true;
-            progress(ev(Stage::Cancelled, 0, 1));
-            break;
-        };
-        let outcome = match access.prepare(read, &mut |s| progress(ev(s.stage, s.done, s.total)), cancel) {
-            Ok(Some(p)) => {
-                progress(ev(Stage::Indexing, 0, 4));
-                access.commit(p, &mut |s| progress(ev(s.stage, s.done, s.total))).map(Some)
-            }
-            Ok(None) => Ok(None),
-            Err(e) => Err(e),
-        };
-        match outcome {
-            Ok(Some((chunks, run))) => {
-                access.note_failure(file, None);
-                report.chunks += chunks;
-                report.contexts.extend(run);
-                report.indexed.push(name.clone());
-                progress(ev(Stage::Indexed, 1, 1));
-            }
-            Ok(None) => {
-                access.note_failure(file, None);
-                report.unchanged.push(name.clone());
-                progress(ev(Stage::Unchanged, 1, 1));
-            }
-            Err(EngineError::Cancelled) => {
+            None | Some(Err(EngineError::Cancelled)) => {
                 report.cancelled = true;
-                progress(ev(Stage::Cancelled, 0, 1));
+                progress(this.ev(Stage::Cancelled, 0, 1));
                 break;
             }
-            Err(e) => {
-                access.note_failure(file, Some(&e));
-                // The failure names the file already: the message is the reason alone.
-                let failure = IngestFailure { path: name.clone(), code: e.code(), message: e.reason() };
-                let error = Some(crate::BackendError::new(failure.code, failure.message.clone()));
-                report.failed.push(failure);
-                progress(Progress { error, ..ev(Stage::Failed, 1, 1) });
+            Some(Ok(Some(p))) => {
+                progress(this.ev(Stage::Indexing, 0, 4));
+                prepared = Some((this, p));
             }
+            Some(Ok(None)) => {
+                access.note_failure(file, None);
+                report.unchanged.push(this.name());
+                progress(this.ev(Stage::Unchanged, 1, 1));
+            }
+            Some(Err(e)) => report_failure(access, &this, e, report, progress),
         }
     }
-}
-
-/// The time an ingest has left, from the bytes of its files read so far.
-struct Eta {
-    start: Instant,
-    /// Bytes of all the files.
-    total: f64,
-}
-
-impl Eta {
-    /// Seconds left when `done` bytes are read; none in the first two seconds or before any byte.
-    fn remaining(&self, done: f64) -> Option<f64> {
-        let elapsed = self.start.elapsed().as_secs_f64();
-        (elapsed >= 2.0 && done > 0.0).then(|| elapsed * (self.total - done).max(0.0) / done)
+    // The last file embedded (or the one before a cancellation) is written all the same.
+    if let Some((w, p)) = prepared {
+        access.write_while(Some(p), &writing, |_| ());
+        InOrder { written: Some(w), held: Vec::new() }.catch_up(&writing, report, progress);
     }
 }
 
-/// How much of a file's work a stage's progress stands for: reading it a fifth, embedding its
-/// chunks most of the rest.
-fn file_share(stage: Stage, done: usize, total: usize) -> f64 {
-    let f = if total == 0 { 0.0 } else { done as f64 / total as f64 };
-    match stage {
-        Stage::Converting => 0.15 * f,
-        Stage::Analysing => 0.15 + 0.05 * f,
-        Stage::Contextualizing => 0.2,
-        Stage::Embedding => 0.2 + 0.75 * f,
-        Stage::Indexing => 0.95 + 0.05 * f,
-        Stage::Indexed | Stage::Unchanged | Stage::Failed => 1.0,
-        _ => 0.0,
+/// The events of a file being written and of the file after it, in file order: the next file's
+/// events wait until the written one has ended (its write takes a moment, the next file's
+/// embedding much longer), so that each file's events come whole.
+struct InOrder<'a> {
+    /// The file being written, until its end is reported.
+    written: Option<FileEvents<'a>>,
+    /// The next file's events meanwhile.
+    held: Vec<Progress>,
+}
+
+impl InOrder<'_> {
+    /// Passes on an event of the next file, after what the write has to report. Takes no lock:
+    /// it is called while the library's read lock may be held.
+    fn pass(
+        &mut self,
+        e: Progress,
+        writing: &Writing,
+        report: &mut IngestReport,
+        progress: &mut dyn FnMut(Progress),
+    ) {
+        self.catch_up(writing, report, progress);
+        match self.written {
+            Some(_) => self.held.push(e),
+            None => progress(e),
+        }
     }
+
+    /// Reports the write's steps so far and, once it is done, its end (indexed or failed: the
+    /// writing thread noted which in the catalog) and the events held meanwhile.
+    fn catch_up(&mut self, writing: &Writing, report: &mut IngestReport, progress: &mut dyn FnMut(Progress)) {
+        let Some(w) = &self.written else { return };
+        let (steps, outcome) = writing.news();
+        for s in steps {
+            progress(w.ev_aside(s.stage, s.done, s.total));
+        }
+        let Some(outcome) = outcome else { return };
+        match outcome {
+            Ok(c) => {
+                report.chunks += c.chunks;
+                report.contexts.extend(c.run);
+                report.indexed.push(w.name());
+                progress(w.ev_aside(Stage::Indexed, 1, 1));
+            }
+            Err(e) => report_failed(w, e, report, progress),
+        }
+        self.written = None;
+        self.held.drain(..).for_each(progress);
+    }
+}
+
+/// Records and reports a file's failure.
+fn report_failure(
+    access: &Access<'_>,
+    w: &FileEvents<'_>,
+    e: EngineError,
+    report: &mut IngestReport,
+    progress: &mut dyn FnMut(Progress),
+) {
+    access.note_failure(w.file, Some(&e));
+    report_failed(w, e, report, progress);
+}
+
+/// Reports a file's failure (in the ingest's report and its events).
+fn report_failed(
+    w: &FileEvents<'_>,
+    e: EngineError,
+    report: &mut IngestReport,
+    progress: &mut dyn FnMut(Progress),
+) {
+    // The failure names the file already: the message is the reason alone.
+    let failure = IngestFailure { path: w.name(), code: e.code(), message: e.reason() };
+    let error = Some(crate::BackendError::new(failure.code, failure.message.clone()));
+    report.failed.push(failure);
+    progress(Progress { error, ..w.ev_aside(Stage::Failed, 1, 1) });
 }
 
 /// A file's modification time (Unix seconds) and size.
@@ -376,51 +474,6 @@ pub(super) fn file_stamp(path: &Path) -> Option<(i64, i64)> {
     let m = std::fs::metadata(path).ok()?;
     let mtime = m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
     Some((mtime, m.len() as i64))
-}
-
-/// The document a vector record comes from.
-pub(super) struct RecordSource<'a> {
-    pub(super) path: &'a str,
-    pub(super) mtime: i64,
-    pub(super) size: i64,
-    pub(super) format: &'a str,
-    pub(super) title: &'a str,
-}
-
-/// A chunk's LanceDB record, with the JSON of the references written in it and the first term it
-/// defines (term, key).
-pub(super) fn vector_record(
-    r: &ChunkRow,
-    v: &[f32],
-    doc: &RecordSource<'_>,
-    cross_references: String,
-    defined: Option<(&str, &str)>,
-) -> VectorRecord {
-    VectorRecord {
-        chunk_id: r.id,
-        doc_id: r.doc_id,
-        source_path: doc.path.to_string(),
-        chunk_index: r.chunk_index,
-        content: r.content.clone(),
-        contextualized_content: r.contextualized(),
-        embedding: v.to_vec(),
-        mtime: doc.mtime,
-        file_type: doc.format.to_string(),
-        file_size_bytes: doc.size,
-        parent_chain: serde_json::to_string(&r.parent_chain).unwrap_or_default(),
-        section_id: r.section_id.clone(),
-        heading_level: r.heading_level,
-        chunk_type: r.chunk_type.clone(),
-        cross_references,
-        doc_summary: doc.title.to_string(),
-        defined_term: defined.map(|(t, _)| t.to_string()),
-        defined_term_normalized: defined.map(|(_, k)| k.to_string()),
-        page_start: r.pages.map(|p| p.start as i64),
-        page_end: r.pages.map(|p| p.end as i64),
-        char_start: r.span.start as i64,
-        char_end: r.span.end as i64,
-        content_hash: r.content_hash.clone(),
-    }
 }
 
 impl Library {
@@ -461,17 +514,28 @@ impl Library {
         Ok(self.catalog.context_runs()?)
     }
 
-    /// The slow half of ingesting one file, which only reads the library (searches go on meanwhile):
-    /// convert, analyse, contextualize and embed. `Ok(None)` when the file is unchanged.
-    pub(super) fn prepare_file(
+    /// What ingesting one file asks of the library (which it only reads: searches go on
+    /// meanwhile): whether it changed, analysed when the reader did not, and what its previous
+    /// version offers. `Ok(None)` when the file is unchanged, or is the file being written
+    /// (`writing`: its path and content hash) again.
+    pub(super) fn plan_file(
         &self,
         file: ReadFile,
+        writing: Option<(&str, &str)>,
         steps: &mut dyn FnMut(Step),
-        cancel: &Cancel,
-    ) -> Result<Option<Prepared>, EngineError> {
+    ) -> Result<Option<Planned>, EngineError> {
         let ReadFile { abs, converted } = file;
         let converted = converted?;
         let path = abs.display().to_string();
+        // The file written meanwhile is not in the catalog yet: the same file named twice, or (in a
+        // team library, one document per content) a copy of it, is already done.
+        if let Some((written, hash)) = writing {
+            if hash == converted.content_hash()
+                && (written == path || self.catalog.one_document_per_content())
+            {
+                return Ok(None);
+            }
+        }
         let mtime = mtime_of(&abs);
         let mode = self.options.context.tag();
         let old = self.catalog.document_by_path(&path)?;
@@ -516,125 +580,19 @@ impl Library {
             Some(d) => Previous::of(self, d.id, &mode)?,
             None => Previous::default(),
         };
-        steps(Step::new(Stage::Contextualizing, 0, analysis.chunks.len()));
-        let (contexts, run) = contextualize(
-            self.catalog.as_ref(),
-            &self.options.context,
-            &crate::context::DocumentInput {
-                analysis: &analysis,
-                label: &label,
-                path: &path,
-                previous: &previous.contexts,
-            },
-            cancel,
-            steps,
-        )?;
-        let texts: Vec<String> = analysis
-            .chunks
-            .iter()
-            .zip(&contexts)
-            .map(|(c, x)| embedded_text(&x.text, &x.source, &c.text))
-            .collect();
-        let mut vectors: Vec<Option<Vec<f32>>> =
-            texts.iter().map(|t| previous.vectors.get(t).cloned()).collect();
-        let todo: Vec<usize> = (0..texts.len()).filter(|i| vectors[*i].is_none()).collect();
-        let total = todo.len();
-        let refs: Vec<&str> = todo.iter().map(|i| texts[*i].as_str()).collect();
-        // A step before each part and when all are done, so the last part is seen done.
-        let got = self
-            .embedder
-            .embed_documents_in_parts(&refs, self.options.embed_batch, &mut |done| {
-                steps(Step::new(Stage::Embedding, done, total));
-                !cancel.is_cancelled()
-            })?
-            .ok_or(EngineError::Cancelled)?;
-        for (i, v) in todo.iter().zip(got) {
-            vectors[*i] = Some(v);
-        }
-        let vectors = vectors.into_iter().map(Option::unwrap_or_default).collect();
-        Ok(Some(Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors }))
-    }
-
-    /// Writes a prepared document to the catalog, the vectors and the keyword index, an
-    /// [`Stage::Indexing`] step after each of the four writes. Searches do not show it until
-    /// [`Library::show_committed`] puts it in the document list.
-    pub(super) fn commit_file(
-        &self,
-        p: Prepared,
-        steps: &mut dyn FnMut(Step),
-    ) -> Result<Committed, EngineError> {
-        let mut indexing = |done| steps(Step::new(Stage::Indexing, done, 4));
-        let Prepared { path, mtime, size, label, mode, analysis, contexts, run, vectors, .. } = p;
-        // The catalog first (the document marked `writing`, so nothing shows it yet), then the
-        // vectors and the keyword index, then the mark `indexed`. A crash in between leaves a
-        // `writing` document, which the next open rolls back (see `reconcile`).
-        let old_id = self.catalog.document_by_path(&path)?.map(|d| d.id);
-        let (doc_id, rows) = self.catalog.put_document(&NewDocument {
-            path: &path,
-            label: &label,
+        Ok(Some(Planned {
+            path,
             mtime,
             size,
-            analysis: &analysis,
-            contexts: &contexts,
-            context_mode: &mode,
-        })?;
-        if let Some(run) = &run {
-            self.catalog.record_context_run(run)?;
-        }
-        let source = RecordSource {
-            path: &path,
-            mtime,
-            size,
-            format: analysis.document.meta.format.as_str(),
-            title: &analysis.document.meta.title,
-        };
-        let records: Vec<VectorRecord> = rows
-            .iter()
-            .zip(&vectors)
-            .map(|(r, v)| {
-                let refs: Vec<&folio_core::crossref::CrossReference> = analysis
-                    .references
-                    .iter()
-                    .filter(|x| x.span.start >= r.span.start && x.span.end <= r.span.end)
-                    .collect();
-                let def =
-                    r.defined_terms.first().and_then(|k| analysis.definitions.iter().find(|d| &d.key == k));
-                let refs_json = serde_json::to_string(&refs).unwrap_or_default();
-                vector_record(r, v, &source, refs_json, def.map(|d| (d.term.as_str(), d.key.as_str())))
-            })
-            .collect();
-        indexing(1);
-        self.vectors.put_document(doc_id, &records)?;
-        indexing(2);
-        if let Some(old) = old_id.filter(|o| *o != doc_id) {
-            self.vectors.remove_document(old)?;
-        }
-        if self.is_team() {
-            // A team library's keyword index is this computer's cache of the catalog: it follows
-            // the change the mark below records, as it follows other clients' changes.
-            indexing(3);
-            self.catalog.mark_indexed(doc_id)?;
-            self.sync_keywords()?;
-        } else {
-            put_keywords(&self.keyword, doc_id, &rows)?;
-            if let Some(old) = old_id.filter(|o| *o != doc_id) {
-                self.keyword.remove_document(old)?;
-            }
-            self.keyword.commit()?;
-            indexing(3);
-            self.catalog.mark_indexed(doc_id)?;
-        }
-        indexing(4);
-        Ok(Committed { doc_id, chunks: rows.len(), run })
-    }
-
-    /// Shows a written document: searchable from now on (the exact index catches up when the
-    /// ingest finishes).
-    pub(super) fn show_committed(&mut self, doc_id: i64) -> Result<(), EngineError> {
-        self.docs = self.documents()?;
-        self.outlines.insert(doc_id, std::sync::Arc::new(self.catalog.sections(doc_id)?));
-        self.changed();
-        Ok(())
+            label,
+            mode,
+            analysis,
+            previous,
+            catalog: self.catalog.clone(),
+            context: self.options.context.clone(),
+            embedder: self.embedder.clone(),
+            part: self.options.embed_batch,
+        }))
     }
 
     /// The lookup tables as they are once an ingest's files are written, and the catalog

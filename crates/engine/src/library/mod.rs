@@ -30,18 +30,20 @@ mod keywords;
 mod lock;
 mod lookups;
 mod nearest;
+mod progress;
 mod repair;
 mod rerank;
 mod search;
 mod stores;
 mod team;
 mod titles;
+mod write;
 
 use folders::collect_files;
 pub use folders::{is_library_file, library_files, SyncPlan};
 pub use glossary::UsedTerm;
 pub use ingest::ingest_shared;
-use ingest::{file_stamp, put_keywords, stored_embedded_text, vector_record, Prepared, RecordSource};
+use ingest::{file_stamp, stored_embedded_text};
 use keywords::Keywords;
 use lock::{lock_is_free, take_write_lock};
 pub use repair::{CatalogRebuild, RepairReport};
@@ -49,6 +51,7 @@ pub use repair::{CatalogRebuild, RepairReport};
 use search::{highlight_terms, snippet};
 pub use search::{Hit, SearchOptions, DEFAULT_DEPTH};
 pub use team::{TeamKeywords, TeamLocation};
+use write::{put_keywords, vector_record, Prepared, RecordSource};
 
 /// The most word pieces of a library chunk's text. A section (a numbered rule with its list of
 /// items, a definition table row) up to this size stays one chunk; larger ones split at sentences.

@@ -6,8 +6,8 @@
 //! stored chunks. A client may instead take the keyword ranking from the server's own full-text
 //! search ([`TeamKeywords::Server`]): it then keeps no cache, and opens a large library at once.
 
-use super::ingest::put_keywords;
 use super::keywords::Keywords;
+use super::write::put_keywords;
 use super::{Library, LibraryOptions, Stores};
 use crate::EngineError;
 use folio_ai::Embedder;

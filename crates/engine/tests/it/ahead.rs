@@ -88,5 +88,33 @@ fn a_cancel_during_an_embedding_stops_the_reader_too(provider: Provider) {
     assert_eq!(lib.documents().unwrap().len(), 4);
 }
 
+/// A file is written while the next one is embedded, before the catalog knows it: the same file
+/// named again right after it is unchanged all the same, and a copy of it (another path, the same
+/// text) is a document of its own in a folder library but the same document in a team library,
+/// which holds one document per content.
+fn a_file_named_again_or_copied_while_it_is_written(provider: Provider) {
+    let docs = tempfile::tempdir().unwrap();
+    let one = documents(docs.path()).swap_remove(0);
+    let copy = docs.path().join("copy.txt");
+    std::fs::copy(&one, &copy).unwrap();
+    let test = TestLibrary::new(provider);
+    let mut lib = open(&test, None);
+    let mut ends = Vec::new();
+    let report = lib.ingest(
+        &[one.clone(), one.clone(), copy],
+        &mut |p| {
+            if matches!(p.stage, Stage::Indexed | Stage::Unchanged | Stage::Failed) {
+                ends.push((p.file_index, p.stage));
+            }
+        },
+        &Cancel::new(),
+    );
+    let team = provider != Provider::Folder;
+    let copy_end = if team { Stage::Unchanged } else { Stage::Indexed };
+    assert_eq!(ends, vec![(0, Stage::Indexed), (1, Stage::Unchanged), (2, copy_end)], "{report:?}");
+    assert_eq!(lib.documents().unwrap().len(), if team { 1 } else { 2 });
+}
+
 folio_testkit::on_each_provider!(each_file_comes_in_order_and_whole_while_the_next_is_read);
+folio_testkit::on_each_provider!(a_file_named_again_or_copied_while_it_is_written);
 folio_testkit::on_each_provider!(a_cancel_during_an_embedding_stops_the_reader_too);

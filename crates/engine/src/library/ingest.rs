@@ -217,9 +217,7 @@ impl Access<'_> {
         };
         lib.note_failure(file, failure);
     }
-}
 
-impl Access<'_> {
     /// Writes `file` (when there is one) on a thread of its own, telling `writing` its steps and
     /// outcome, while `meanwhile` runs on this one. The file is shown once written: in a shared
     /// library by the writing thread at once (the write lock a moment: `meanwhile` must not hold
@@ -355,9 +353,9 @@ fn ingest_files(
         let (written, file_written) = prepared.take().unzip();
         let same =
             file_written.as_ref().map(|p| (p.path.clone(), p.analysis.document.meta.content_hash.clone()));
-        let mut events = InOrder { written, held: Vec::new() };
+        let mut events = InOrder { written, writing: &writing, held: Vec::new() };
         let next = access.write_while(file_written, &writing, |access| {
-            let mut emit = |e: Progress| events.pass(e, &writing, report, progress);
+            let mut emit = |e: Progress| events.pass(e, report, progress);
             emit(this.ev(Stage::Converting, 0, 1));
             let mut steps = |s: Step| emit(this.ev(s.stage, s.done, s.total));
             let read = ahead.next(&mut steps)?;
@@ -366,7 +364,7 @@ fn ingest_files(
             Some(planned.and_then(|planned| planned.map(|p| p.prepare(&mut steps, cancel)).transpose()))
         });
         // The written file's end, then this one's events held meanwhile.
-        events.catch_up(&writing, report, progress);
+        events.catch_up(report, progress);
         match next {
             // The reader stops early only when the ingest is cancelled.
             None | Some(Err(EngineError::Cancelled)) => {
@@ -389,7 +387,7 @@ fn ingest_files(
     // The last file embedded (or the one before a cancellation) is written all the same.
     if let Some((w, p)) = prepared {
         access.write_while(Some(p), &writing, |_| ());
-        InOrder { written: Some(w), held: Vec::new() }.catch_up(&writing, report, progress);
+        InOrder { written: Some(w), writing: &writing, held: Vec::new() }.catch_up(report, progress);
     }
 }
 
@@ -399,6 +397,8 @@ fn ingest_files(
 struct InOrder<'a> {
     /// The file being written, until its end is reported.
     written: Option<FileEvents<'a>>,
+    /// How its write goes.
+    writing: &'a Writing,
     /// The next file's events meanwhile.
     held: Vec<Progress>,
 }
@@ -406,14 +406,8 @@ struct InOrder<'a> {
 impl InOrder<'_> {
     /// Passes on an event of the next file, after what the write has to report. Takes no lock:
     /// it is called while the library's read lock may be held.
-    fn pass(
-        &mut self,
-        e: Progress,
-        writing: &Writing,
-        report: &mut IngestReport,
-        progress: &mut dyn FnMut(Progress),
-    ) {
-        self.catch_up(writing, report, progress);
+    fn pass(&mut self, e: Progress, report: &mut IngestReport, progress: &mut dyn FnMut(Progress)) {
+        self.catch_up(report, progress);
         match self.written {
             Some(_) => self.held.push(e),
             None => progress(e),
@@ -422,9 +416,9 @@ impl InOrder<'_> {
 
     /// Reports the write's steps so far and, once it is done, its end (indexed or failed: the
     /// writing thread noted which in the catalog) and the events held meanwhile.
-    fn catch_up(&mut self, writing: &Writing, report: &mut IngestReport, progress: &mut dyn FnMut(Progress)) {
+    fn catch_up(&mut self, report: &mut IngestReport, progress: &mut dyn FnMut(Progress)) {
         let Some(w) = &self.written else { return };
-        let (steps, outcome) = writing.news();
+        let (steps, outcome) = self.writing.news();
         for s in steps {
             progress(w.ev_aside(s.stage, s.done, s.total));
         }

@@ -217,15 +217,21 @@ struct WriteState {
 impl Writing {
     /// The steps the write took since last asked, and its outcome once it is done (given once).
     pub(super) fn news(&self) -> (Vec<Step>, Option<Result<Committed, EngineError>>) {
-        let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut state = self.state();
         (std::mem::take(&mut state.steps), state.outcome.take())
     }
 
     pub(super) fn step(&self, s: Step) {
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).steps.push(s);
+        self.state().steps.push(s);
     }
 
     pub(super) fn done(&self, outcome: Result<Committed, EngineError>) {
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).outcome = Some(outcome);
+        self.state().outcome = Some(outcome);
+    }
+
+    /// The state, taken over from a thread that panicked holding it (the panic itself reaches the
+    /// ingest when the writing thread is joined).
+    fn state(&self) -> std::sync::MutexGuard<'_, WriteState> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }

@@ -11,31 +11,18 @@
 use super::super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
 use super::super::titles::{clean_number, is_contents_word};
 use super::candidates::Cands;
+use super::faces::face_ranks;
 use super::numbered::Numbered;
 use super::numbering::num_info;
 use super::statements::{is_statement_part, statement_part, StatementPart};
+use super::styles::{prominence, tiers_of_prominence, StyleKey};
 use std::collections::HashMap;
 
-/// A line's style, as headings are clustered by it: size (half points), bold, font, capitals.
-type StyleKey = (u16, bool, u16, bool);
-
-/// How much more prominent bold makes a style of the same size.
-const BOLD_PROMINENCE: f32 = 1.08;
-/// Styles within this share of each other's prominence are one tier.
-const SAME_TIER: f32 = 0.03;
 /// A style this much more prominent than every numbered heading's style heads the document.
 const ABOVE_ALL_KNOWN: f32 = 1.05;
 /// An unnumbered heading set at most this much more prominently than the numbered heading above
 /// it is its subheading.
 const UNDER_ANCHOR: f32 = 1.02;
-
-/// How much more prominent capitals make a style of the same size and weight.
-const CAPS_PROMINENCE: f32 = 1.04;
-
-/// How prominent a style is: its size, bold and capitals counting a little more.
-fn prominence(key: &StyleKey) -> f32 {
-    key.0 as f32 / 2.0 * if key.1 { BOLD_PROMINENCE } else { 1.0 } * if key.3 { CAPS_PROMINENCE } else { 1.0 }
-}
 
 /// Pages apart past which two parts of financial statements belong to different sets (a set's
 /// statements follow one another page by page, its Notes' title and auditor's report beside them).
@@ -165,8 +152,9 @@ fn align_set(blocks: &mut [Blk], set: &[usize]) {
 /// Under a heading whose level numbering or a contents list fixed (an Item, a Note), the headings
 /// only type placed one level below it are ranked among themselves: where they come in more than
 /// one tier of prominence (capitals over bold, bold over plain), each tier is a level below the one
-/// above it ("Item 7 › CONSOLIDATED RESULTS › Revenue"), at most three deep. A part of the
-/// financial statements starts a group of its own.
+/// above it ("Item 7 › CONSOLIDATED RESULTS › Revenue"), at most three deep; faces of one size,
+/// weight and capitals are tiers as the document's sequence of them ranks them ([`face_ranks`]).
+/// A part of the financial statements starts a group of its own.
 pub(super) fn rank_typed_subheadings(ctx: &Ctx, blocks: &mut [Blk]) {
     let mut groups: Vec<(u8, Vec<usize>)> = Vec::new();
     for (k, b) in blocks.iter().enumerate() {
@@ -191,17 +179,27 @@ pub(super) fn rank_typed_subheadings(ctx: &Ctx, blocks: &mut [Blk]) {
     // acronym, not because it heads the subheadings after it.
     let mut uses: HashMap<StyleKey, usize> = HashMap::new();
     keys.values().for_each(|key| *uses.entry(*key).or_insert(0) += 1);
+    // Faces of one size, weight and capitals rank as the document's sequence of them says.
+    let sequences: Vec<Vec<StyleKey>> =
+        groups.iter().map(|(_, g)| g.iter().map(|k| keys[k]).filter(|key| uses[key] > 1).collect()).collect();
+    let faces = face_ranks(&sequences);
     for (parent, group) in &groups {
         let mut ranked: Vec<StyleKey> = group.iter().map(|k| keys[k]).filter(|key| uses[key] > 1).collect();
         ranked.sort_unstable();
         ranked.dedup();
-        let tiers: HashMap<StyleKey, u8> = tiers_of_prominence(&ranked).into_iter().collect();
-        if tiers.values().all(|t| *t == 1) {
+        let tiers: HashMap<StyleKey, (u8, u8)> = tiers_of_prominence(&ranked)
+            .into_iter()
+            .map(|(key, tier)| (key, (tier, faces.get(&key).copied().unwrap_or(1))))
+            .collect();
+        let mut order: Vec<(u8, u8)> = tiers.values().copied().collect();
+        order.sort_unstable();
+        order.dedup();
+        if order.len() < 2 {
             continue;
         }
         for &k in group {
-            if let Some(tier) = tiers.get(&keys[&k]) {
-                blocks[k].level = Some(parent + tier.min(&3));
+            if let Some(at) = tiers.get(&keys[&k]).and_then(|t| order.iter().position(|o| o == t)) {
+                blocks[k].level = Some(parent + (at as u8 + 1).min(3));
             }
         }
     }
@@ -279,26 +277,6 @@ fn most_common(v: &[u8]) -> u8 {
         *c.entry(*x).or_insert(0) += 1;
     }
     c.into_iter().max_by_key(|(lv, n)| (*n, -(*lv as i32))).map(|(lv, _)| lv).unwrap_or(1)
-}
-
-/// Levels by prominence alone, near-equal styles merged into one tier (at most six).
-fn tiers_of_prominence(styles: &[StyleKey]) -> Vec<(StyleKey, u8)> {
-    let mut proms: Vec<f32> = styles.iter().map(prominence).collect();
-    proms.sort_by(|a, b| b.total_cmp(a));
-    let mut tiers: Vec<f32> = Vec::new();
-    for p in proms {
-        if tiers.last().is_none_or(|t| (t - p).abs() > SAME_TIER * t) {
-            tiers.push(p);
-        }
-    }
-    styles
-        .iter()
-        .map(|key| {
-            let p = prominence(key);
-            let tier = tiers.iter().position(|t| (t - p).abs() <= SAME_TIER * t).unwrap_or(0);
-            (*key, (tier as u8 + 1).min(6))
-        })
-        .collect()
 }
 
 /// Gives each candidate its level, and makes the others paragraphs. Bookmarks decide levels;

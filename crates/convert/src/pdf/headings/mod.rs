@@ -5,10 +5,12 @@
 //! children ([`restrict_to_declared`]). What a heading's number says is [`numbering`]'s.
 
 mod candidates;
+mod faces;
 mod levels;
 mod numbered;
 mod numbering;
 mod statements;
+mod styles;
 
 use super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
 use super::titles::{container_keyword, label_value, normalise_title, sentence_case};

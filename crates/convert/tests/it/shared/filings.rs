@@ -525,3 +525,25 @@ fn a_filing_s_exhibits_head_their_content() {
         "{heads:?}"
     );
 }
+
+/// Faces of one size and weight rank as each filing sets them: FedEx's MD&A puts bold capitals
+/// ("FINANCIAL CONDITION") over bold italic capitals ("LIQUIDITY"), and the description of
+/// securities Apple files as Exhibit 4.1 puts bold ("Common Stock") over bold italic ("Voting
+/// Rights"). Both came out as siblings, one face being as large and as bold as the other.
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn faces_of_one_size_rank_as_the_filing_sets_them() {
+    for (name, section, subsections) in [
+        ("FEDEX_2023_annualreport.pdf", "FINANCIAL CONDITION", &["LIQUIDITY", "CAPITAL RESOURCES"][..]),
+        ("APPLE_2022_10K.pdf", "Common Stock", &["Fully Paid and Nonassessable", "Voting Rights"][..]),
+    ] {
+        let doc = page_alone(name);
+        let headings = outline(&doc);
+        let at = headings.iter().position(|(t, _)| *t == section).expect(section);
+        let level = headings[at].1;
+        for sub in subsections {
+            let found = headings[at + 1..].iter().find(|(t, _)| t == sub).map(|(_, lv)| *lv);
+            assert_eq!(found, Some(level + 1), "{name}: {sub} under {section}: {headings:?}");
+        }
+    }
+}

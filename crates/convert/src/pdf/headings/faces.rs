@@ -7,13 +7,103 @@
 //! heading they are under (an Item, a Note) or a more prominent one. A face that ranks lower comes
 //! after the face it is under. So the faces are ranked in rounds: first those that open sections,
 //! then those that follow the faces ranked so far, and so on, counted over the whole document.
+//! Where the faces keep indents of their own, the deeper indent ranks lower (eBay indents each
+//! face a step under the one above it), provided the indented face follows the other somewhere.
 //! A section holds more subsections than it has siblings between them, so a face ranked lower
 //! comes in runs no shorter than the face above it; where it does not, the sequence can be read
 //! both ways (Lockheed Martin's MD&A opens with a Bold section and sets its later sections in Bold
 //! Italic over Bold subsections), and the faces rank alike.
 
+use super::super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
+use super::statements::is_statement_part;
 use super::styles::{prominence, StyleKey, SAME_TIER};
 use std::collections::HashMap;
+
+/// The deepest level a heading goes to.
+const DEEPEST: u8 = 6;
+
+/// Where type alone placed sibling headings, a face the document ranks below another
+/// ([`face_ranks`]) goes a level under the heading of that face before it, and what lies under it
+/// goes with it: eBay's "Liquidity and Capital Resources › Cash Flows › Continuing Operating
+/// Activities", placed beside one another because they are one size and weight.
+pub(super) fn nest_faces(ctx: &Ctx, blocks: &mut [Blk]) {
+    let runs = sibling_runs(blocks);
+    let key = |k: usize| ctx.style_key(&ctx.lines[blocks[k].lines[0]]);
+    // A style used once ranks nothing (an acronym in capitals, one italic aside).
+    let mut uses: HashMap<StyleKey, usize> = HashMap::new();
+    runs.iter().flatten().for_each(|&k| *uses.entry(key(k)).or_default() += 1);
+    let sequences: Vec<Vec<StyleKey>> =
+        runs.iter().map(|r| r.iter().map(|&k| key(k)).filter(|s| uses[s] > 1).collect()).collect();
+    let mut indents: HashMap<StyleKey, Vec<f32>> = HashMap::new();
+    for &k in runs.iter().flatten() {
+        let line = &ctx.lines[blocks[k].lines[0]];
+        indents.entry(key(k)).or_default().push(line.x0 - line.col_x0);
+    }
+    let indents = indents.into_iter().filter_map(|(s, v)| Some((s, steady_indent(v)?))).collect();
+    let ranks = face_ranks(&sequences, &indents);
+    if ranks.is_empty() {
+        return;
+    }
+    let mut deeper = vec![0u8; blocks.len()];
+    for run in &runs {
+        // The ranks of the faces above the heading in hand, shallowest first.
+        let mut chain: Vec<u8> = Vec::new();
+        for &k in run {
+            let rank = ranks.get(&key(k)).copied().unwrap_or(1);
+            while chain.last().is_some_and(|&r| r >= rank) {
+                chain.pop();
+            }
+            let by = chain.len() as u8;
+            chain.push(rank);
+            if by == 0 {
+                continue;
+            }
+            // It and what lies under it, up to the next heading at its level or above.
+            let level = blocks[k].level.unwrap_or(1);
+            deeper[k] += by;
+            for (j, b) in blocks.iter().enumerate().skip(k + 1) {
+                match b.level.filter(|_| b.kind == BlkKind::Heading) {
+                    Some(lv) if lv <= level => break,
+                    Some(_) => deeper[j] += by,
+                    None => {}
+                }
+            }
+        }
+    }
+    for (b, by) in blocks.iter_mut().zip(deeper) {
+        if let Some(level) = b.level.filter(|_| by > 0) {
+            b.level = Some(level.saturating_add(by).min(DEEPEST));
+        }
+    }
+}
+
+/// The runs of sibling headings type alone placed: consecutive headings at one level under one
+/// parent, the deeper ones between them aside; a sibling other evidence placed (a numbered or
+/// listed heading, a part of the financial statements) ends a run.
+fn sibling_runs(blocks: &[Blk]) -> Vec<Vec<usize>> {
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    // The runs still open, by level, shallowest first: (level, run).
+    let mut open: Vec<(u8, usize)> = Vec::new();
+    for (k, b) in blocks.iter().enumerate() {
+        let Some(level) = b.level.filter(|_| b.kind == BlkKind::Heading) else { continue };
+        let typed = b.level_from == Some(LevelFrom::Typography) && !is_statement_part(&b.text);
+        while open.last().is_some_and(|&(lv, _)| lv > level) {
+            open.pop();
+        }
+        match open.last() {
+            Some(&(lv, r)) if lv == level && typed => runs[r].push(k),
+            Some(&(lv, _)) if lv == level => {
+                open.pop();
+            }
+            _ if typed => {
+                runs.push(vec![k]);
+                open.push((level, runs.len() - 1));
+            }
+            _ => {}
+        }
+    }
+    runs
+}
 
 /// The share of a face's runs that must follow the faces ranked so far for it to rank next.
 const FOLLOWS_SHARE: f32 = 0.25;
@@ -34,11 +124,16 @@ fn class(key: &StyleKey) -> (u16, bool, bool) {
     (key.0, key.1, key.3)
 }
 
-/// Each face's rank within its class (1 at the top), for the classes whose faces the document's
-/// sequence orders: `groups` are the subheadings under each heading other evidence placed, in
-/// order, as their styles. A class whose faces all open sections, or that has one face, is left
-/// out (its faces rank alike).
-pub(super) fn face_ranks(groups: &[Vec<StyleKey>]) -> HashMap<StyleKey, u8> {
+/// Each face's rank within its class (1 at the top), for the classes whose faces the document
+/// orders: `groups` are runs of sibling headings, in order, as their styles; `indents` the indent
+/// each style keeps wherever it is used (see [`steady_indent`]). Where every face of a class keeps
+/// an indent and they differ, the deeper indent ranks lower (eBay indents Bold Italic a step and
+/// Italic two under Bold); otherwise the sequence does. A class whose faces all open sections, or
+/// that has one face, is left out (its faces rank alike).
+pub(super) fn face_ranks(
+    groups: &[Vec<StyleKey>],
+    indents: &HashMap<StyleKey, f32>,
+) -> HashMap<StyleKey, u8> {
     // For each style, what each of its runs comes right after, and how long its runs are.
     let mut before: HashMap<StyleKey, HashMap<Before, usize>> = HashMap::new();
     let mut runs: HashMap<StyleKey, Vec<usize>> = HashMap::new();
@@ -73,6 +168,22 @@ pub(super) fn face_ranks(groups: &[Vec<StyleKey>]) -> HashMap<StyleKey, u8> {
     }
     let mut ranks = HashMap::new();
     for faces in classes.values().filter(|f| f.len() > 1) {
+        // An indent ranks a face lower only where the face follows one it ranks higher: a
+        // heading block set apart in its own indent (a rule's agency and subject lines over its
+        // sections) heads what follows it, whatever its indent.
+        let follows = |ranked: &HashMap<StyleKey, u8>| {
+            ranked.iter().filter(|(_, r)| **r > 1).all(|(f, r)| {
+                before.get(f).is_some_and(|b| {
+                    b.keys().any(
+                        |x| matches!(x, Before::Face(g) if faces.iter().any(|h| h.2 == *g && ranked[h] < *r)),
+                    )
+                })
+            })
+        };
+        if let Some(ranked) = by_indent(faces, indents).filter(follows) {
+            ranks.extend(ranked);
+            continue;
+        }
         let ranked = rank_faces(faces, &before);
         // Sections hold more subsections than they have siblings between them: a face ranked
         // lower whose runs are shorter than a higher one's says the sequence is read the wrong way
@@ -84,6 +195,37 @@ pub(super) fn face_ranks(groups: &[Vec<StyleKey>]) -> HashMap<StyleKey, u8> {
         }
     }
     ranks
+}
+
+/// The furthest apart two indents of one face may lie, in points.
+const INDENT_SAME: f32 = 2.0;
+/// The least step between two faces' indents that ranks one under the other, in points.
+const INDENT_STEP: f32 = 4.0;
+
+/// A style's indent from its column's left edge, where at least three quarters of its headings
+/// keep it (a centred heading keeps none).
+fn steady_indent(mut indents: Vec<f32>) -> Option<f32> {
+    indents.sort_by(f32::total_cmp);
+    let median = *indents.get(indents.len() / 2)?;
+    let near = indents.iter().filter(|x| (*x - median).abs() <= INDENT_SAME).count();
+    (4 * near >= 3 * indents.len()).then_some(median)
+}
+
+/// One class's faces ranked by indent, where each keeps one and they differ by a step: faces
+/// whose indents lie within a step of each other rank alike.
+fn by_indent(faces: &[StyleKey], indents: &HashMap<StyleKey, f32>) -> Option<HashMap<StyleKey, u8>> {
+    let mut at: Vec<(f32, StyleKey)> =
+        faces.iter().map(|f| Some((*indents.get(f)?, *f))).collect::<Option<_>>()?;
+    at.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut rank = 1u8;
+    let mut ranks = HashMap::new();
+    for (i, (x, f)) in at.iter().enumerate() {
+        if i > 0 && x - at[i - 1].0 >= INDENT_STEP {
+            rank += 1;
+        }
+        ranks.insert(*f, rank);
+    }
+    (rank > 1).then_some(ranks)
 }
 
 /// One class's faces in rounds: those with a share of their runs right after an opener or a face
@@ -142,22 +284,22 @@ mod tests {
             vec![CAPITALS, BOLD, BOLD, CAPITALS, BOLD, BOLD_ITALIC, ITALIC, ITALIC, BOLD_ITALIC, BOLD],
             vec![BOLD, BOLD_ITALIC, BOLD_ITALIC, ITALIC, BOLD],
         ];
-        let ranks = face_ranks(&groups);
+        let ranks = face_ranks(&groups, &HashMap::new());
         assert_eq!((ranks[&BOLD], ranks[&BOLD_ITALIC], ranks[&ITALIC]), (1, 2, 3));
         assert!(!ranks.contains_key(&CAPITALS), "capitals are a class of their own");
         // Lockheed Martin's: Bold Italic over Bold.
         let groups = vec![vec![BOLD_ITALIC, BOLD, BOLD, BOLD, BOLD_ITALIC, BOLD], vec![BOLD_ITALIC, BOLD]];
-        let ranks = face_ranks(&groups);
+        let ranks = face_ranks(&groups, &HashMap::new());
         assert_eq!((ranks[&BOLD_ITALIC], ranks[&BOLD]), (1, 2));
     }
 
     #[test]
     fn faces_that_each_open_sections_rank_alike() {
         let groups = vec![vec![BOLD, BOLD], vec![BOLD_ITALIC, BOLD], vec![BOLD, BOLD_ITALIC]];
-        assert!(face_ranks(&groups).is_empty());
+        assert!(face_ranks(&groups, &HashMap::new()).is_empty());
         // A face seen once tells nothing.
         let groups = vec![vec![BOLD, BOLD_ITALIC, BOLD]];
-        assert!(face_ranks(&groups).is_empty());
+        assert!(face_ranks(&groups, &HashMap::new()).is_empty());
     }
 
     #[test]
@@ -169,7 +311,29 @@ mod tests {
             group.extend(std::iter::repeat_n(BOLD, run));
             group.push(BOLD_ITALIC);
         }
-        assert!(face_ranks(&[group]).is_empty());
+        assert!(face_ranks(&[group], &HashMap::new()).is_empty());
+    }
+
+    #[test]
+    fn a_deeper_indent_ranks_lower_whatever_the_sequence() {
+        // eBay's Notes open with Bold Italic right under each Note; its MD&A indents Bold Italic a
+        // step and Italic two under Bold.
+        let groups =
+            vec![vec![BOLD_ITALIC, BOLD_ITALIC, ITALIC], vec![BOLD, BOLD_ITALIC, ITALIC], vec![ITALIC, BOLD]];
+        let indents = HashMap::from([(BOLD, 0.0), (BOLD_ITALIC, 11.7), (ITALIC, 23.3)]);
+        let ranks = face_ranks(&groups, &indents);
+        assert_eq!((ranks[&BOLD], ranks[&BOLD_ITALIC], ranks[&ITALIC]), (1, 2, 3));
+        // One face without a steady indent: the sequence decides.
+        let indents = HashMap::from([(BOLD, 0.0), (BOLD_ITALIC, 11.7)]);
+        assert_ne!(face_ranks(&groups, &indents).get(&ITALIC), Some(&3));
+        // The Federal Register's agency and subject lines, indented, over each rule's sections:
+        // the indented face never follows the other, so the sequence ranks them.
+        let rule = [vec![ITALIC; 3], vec![BOLD; 10]].concat();
+        let indents = HashMap::from([(BOLD, 1.0), (ITALIC, 20.0)]);
+        let ranks = face_ranks(&[rule.clone(), rule], &indents);
+        assert_eq!((ranks[&ITALIC], ranks[&BOLD]), (1, 2));
+        assert_eq!(steady_indent(vec![0.0, 0.3, 0.1, 83.4]), Some(0.3));
+        assert_eq!(steady_indent(vec![40.0, 120.0, 75.0]), None);
     }
 
     #[test]
@@ -177,7 +341,7 @@ mod tests {
         // A smaller heading closes before the next Bold Italic, which still follows the Bold.
         let small: StyleKey = (15, false, 4, false);
         let groups = vec![vec![BOLD, BOLD_ITALIC, small, BOLD_ITALIC, BOLD, BOLD_ITALIC]];
-        let ranks = face_ranks(&groups);
+        let ranks = face_ranks(&groups, &HashMap::new());
         assert_eq!((ranks[&BOLD], ranks[&BOLD_ITALIC]), (1, 2));
     }
 }

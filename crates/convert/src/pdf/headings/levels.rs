@@ -11,7 +11,6 @@
 use super::super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
 use super::super::titles::{clean_number, is_contents_word};
 use super::candidates::Cands;
-use super::faces::face_ranks;
 use super::numbered::Numbered;
 use super::numbering::num_info;
 use super::statements::{is_statement_part, statement_part, StatementPart};
@@ -152,9 +151,8 @@ fn align_set(blocks: &mut [Blk], set: &[usize]) {
 /// Under a heading whose level numbering or a contents list fixed (an Item, a Note), the headings
 /// only type placed one level below it are ranked among themselves: where they come in more than
 /// one tier of prominence (capitals over bold, bold over plain), each tier is a level below the one
-/// above it ("Item 7 › CONSOLIDATED RESULTS › Revenue"), at most three deep; faces of one size,
-/// weight and capitals are tiers as the document's sequence of them ranks them ([`face_ranks`]).
-/// A part of the financial statements starts a group of its own.
+/// above it ("Item 7 › CONSOLIDATED RESULTS › Revenue"), at most three deep. A part of the
+/// financial statements starts a group of its own.
 pub(super) fn rank_typed_subheadings(ctx: &Ctx, blocks: &mut [Blk]) {
     let mut groups: Vec<(u8, Vec<usize>)> = Vec::new();
     for (k, b) in blocks.iter().enumerate() {
@@ -179,27 +177,17 @@ pub(super) fn rank_typed_subheadings(ctx: &Ctx, blocks: &mut [Blk]) {
     // acronym, not because it heads the subheadings after it.
     let mut uses: HashMap<StyleKey, usize> = HashMap::new();
     keys.values().for_each(|key| *uses.entry(*key).or_insert(0) += 1);
-    // Faces of one size, weight and capitals rank as the document's sequence of them says.
-    let sequences: Vec<Vec<StyleKey>> =
-        groups.iter().map(|(_, g)| g.iter().map(|k| keys[k]).filter(|key| uses[key] > 1).collect()).collect();
-    let faces = face_ranks(&sequences);
     for (parent, group) in &groups {
         let mut ranked: Vec<StyleKey> = group.iter().map(|k| keys[k]).filter(|key| uses[key] > 1).collect();
         ranked.sort_unstable();
         ranked.dedup();
-        let tiers: HashMap<StyleKey, (u8, u8)> = tiers_of_prominence(&ranked)
-            .into_iter()
-            .map(|(key, tier)| (key, (tier, faces.get(&key).copied().unwrap_or(1))))
-            .collect();
-        let mut order: Vec<(u8, u8)> = tiers.values().copied().collect();
-        order.sort_unstable();
-        order.dedup();
-        if order.len() < 2 {
+        let tiers: HashMap<StyleKey, u8> = tiers_of_prominence(&ranked).into_iter().collect();
+        if tiers.values().all(|t| *t == 1) {
             continue;
         }
         for &k in group {
-            if let Some(at) = tiers.get(&keys[&k]).and_then(|t| order.iter().position(|o| o == t)) {
-                blocks[k].level = Some(parent + (at as u8 + 1).min(3));
+            if let Some(tier) = tiers.get(&keys[&k]) {
+                blocks[k].level = Some(parent + tier.min(&3));
             }
         }
     }

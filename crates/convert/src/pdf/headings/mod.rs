@@ -1,7 +1,7 @@
 //! Which blocks are headings, and their levels: chapter labels merged with their titles
 //! ([`merge_chapter_labels`]), then [`decide_headings`] in phases — candidates by style and
 //! numbering ([`candidates`]), levels from numbering, then style clusters ranked against the
-//! numbered ones ([`levels`]); in declared mode only the declared outline and its numbered
+//! numbered ones ([`levels`]), faces of one size ranked as the document uses them ([`faces`]); in declared mode only the declared outline and its numbered
 //! children ([`restrict_to_declared`]). What a heading's number says is [`numbering`]'s.
 
 mod candidates;
@@ -18,6 +18,7 @@ use candidates::{
     add_numbered_in_sequence, add_table_titles, candidates, drop_cover_lines, drop_numbered_list_items,
     drop_running_captions, drop_sentence_fragments,
 };
+use faces::nest_faces;
 use folio_core::numbering::{Container, Label};
 use levels::{apply_levels, rank_typed_subheadings, statement_parts_beside, StyleLevels};
 use numbered::numbering_levels;
@@ -143,6 +144,7 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     if !declared_mode {
         statement_parts_beside(ctx, blocks);
         rank_typed_subheadings(ctx, blocks);
+        nest_faces(ctx, blocks);
         close_level_gaps(blocks);
         lift_below_title(blocks);
     }

@@ -529,13 +529,17 @@ fn a_filing_s_exhibits_head_their_content() {
 /// Faces of one size and weight rank as each filing sets them: FedEx's MD&A puts bold capitals
 /// ("FINANCIAL CONDITION") over bold italic capitals ("LIQUIDITY"), and the description of
 /// securities Apple files as Exhibit 4.1 puts bold ("Common Stock") over bold italic ("Voting
-/// Rights"). Both came out as siblings, one face being as large and as bold as the other.
+/// Rights"); eBay's MD&A indents bold italic ("Cash Flows") a step under bold ("Liquidity and
+/// Capital Resources") and italic ("Continuing Operating Activities") a step under that. All came
+/// out as siblings, one face being as large and as bold as the other.
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn faces_of_one_size_rank_as_the_filing_sets_them() {
     for (name, section, subsections) in [
         ("FEDEX_2023_annualreport.pdf", "FINANCIAL CONDITION", &["LIQUIDITY", "CAPITAL RESOURCES"][..]),
         ("APPLE_2022_10K.pdf", "Common Stock", &["Fully Paid and Nonassessable", "Voting Rights"][..]),
+        ("EBAY_2023Q2_10Q.pdf", "Liquidity and Capital Resources", &["Cash Flows"][..]),
+        ("EBAY_2023Q2_10Q.pdf", "Cash Flows", &["Continuing Operating Activities"][..]),
     ] {
         let doc = page_alone(name);
         let headings = outline(&doc);

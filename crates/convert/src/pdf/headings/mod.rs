@@ -1,8 +1,9 @@
 //! Which blocks are headings, and their levels: chapter labels merged with their titles
 //! ([`merge_chapter_labels`]), then [`decide_headings`] in phases — candidates by style and
 //! numbering ([`candidates`]), levels from numbering, then style clusters ranked against the
-//! numbered ones ([`levels`]), faces of one size ranked as the document uses them ([`faces`]); in declared mode only the declared outline and its numbered
-//! children ([`restrict_to_declared`]). What a heading's number says is [`numbering`]'s.
+//! numbered ones ([`levels`]), faces of one size ranked as the document uses them ([`faces`]);
+//! in declared mode only the declared outline and its numbered children
+//! ([`restrict_to_declared`]). What a heading's number says is [`numbering`]'s.
 
 mod candidates;
 mod faces;

@@ -142,10 +142,11 @@ pub(super) fn decide_headings(ctx: &Ctx, blocks: &mut [Blk], declared_mode: bool
     let numbered = numbering_levels(ctx, blocks, &cands);
     let styles = StyleLevels::new(ctx, blocks, &cands, &numbered);
     apply_levels(ctx, blocks, &cands, &numbered, &styles, declared_mode);
+    // Below coarse bookmarks these levels rank the page's own headings ([`refine_leaf_sections`]).
+    statement_parts_beside(ctx, blocks);
+    rank_typed_subheadings(ctx, blocks);
+    nest_faces(ctx, blocks);
     if !declared_mode {
-        statement_parts_beside(ctx, blocks);
-        rank_typed_subheadings(ctx, blocks);
-        nest_faces(ctx, blocks);
         close_level_gaps(blocks);
         lift_below_title(blocks);
     }
@@ -279,9 +280,19 @@ fn refine_leaf_sections(blocks: &[Blk]) -> Vec<Option<u8>> {
         let mut used: Vec<u8> = inside.iter().filter_map(|&j| page_level(j)).collect();
         used.sort_unstable();
         used.dedup();
+        // A heading goes at most one level under the one before it: a section that opens on
+        // the page's deeper headings ("Digital Media" before "PRINCIPAL PRODUCTS") leaves no gap
+        // under its bookmark. Open headings: (rank the page gives, level given).
+        let mut open: Vec<(usize, u8)> = Vec::new();
         for j in inside {
             let rank = page_level(j).and_then(|lv| used.iter().position(|u| *u == lv)).unwrap_or(0);
-            refined[j] = Some((level as usize + 1 + rank).min(9) as u8);
+            while open.last().is_some_and(|(r, _)| *r >= rank) {
+                open.pop();
+            }
+            let under = open.last().map(|(_, lv)| *lv).unwrap_or(level);
+            let at = (level as usize + 1 + rank).min(under as usize + 1).min(9) as u8;
+            refined[j] = Some(at);
+            open.push((rank, at));
         }
     }
     refined

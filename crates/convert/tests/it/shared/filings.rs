@@ -551,3 +551,24 @@ fn faces_of_one_size_rank_as_the_filing_sets_them() {
         }
     }
 }
+
+/// Below coarse bookmarks the page's headings nest as they do from the page alone: FedEx's
+/// bookmarks stop at the Items, and Item 7's headings came out in one flat list under it
+/// ("RESULTS OF OPERATIONS AND OUTLOOK" beside its "CONSOLIDATED RESULTS" and their "Revenue"),
+/// though the page alone ranks them in three.
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn the_page_nests_its_headings_below_coarse_bookmarks() {
+    let name = "FEDEX_2023_annualreport.pdf";
+    let doc = convert(&std::fs::read(filing(name)).unwrap(), name);
+    let headings = outline(&doc);
+    let level = |title: &str| headings.iter().find(|(t, _)| *t == title).map(|(_, lv)| *lv);
+    let item = headings
+        .iter()
+        .find(|(t, _)| t.to_lowercase().starts_with("item 7."))
+        .map(|(_, lv)| *lv)
+        .expect("Item 7");
+    assert_eq!(level("RESULTS OF OPERATIONS AND OUTLOOK"), Some(item + 1), "{headings:?}");
+    assert_eq!(level("CONSOLIDATED RESULTS"), Some(item + 2), "{headings:?}");
+    assert_eq!(level("Revenue"), Some(item + 3), "{headings:?}");
+}

@@ -8,205 +8,31 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use crate::outcome::{BackendError, DocumentStats};
-use folio_ai::keys::{ApiKeys, KeyStatus};
+use folio_ai::keys::ApiKeys;
 use folio_core::fusion::FusionConfig;
-use folio_core::model::PageRange;
-use folio_index::catalog::{DocumentRow, SectionRow};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use folio_index::catalog::DocumentRow;
 
-use crate::assets::{library_setup, EmbeddingModel};
+use crate::assets::library_setup;
 use crate::environment::Environment;
 use crate::library::{ingest_shared, read, write};
 use crate::settings::{read_settings, saved_settings, Settings, SettingsChange};
 use crate::watcher::{FolderWatcher, SyncReport};
+
+mod keys;
+mod reader;
+mod views;
+
 use crate::{
-    Backlinks, ContextMode, ContextProvider, Crumb, EngineError, Hit, IngestReport, Library, Progress,
-    SearchOptions,
+    Backlinks, ContextMode, ContextProvider, EngineError, Hit, IngestReport, Library, Progress, SearchOptions,
+};
+pub use keys::{key_status_at, remove_key_at, set_key_at};
+pub use views::{
+    DocumentSummary, LibraryStatus, LinkMark, Outline, PageImage, Rect, SearchRequest, SectionFilter,
+    SectionView, TableMark, TermMark, WatchedFolder, PAGE_WIDTH,
 };
 
 /// Where the reports of the folder watcher's passes go (kept to restart it on another library).
 type SyncSink = Arc<Mutex<Box<dyn FnMut(SyncReport) + Send>>>;
-
-/// A folder the library keeps in step with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct WatchedFolder {
-    /// The folder.
-    pub path: String,
-    /// Whether the folder is there now (an unplugged drive is not).
-    pub exists: bool,
-    /// Documents from files under it.
-    pub documents: usize,
-    /// Why the OS does not follow the folder now (it is gone, the system's limit on watches is
-    /// reached, permission is denied); `None` while it is followed.
-    pub error: Option<String>,
-}
-
-/// A document with its figures.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct DocumentSummary {
-    /// The document's row.
-    pub document: DocumentRow,
-    /// What it holds.
-    pub stats: DocumentStats,
-    /// Why its figures could not be read, if they could not.
-    pub error: Option<BackendError>,
-}
-
-/// The library as a whole: where it is, whether this process may write it, and what was repaired
-/// when it opened.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct LibraryStatus {
-    /// The library's folder, or a team library's address (without a password).
-    pub dir: String,
-    /// The embedding model it is indexed with.
-    pub model: EmbeddingModel,
-    /// False when another Folio process holds the library's write lock: this window reads only.
-    pub writable: bool,
-    /// Documents an interrupted ingest had left half-written, rolled back on open.
-    pub repaired: Vec<String>,
-}
-
-/// A document's outline.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct Outline {
-    /// The document's row.
-    pub document: DocumentRow,
-    /// Its sections in document order, each with its parent.
-    pub sections: Vec<SectionRow>,
-}
-
-/// A search as the UI asks it.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct SearchRequest {
-    /// What the user typed.
-    pub query: String,
-    /// Hits to return.
-    pub limit: usize,
-    /// Restrict to these documents (ids or labels; all when empty).
-    pub documents: Vec<String>,
-    /// Restrict to these chunk types (all when empty).
-    pub chunk_types: Vec<folio_core::chunker::ChunkType>,
-    /// Restrict to a section and what lies under it.
-    pub section: Option<SectionFilter>,
-}
-
-/// A section subtree to search within.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct SectionFilter {
-    /// The document (id or label).
-    pub doc: String,
-    /// The section's id.
-    pub section_id: String,
-}
-
-/// A defined term used in a section's text (offsets in UTF-16 code units of `SectionView::text`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct TermMark {
-    /// Start (UTF-16 code units).
-    pub start: usize,
-    /// End (UTF-16 code units).
-    pub end: usize,
-    /// The term as defined.
-    pub term: String,
-    /// The term's key, for `define`.
-    pub key: String,
-    /// The document of the definition that applies here.
-    pub definition_doc_id: i64,
-    /// The section the applying definition is written in.
-    pub definition_section_id: String,
-}
-
-/// A cross-reference in a section's text (offsets in UTF-16 code units); the target is unset when
-/// the cited section is not in the library.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct LinkMark {
-    /// Start (UTF-16 code units).
-    pub start: usize,
-    /// End (UTF-16 code units).
-    pub end: usize,
-    /// The reference, normalised ("Rule 2.2.7").
-    pub label: String,
-    /// The cited document, when it is in the library.
-    pub target_doc_id: Option<i64>,
-    /// The cited section in it, when found.
-    pub target_section: Option<String>,
-    /// The other document the reference names, as written ("FSMR"); with no `target_doc_id` it is
-    /// not in the library.
-    pub document: Option<String>,
-}
-
-/// A table in a section's text (offsets in UTF-16 code units of `SectionView::text`): its rows are
-/// the lines of `text[start..end]`, its cells separated by tabs, its first `header_rows` rows head
-/// the columns.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct TableMark {
-    /// Start (UTF-16 code units).
-    pub start: usize,
-    /// End (UTF-16 code units).
-    pub end: usize,
-    /// How many first rows head the columns.
-    pub header_rows: u32,
-}
-
-/// A section as the reader shows it.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct SectionView {
-    /// The document's id.
-    pub doc_id: i64,
-    /// The document's title.
-    pub document: String,
-    /// The document's label ("GEN").
-    pub label: String,
-    /// The section's row.
-    pub section: SectionRow,
-    /// The breadcrumb: the section and its ancestors.
-    pub crumbs: Vec<Crumb>,
-    /// The section's own text.
-    pub text: String,
-    /// Defined terms used in the text.
-    pub terms: Vec<TermMark>,
-    /// Cross-references in the text.
-    pub links: Vec<LinkMark>,
-    /// Tables in the text.
-    pub tables: Vec<TableMark>,
-    /// The pages the section lies on (paged formats).
-    pub pages: Option<PageRange>,
-    /// The document's file.
-    pub path: String,
-    /// The document's format ("pdf", "docx" …).
-    pub format: String,
-}
-
-/// A PDF page as an image, with the cited passage's place on it.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct PageImage {
-    /// The page as a PNG, base64.
-    pub png_base64: String,
-    /// Width in pixels.
-    pub width: u32,
-    /// Height in pixels.
-    pub height: u32,
-    /// Rectangles in image pixels, from the top left.
-    pub highlights: Vec<Rect>,
-}
-
-/// A rectangle in image pixels.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
-pub struct Rect {
-    /// Left edge.
-    pub x: f32,
-    /// Top edge.
-    pub y: f32,
-    /// Width.
-    pub w: f32,
-    /// Height.
-    pub h: f32,
-}
-
-/// The width pages are drawn at for the Reader, in pixels, unless asked otherwise (a quick
-/// low-resolution draw first, say).
-pub const PAGE_WIDTH: u32 = 1200;
 
 /// One library shared by the app's threads, with its settings.
 pub struct Workspace {
@@ -412,73 +238,6 @@ impl Workspace {
         Ok(Outline { document, sections })
     }
 
-    /// A section with its defined terms and cross-references marked.
-    pub fn show(&self, doc: &str, section_id: &str) -> Result<SectionView, EngineError> {
-        let lib = self.lib();
-        let d = lib.find_document(doc)?;
-        let st = lib.show(Some(doc), section_id)?;
-        let base = st.section.span.start;
-        let text = st.text;
-        // The definitions that apply here: this document's own, then those of the documents it
-        // adopts (a glossary it cites or its family shares); a term is marked with the first.
-        let utf16 = Utf16Offsets::new(&text);
-        let terms = lib
-            .used_terms(d.id, section_id, &text)?
-            .into_iter()
-            .map(|u| TermMark {
-                start: utf16.at(u.span.start),
-                end: utf16.at(u.span.end),
-                term: u.term,
-                key: u.key,
-                definition_doc_id: u.definition.doc_id,
-                definition_section_id: u.definition.definition.section_id,
-            })
-            .collect();
-        let refs = lib.section_references(d.id, &st.section)?;
-        let links = refs
-            .into_iter()
-            .filter(|r| r.span.start >= base && r.span.end <= base + text.len())
-            .map(|r| {
-                let (target_doc_id, target_section) = match (&r.document, r.target_doc_id) {
-                    (Some(_), Some(t)) => (Some(t), r.target_doc_section.clone()),
-                    (Some(_), None) => (None, None),
-                    (None, _) => (r.target_section.as_ref().map(|_| d.id), r.target_section.clone()),
-                };
-                LinkMark {
-                    start: utf16.at(r.span.start - base),
-                    end: utf16.at(r.span.end - base),
-                    label: r.label,
-                    target_doc_id,
-                    target_section,
-                    document: r.document,
-                }
-            })
-            .collect();
-        let tables = lib
-            .section_tables(d.id, &st.section)?
-            .into_iter()
-            .map(|t| TableMark {
-                start: utf16.at(t.span.start - base),
-                end: utf16.at(t.span.end - base),
-                header_rows: t.header_rows,
-            })
-            .collect();
-        Ok(SectionView {
-            doc_id: d.id,
-            document: d.title.clone(),
-            label: d.label.clone(),
-            crumbs: lib.crumbs(d.id, &st.section.section_id),
-            pages: st.section.pages,
-            section: st.section,
-            text,
-            terms,
-            links,
-            tables,
-            path: d.path,
-            format: d.format,
-        })
-    }
-
     /// References out of a section and into it.
     pub fn references(&self, doc: &str, section_id: &str) -> Result<Backlinks, EngineError> {
         self.lib().references(Some(doc), section_id)
@@ -492,45 +251,6 @@ impl Workspace {
     /// Every definition in the library.
     pub fn definitions(&self) -> Result<Vec<crate::DefinitionHit>, EngineError> {
         self.lib().definitions()
-    }
-
-    /// Page `page` (from 1) of a PDF document as a PNG, with the chunk's opening words highlighted.
-    pub fn page_image(
-        &self,
-        doc: &str,
-        page: u32,
-        chunk_id: Option<i64>,
-        width: Option<u32>,
-    ) -> Result<PageImage, EngineError> {
-        let (path, format, find, convert) = {
-            let lib = self.lib();
-            let d = lib.find_document(doc)?;
-            let find = match chunk_id {
-                Some(id) => lib.chunk(id)?.map(|c| c.content),
-                None => None,
-            };
-            (d.path, d.format, find, lib.convert_options().clone())
-        };
-        if format != "pdf" {
-            return Err(EngineError::Invalid(format!("{path} is not a PDF; it has no pages to show")));
-        }
-        let bytes = std::fs::read(&path).map_err(|e| {
-            EngineError::NotFound(format!("{path}: {e} (the original file has moved or gone)"))
-        })?;
-        let r = folio_convert::pdf::render_page(
-            &bytes,
-            page,
-            width.unwrap_or(PAGE_WIDTH),
-            find.as_deref(),
-            &convert,
-        )
-        .map_err(|e| EngineError::Invalid(format!("{path}, page {page}: {e}")))?;
-        Ok(PageImage {
-            png_base64: base64(&r.png),
-            width: r.width,
-            height: r.height,
-            highlights: r.highlights.iter().map(|h| Rect { x: h[0], y: h[1], w: h[2], h: h[3] }).collect(),
-        })
     }
 
     /// The settings.
@@ -651,35 +371,6 @@ impl Workspace {
         self.lib().failures()
     }
 
-    /// The keychain entry of `provider`: `postgres` stands for the team library the settings name
-    /// (its password), filed under its address.
-    fn entry(&self, provider: &str) -> Result<String, EngineError> {
-        crate::settings::key_entry(&self.settings(), provider)
-    }
-
-    /// Where a provider's key comes from (never the key).
-    pub fn key_status(&self, provider: &str) -> KeyStatus {
-        match self.entry(provider) {
-            Ok(entry) => self.keys.status(&entry),
-            Err(_) => self.keys.status(provider),
-        }
-    }
-
-    /// Saves a key in the keychain; the team library's password (`postgres`) opens it again with
-    /// the password.
-    pub fn set_key(&self, provider: &str, key: &str) -> Result<KeyStatus, EngineError> {
-        let status = self.keys.set(&self.entry(provider)?, key)?;
-        if provider == "postgres" {
-            self.reopen()?;
-        }
-        Ok(status)
-    }
-
-    /// Deletes a key from the keychain.
-    pub fn remove_key(&self, provider: &str) -> Result<KeyStatus, EngineError> {
-        Ok(self.keys.remove(&self.entry(provider)?)?)
-    }
-
     /// Opens the library the settings name again (after its password changed).
     fn reopen(&self) -> Result<(), EngineError> {
         let settings = self.settings();
@@ -706,25 +397,6 @@ impl Workspace {
     }
 }
 
-/// Where a provider's key comes from, under the settings saved at `settings_path` (no library
-/// open: the one the settings name could not be opened, and its password may be what is missing).
-pub fn key_status_at(settings_path: &Path, provider: &str) -> Result<KeyStatus, EngineError> {
-    let entry = crate::settings::key_entry(&saved_settings(settings_path), provider)?;
-    Ok(ApiKeys::default().status(&entry))
-}
-
-/// Saves a key under the settings saved at `settings_path` (see [`key_status_at`]).
-pub fn set_key_at(settings_path: &Path, provider: &str, key: &str) -> Result<KeyStatus, EngineError> {
-    let entry = crate::settings::key_entry(&saved_settings(settings_path), provider)?;
-    Ok(ApiKeys::default().set(&entry, key)?)
-}
-
-/// Deletes a key under the settings saved at `settings_path` (see [`key_status_at`]).
-pub fn remove_key_at(settings_path: &Path, provider: &str) -> Result<KeyStatus, EngineError> {
-    let entry = crate::settings::key_entry(&saved_settings(settings_path), provider)?;
-    Ok(ApiKeys::default().remove(&entry)?)
-}
-
 pub(crate) fn open_library(s: &Settings, env: &Environment, keys: &ApiKeys) -> Result<Library, EngineError> {
     let (embedder, mut options) = library_setup(s.model, env)?;
     options.convert.ocr = s.ocr;
@@ -735,63 +407,5 @@ pub(crate) fn open_library(s: &Settings, env: &Environment, keys: &ApiKeys) -> R
             Library::open_team(&location, embedder, options)
         }
         None => Library::open(Path::new(&s.library_dir), embedder, options),
-    }
-}
-
-/// Standard base64 with padding.
-fn base64(bytes: &[u8]) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-/// Byte offsets to UTF-16 offsets in one text.
-struct Utf16Offsets {
-    /// (byte offset, utf-16 offset) at each char boundary.
-    table: Vec<(usize, usize)>,
-}
-
-impl Utf16Offsets {
-    fn new(text: &str) -> Utf16Offsets {
-        let mut table = Vec::with_capacity(text.len() + 1);
-        let mut u = 0;
-        for (b, c) in text.char_indices() {
-            table.push((b, u));
-            u += c.len_utf16();
-        }
-        table.push((text.len(), u));
-        Utf16Offsets { table }
-    }
-
-    fn at(&self, byte: usize) -> usize {
-        match self.table.binary_search_by_key(&byte, |(b, _)| *b) {
-            Ok(i) => self.table[i].1,
-            Err(i) => self.table[i.saturating_sub(1)].1,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_encodes() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
-    }
-
-    #[test]
-    fn utf16_offsets() {
-        let t = "a€b𝄞c";
-        let u = Utf16Offsets::new(t);
-        assert_eq!(u.at(0), 0);
-        assert_eq!(u.at(1), 1); // €
-        assert_eq!(u.at(4), 2); // b
-        assert_eq!(u.at(5), 3); // 𝄞 (two code units)
-        assert_eq!(u.at(9), 5); // c
-        assert_eq!(u.at(t.len()), 6);
     }
 }

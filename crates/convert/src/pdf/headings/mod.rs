@@ -12,6 +12,7 @@ mod numbered;
 mod numbering;
 mod statements;
 mod styles;
+mod wording;
 
 use super::blocks::{Blk, BlkKind, Ctx, LevelFrom};
 use super::titles::{container_keyword, label_value, normalise_title, sentence_case};

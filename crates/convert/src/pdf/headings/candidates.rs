@@ -4,7 +4,7 @@
 //! font with a number); numbered list items are dropped where section numbers are printed without
 //! a dot; numbered body-style lines that continue the numbering of the headings around them join.
 
-use super::super::blocks::{Blk, BlkKind, Ctx};
+use super::super::blocks::{set_in_capitals, Blk, BlkKind, Ctx};
 use super::super::furniture::LARGER_THAN_BODY;
 use super::super::layout::Line;
 use super::super::titles::{alphanumerics, is_contents_word};
@@ -35,14 +35,28 @@ pub(super) fn candidates(ctx: &Ctx, blocks: &[Blk], page_count: u32) -> Cands {
         // `merge_chapter_labels`) sets the numbered line under it apart, however close.
         let under_label =
             k > 0 && blocks[k - 1].kind == BlkKind::Heading && blocks[k - 1].pages.end == b.pages.start;
-        out.push(candidate(ctx, b, cover_page, under_label));
+        let set_off = under_label || set_off_below(ctx, b, blocks.get(k + 1));
+        out.push(candidate(ctx, b, cover_page, under_label, set_off));
     }
     out
 }
 
 /// Whether one block is a candidate, and with what numbering; `under_label`: whether it comes
 /// right under a container's label made a heading of its own.
-fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool, under_label: bool) -> Option<Cand> {
+/// Whether a one-line block that follows the text above it closely is set off from it otherwise:
+/// in capitals or centred, with the space a heading takes below it before the text it heads
+/// (Adobe's "PRODUCTS AND SERVICES OVERVIEW", centred in bold capitals right under a paragraph).
+fn set_off_below(ctx: &Ctx, b: &Blk, next: Option<&Blk>) -> bool {
+    let [line] = b.lines[..] else { return false };
+    let l = &ctx.lines[line];
+    let left = l.x0 - l.col_x0;
+    let right = l.col_x1 - l.x1;
+    let centred = left > ctx.body.size * 2.0 && (left - right).abs() <= ctx.body.size;
+    let apart_below = next.is_some_and(|n| n.pages.start == b.pages.end && ctx.stands_apart(n.gap_before));
+    apart_below && (centred || set_in_capitals(&l.text))
+}
+
+fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool, under_label: bool, set_off: bool) -> Option<Cand> {
     let lines = ctx.lines;
     if b.kind == BlkKind::Heading {
         return Some(Cand::default());
@@ -121,7 +135,9 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool, under_label: bool) -> Option<
             && (info.is_some()
                 || !(large_sentence(text) || larger_on_its_page_alone(ctx, first) && plain_sentence(text))))
             || (nchars <= 150
-                && (ctx.stands_apart(b.gap_before) || under_label && info.is_some())
+                && (ctx.stands_apart(b.gap_before)
+                    || under_label && info.is_some()
+                    || set_off && !under_label)
                 && (info.is_some() || !reads_as_sentence(text))
                 && (!text.ends_with('.') || info.is_some() || text == text.to_uppercase()))
     } else if distinct {

@@ -35,7 +35,7 @@ pub(super) fn candidates(ctx: &Ctx, blocks: &[Blk], page_count: u32) -> Cands {
         // `merge_chapter_labels`) sets the numbered line under it apart, however close.
         let under_label =
             k > 0 && blocks[k - 1].kind == BlkKind::Heading && blocks[k - 1].pages.end == b.pages.start;
-        let set_off = under_label || set_off_below(ctx, b, blocks.get(k + 1));
+        let set_off = set_off_below(ctx, b, blocks.get(k + 1));
         out.push(candidate(ctx, b, cover_page, under_label, set_off));
     }
     out

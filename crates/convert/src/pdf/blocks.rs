@@ -121,6 +121,12 @@ impl Ctx<'_> {
         (l.weight >= self.body.weight + 150 && l.weight >= 450)
             || (f.is_some_and(|f| f.bold_name) && !body_bold)
     }
+    /// Whether a line is set in an italic face where the body around it is upright.
+    pub fn is_italic(&self, l: &Line) -> bool {
+        let body = self.page_font.get(l.page as usize).copied().unwrap_or(self.body.font);
+        let italic = |f: u16| self.fonts.get(f as usize).is_some_and(|f| f.italic);
+        italic(l.font) && !italic(body)
+    }
     /// Monospaced text at most body size, not bold: code.
     pub fn is_fixed(&self, l: &Line) -> bool {
         l.fixed_frac >= 0.9

@@ -111,6 +111,11 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool, under_label: bool, set_off: b
             && lines[i].size >= super::super::blocks::NEAR_BODY_SIZE * ctx.body_size(&lines[i])
     });
     let bigger = ctx.is_larger(first);
+    // A line in italic at the body's size, standing alone, where the body is upright: the least
+    // of a document's heading styles ("Financial Performance Summary for Fiscal 2016").
+    let italic = b.lines.len() == 1
+        && ctx.is_italic(first)
+        && first.size >= super::super::blocks::NEAR_BODY_SIZE * ctx.body_size(first);
     if let BlkKind::List { marker, .. } = &b.kind {
         // "(a) Comments Due Date" set bold is a lettered heading; other list items are not.
         let enumerator = marker.chars().any(|c| c.is_alphanumeric());
@@ -140,6 +145,12 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool, under_label: bool, set_off: b
                     || set_off && !under_label)
                 && (info.is_some() || !reads_as_sentence(text))
                 && (!text.ends_with('.') || info.is_some() || text == text.to_uppercase()))
+    } else if italic && info.is_none() {
+        nchars <= 80
+            && ctx.stands_apart(b.gap_before)
+            && !reads_as_sentence(text)
+            && !text.ends_with(['.', ':'])
+            && !text.starts_with('(')
     } else if distinct {
         info.is_some() && nchars <= 200
     } else {

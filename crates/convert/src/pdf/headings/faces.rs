@@ -19,8 +19,8 @@ use super::statements::is_statement_part;
 use super::styles::{prominence, StyleKey, SAME_TIER};
 use std::collections::HashMap;
 
-/// The deepest level a heading goes to.
-const DEEPEST: u8 = 6;
+/// The deepest level a heading goes to (as the levels the other evidence gives are clamped).
+const DEEPEST: u8 = 9;
 
 /// Where type alone placed sibling headings, a face the document ranks below another
 /// ([`face_ranks`]) goes a level under the heading of that face before it, and what lies under it

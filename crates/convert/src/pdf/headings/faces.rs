@@ -27,7 +27,13 @@ const DEEPEST: u8 = 9;
 /// goes with it: eBay's "Liquidity and Capital Resources › Cash Flows › Continuing Operating
 /// Activities", placed beside one another because they are one size and weight.
 pub(super) fn nest_faces(ctx: &Ctx, blocks: &mut [Blk]) {
-    let runs = sibling_runs(blocks);
+    let levels: Vec<Option<u8>> =
+        blocks.iter().map(|b| b.level.filter(|_| b.kind == BlkKind::Heading)).collect();
+    let typed: Vec<bool> = blocks
+        .iter()
+        .map(|b| b.level_from == Some(LevelFrom::Typography) && !is_statement_part(&b.text))
+        .collect();
+    let runs = sibling_runs(&levels, &typed);
     let key = |k: usize| ctx.style_key(&ctx.lines[blocks[k].lines[0]]);
     // A style used once ranks nothing (an acronym in capitals, one italic aside).
     let mut uses: HashMap<StyleKey, usize> = HashMap::new();
@@ -44,32 +50,7 @@ pub(super) fn nest_faces(ctx: &Ctx, blocks: &mut [Blk]) {
     if ranks.is_empty() {
         return;
     }
-    let mut deeper = vec![0u8; blocks.len()];
-    for run in &runs {
-        // The ranks of the faces above the heading in hand, shallowest first.
-        let mut chain: Vec<u8> = Vec::new();
-        for &k in run {
-            let rank = ranks.get(&key(k)).copied().unwrap_or(1);
-            while chain.last().is_some_and(|&r| r >= rank) {
-                chain.pop();
-            }
-            let by = chain.len() as u8;
-            chain.push(rank);
-            if by == 0 {
-                continue;
-            }
-            // It and what lies under it, up to the next heading at its level or above.
-            let level = blocks[k].level.unwrap_or(1);
-            deeper[k] += by;
-            for (j, b) in blocks.iter().enumerate().skip(k + 1) {
-                match b.level.filter(|_| b.kind == BlkKind::Heading) {
-                    Some(lv) if lv <= level => break,
-                    Some(_) => deeper[j] += by,
-                    None => {}
-                }
-            }
-        }
-    }
+    let deeper = shifts(&levels, &runs, |k| ranks.get(&key(k)).copied().unwrap_or(1));
     for (b, by) in blocks.iter_mut().zip(deeper) {
         if let Some(level) = b.level.filter(|_| by > 0) {
             b.level = Some(level.saturating_add(by).min(DEEPEST));
@@ -77,16 +58,45 @@ pub(super) fn nest_faces(ctx: &Ctx, blocks: &mut [Blk]) {
     }
 }
 
-/// The runs of sibling headings type alone placed: consecutive headings at one level under one
-/// parent, the deeper ones between them aside; a sibling other evidence placed (a numbered or
-/// listed heading, a part of the financial statements) ends a run.
-fn sibling_runs(blocks: &[Blk]) -> Vec<Vec<usize>> {
+/// How many levels each block goes down (`levels`: each block's heading level, `None` for other
+/// blocks): in each run, a heading whose face ranks below the face of a heading before it goes a
+/// level under the nearest such heading, and what lies under it goes with it.
+fn shifts(levels: &[Option<u8>], runs: &[Vec<usize>], rank: impl Fn(usize) -> u8) -> Vec<u8> {
+    let mut deeper = vec![0u8; levels.len()];
+    for run in runs {
+        // The ranks of the faces above the heading in hand, shallowest first.
+        let mut chain: Vec<u8> = Vec::new();
+        for &k in run {
+            let rank = rank(k);
+            while chain.last().is_some_and(|&r| r >= rank) {
+                chain.pop();
+            }
+            let by = chain.len() as u8;
+            chain.push(rank);
+            let Some(level) = levels[k].filter(|_| by > 0) else { continue };
+            // It and what lies under it, up to the next heading at its level or above.
+            deeper[k] += by;
+            for (j, lv) in levels.iter().enumerate().skip(k + 1) {
+                match lv {
+                    Some(lv) if *lv <= level => break,
+                    Some(_) => deeper[j] += by,
+                    None => {}
+                }
+            }
+        }
+    }
+    deeper
+}
+
+/// The runs of sibling headings type alone placed (`typed`): consecutive headings at one level
+/// under one parent, the deeper ones between them aside; a sibling other evidence placed (a
+/// numbered or listed heading, a part of the financial statements) ends a run.
+fn sibling_runs(levels: &[Option<u8>], typed: &[bool]) -> Vec<Vec<usize>> {
     let mut runs: Vec<Vec<usize>> = Vec::new();
     // The runs still open, by level, shallowest first: (level, run).
     let mut open: Vec<(u8, usize)> = Vec::new();
-    for (k, b) in blocks.iter().enumerate() {
-        let Some(level) = b.level.filter(|_| b.kind == BlkKind::Heading) else { continue };
-        let typed = b.level_from == Some(LevelFrom::Typography) && !is_statement_part(&b.text);
+    for (k, (level, &typed)) in levels.iter().zip(typed).enumerate() {
+        let Some(level) = *level else { continue };
         while open.last().is_some_and(|&(lv, _)| lv > level) {
             open.pop();
         }
@@ -271,6 +281,46 @@ fn rank_faces(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Nesting by face keeps an outline whole: no heading goes up, none lands more than one
+        /// level under the heading before it, and a run's first heading moves only with the
+        /// heading it is under.
+        #[test]
+        fn nesting_by_face_leaves_no_gap(
+            steps in proptest::collection::vec((0u8..3, any::<bool>(), any::<bool>(), 1u8..4), 1..60)
+        ) {
+            // A gap-free outline: each heading at most one under the one before it.
+            let mut levels = Vec::new();
+            let mut typed = Vec::new();
+            let mut ranks = Vec::new();
+            let mut last = 0u8;
+            for (up, deeper, is_typed, rank) in steps {
+                let level = if deeper { last + 1 } else { last.saturating_sub(up).max(1) };
+                levels.push(Some(level));
+                typed.push(is_typed);
+                ranks.push(rank);
+                last = level;
+            }
+            let runs = sibling_runs(&levels, &typed);
+            let by = shifts(&levels, &runs, |k| ranks[k]);
+            let after: Vec<u8> = levels.iter().zip(&by).map(|(l, b)| l.unwrap() + b).collect();
+            let mut before_level = 0u8;
+            for (k, lv) in after.iter().enumerate() {
+                prop_assert!(*lv >= levels[k].unwrap());
+                prop_assert!(*lv <= before_level + 1, "gap at {k}: {levels:?} {ranks:?} -> {after:?}");
+                before_level = *lv;
+            }
+            // A run's first heading moves only with the heading it is under.
+            for run in &runs {
+                let first = run[0];
+                let level = levels[first].unwrap();
+                let parent = (0..first).rev().find(|&j| levels[j].unwrap() < level);
+                prop_assert_eq!(by[first], parent.map_or(0, |p| by[p]));
+            }
+        }
+    }
 
     const BOLD: StyleKey = (17, true, 1, false);
     const BOLD_ITALIC: StyleKey = (17, true, 2, false);

@@ -393,8 +393,15 @@ fn centred_over_margin(a: &Line, b: &Line) -> bool {
     let tol = a.size.max(b.size);
     let mid = |l: &Line| (l.x0 + l.x1) / 2.0;
     let col_mid = (a.col_x0 + a.col_x1) / 2.0;
-    let centred = (mid(a) - col_mid).abs() <= tol && a.x0 > a.col_x0 + 2.0 * tol;
-    centred && (b.x0 - b.col_x0).abs() <= tol && (mid(b) - col_mid).abs() > tol
+    centred(a, tol) && (b.x0 - b.col_x0).abs() <= tol && (mid(b) - col_mid).abs() > tol
+}
+
+/// Whether a line is centred in its column (its middle within `tol` of the column's) and clear of
+/// the column's left margin by more than twice `tol`.
+pub(super) fn centred(l: &Line, tol: f32) -> bool {
+    let mid = (l.x0 + l.x1) / 2.0;
+    let col_mid = (l.col_x0 + l.col_x1) / 2.0;
+    (mid - col_mid).abs() <= tol && l.x0 > l.col_x0 + 2.0 * tol
 }
 
 /// Whether a line opens with a dotted section number and a capitalised word ("6.2.4 Back

@@ -4,7 +4,7 @@
 //! font with a number); numbered list items are dropped where section numbers are printed without
 //! a dot; numbered body-style lines that continue the numbering of the headings around them join.
 
-use super::super::blocks::{set_in_capitals, Blk, BlkKind, Ctx};
+use super::super::blocks::{centred, set_in_capitals, Blk, BlkKind, Ctx};
 use super::super::furniture::LARGER_THAN_BODY;
 use super::super::layout::Line;
 use super::super::titles::{alphanumerics, is_contents_word};
@@ -49,11 +49,8 @@ pub(super) fn candidates(ctx: &Ctx, blocks: &[Blk], page_count: u32) -> Cands {
 fn set_off_below(ctx: &Ctx, b: &Blk, next: Option<&Blk>) -> bool {
     let [line] = b.lines[..] else { return false };
     let l = &ctx.lines[line];
-    let left = l.x0 - l.col_x0;
-    let right = l.col_x1 - l.x1;
-    let centred = left > ctx.body.size * 2.0 && (left - right).abs() <= ctx.body.size;
     let apart_below = next.is_some_and(|n| n.pages.start == b.pages.end && ctx.stands_apart(n.gap_before));
-    apart_below && (centred || set_in_capitals(&l.text))
+    apart_below && (centred(l, l.size) || set_in_capitals(&l.text))
 }
 
 fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool, under_label: bool, set_off: bool) -> Option<Cand> {

@@ -175,17 +175,31 @@ fn lift_below_title(blocks: &mut [Blk]) {
 /// smaller level, whatever number the evidence gave it (subheadings ranked 4 right under an Item
 /// at 2 become 3; a heading ranked between them stays between).
 fn close_level_gaps(blocks: &mut [Blk]) {
+    let mut headings: Vec<&mut Blk> =
+        blocks.iter_mut().filter(|b| b.kind == BlkKind::Heading && b.level.is_some()).collect();
+    let given: Vec<u8> = headings.iter().filter_map(|b| b.level).collect();
+    for (b, level) in headings.iter_mut().zip(without_gaps(&given, 1)) {
+        b.level = Some(level);
+    }
+}
+
+/// Levels in order with the gaps closed: each at most one under the level before it (the first at
+/// most `top`), and never deeper than the evidence gave it; headings the evidence put deeper than
+/// an earlier one stay under it.
+fn without_gaps(given: &[u8], top: u8) -> Vec<u8> {
     // Open headings: (level the evidence gave, level in the outline).
     let mut open: Vec<(u8, u8)> = Vec::new();
-    for b in blocks.iter_mut().filter(|b| b.kind == BlkKind::Heading) {
-        let Some(given) = b.level else { continue };
-        while open.last().is_some_and(|(g, _)| *g >= given) {
-            open.pop();
-        }
-        let level = open.last().map(|(_, l)| l + 1).unwrap_or(1).min(given);
-        b.level = Some(level);
-        open.push((given, level));
-    }
+    given
+        .iter()
+        .map(|&g| {
+            while open.last().is_some_and(|(o, _)| *o >= g) {
+                open.pop();
+            }
+            let level = open.last().map(|(_, l)| l + 1).unwrap_or(top).min(g);
+            open.push((g, level));
+            level
+        })
+        .collect()
 }
 
 /// In declared mode keep the declared headings, the numbered headings that extend the number of
@@ -283,17 +297,16 @@ fn refine_leaf_sections(blocks: &[Blk]) -> Vec<Option<u8>> {
         used.dedup();
         // A heading goes at most one level under the one before it: a section that opens on
         // the page's deeper headings ("Digital Media" before "PRINCIPAL PRODUCTS") leaves no gap
-        // under its bookmark. Open headings: (rank the page gives, level given).
-        let mut open: Vec<(usize, u8)> = Vec::new();
-        for j in inside {
-            let rank = page_level(j).and_then(|lv| used.iter().position(|u| *u == lv)).unwrap_or(0);
-            while open.last().is_some_and(|(r, _)| *r >= rank) {
-                open.pop();
-            }
-            let under = open.last().map(|(_, lv)| *lv).unwrap_or(level);
-            let at = (level as usize + 1 + rank).min(under as usize + 1).min(9) as u8;
+        // under its bookmark.
+        let given: Vec<u8> = inside
+            .iter()
+            .map(|&j| {
+                let rank = page_level(j).and_then(|lv| used.iter().position(|u| *u == lv)).unwrap_or(0);
+                (level as usize + 1 + rank).min(9) as u8
+            })
+            .collect();
+        for (&j, at) in inside.iter().zip(without_gaps(&given, level + 1)) {
             refined[j] = Some(at);
-            open.push((rank, at));
         }
     }
     refined
@@ -330,4 +343,17 @@ fn notes_beside_statements(blocks: &[Blk], inside: &[usize]) -> HashMap<usize, u
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_gaps;
+
+    #[test]
+    fn levels_close_their_gaps_and_keep_their_order() {
+        assert_eq!(without_gaps(&[1, 3, 4, 2, 5], 1), [1, 2, 3, 2, 3]);
+        // Below a bookmark at level 2: the section's first heading at 3, however deep it was.
+        assert_eq!(without_gaps(&[5, 4, 6], 3), [3, 3, 4]);
+        assert!(without_gaps(&[], 1).is_empty());
+    }
 }

@@ -97,7 +97,7 @@ pub(super) fn ends_sentence(s: &str) -> bool {
 
 /// A line's size over the body's above which bold text is at about the body's size (small caps
 /// and a bold face's own metrics set some headings a little smaller).
-pub(super) const NEAR_BODY_SIZE: f32 = 0.95;
+const NEAR_BODY_SIZE: f32 = 0.95;
 /// The gap above a block, over the body's line spacing, past which the block stands apart from
 /// the paragraph above it (a heading set on its own line, not a paragraph's next line).
 pub(super) const STANDS_APART: f32 = 1.15;
@@ -159,10 +159,14 @@ impl Ctx<'_> {
     pub fn is_larger(&self, l: &Line) -> bool {
         self.size_class(l) >= LARGER_THAN_BODY
     }
+    /// Whether a line is set at about the body's size around it, or larger.
+    pub fn near_body_size(&self, l: &Line) -> bool {
+        self.size_class(l) >= NEAR_BODY_SIZE
+    }
     /// Whether a line's style sets it off from body text as a heading: larger, or bold at about
     /// the body's size.
     pub fn styled(&self, l: &Line) -> bool {
-        self.is_larger(l) || (self.size_class(l) >= NEAR_BODY_SIZE && self.is_bold(l))
+        self.is_larger(l) || (self.near_body_size(l) && self.is_bold(l))
     }
     /// Whether a block stands apart from the text above it: a gap over the body's line spacing by
     /// more than [`STANDS_APART`] (or a block that opens its page column).

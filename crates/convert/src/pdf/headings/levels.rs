@@ -282,6 +282,9 @@ pub(super) fn apply_levels(
     declared_mode: bool,
 ) {
     let mut anchor: Option<(u8, f32)> = None;
+    // The style of the last heading the contents list names, unnumbered, with no entry of the list
+    // under it, while it is the anchor: a heading set exactly so stands beside it.
+    let mut listed_leaf: Option<StyleKey> = None;
     // The contents list's entries met so far, open ones only: (level in the list, final level).
     let mut toc_stack: Vec<(u8, u8)> = Vec::new();
     let toc_listed = !declared_mode && blocks.iter().any(|b| b.declared.is_some());
@@ -351,6 +354,8 @@ pub(super) fn apply_levels(
         let level = match (fixed, notes_title_level) {
             (Some(lv), _) => {
                 anchor = Some((lv, prominence(&key)));
+                let leaf = next_declared[k].is_none_or(|n| b.declared.is_some_and(|d| n <= d));
+                listed_leaf = (from == LevelFrom::ContentsPage && leaf).then_some(key);
                 Some(lv)
             }
             // The auditor's report after the last Note stands beside the Notes' title, not under
@@ -363,6 +368,9 @@ pub(super) fn apply_levels(
             (None, _) => styles
                 .get(&key)
                 .map(|lv| match anchor {
+                    // "Stock Performance Graph" set as "Market for Our Common Stock", the entry
+                    // before it in the contents list, is a division the list leaves out, beside it.
+                    Some((alv, _)) if listed_leaf == Some(key) => alv,
                     Some((alv, ap)) if prominence(&key) <= ap * UNDER_ANCHOR => lv.max(alv + 1),
                     // A heading the contents list does not name, set above the next heading it does
                     // name, would take that heading away from the division the list puts it in ("Fair

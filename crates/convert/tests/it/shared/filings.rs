@@ -147,7 +147,7 @@ fn apple_10k() {
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn intel_10k() {
-    check("INTEL_2020_10K.pdf", Floors { recall: 0.99, levels: Some(0.85) });
+    check("INTEL_2020_10K.pdf", Floors { recall: 0.99, levels: Some(0.88) });
 }
 
 #[test]
@@ -571,4 +571,25 @@ fn the_page_nests_its_headings_below_coarse_bookmarks() {
     assert_eq!(level("RESULTS OF OPERATIONS AND OUTLOOK"), Some(item + 1), "{headings:?}");
     assert_eq!(level("CONSOLIDATED RESULTS"), Some(item + 2), "{headings:?}");
     assert_eq!(level("Revenue"), Some(item + 3), "{headings:?}");
+}
+
+/// A heading the contents list leaves out, set exactly as the listed entry before it, stands
+/// beside that entry: Intel's contents page lists "Market for Our Common Stock" but not "Stock
+/// Performance Graph" and "Issuer Purchases of Equity Securities", printed after it in the same
+/// face, and lists "Form 10-K Cross-Reference Index" but not "Signatures", the next page's banner.
+/// They came out as subsections of the listed heading. A listed division's own banner-set parts
+/// ("Report of Independent Registered Public Accounting Firm" under "Financial Statements and
+/// Supplemental Details", whose entries the list indents under it) stay under it.
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn a_heading_set_as_the_listed_one_before_it_stands_beside_it() {
+    let doc = page_alone("INTEL_2020_10K.pdf");
+    let headings = outline(&doc);
+    let level = |title: &str| headings.iter().find(|(t, _)| *t == title).map(|(_, lv)| *lv);
+    let market = level("Market for Our Common Stock").expect("listed");
+    assert_eq!(level("Stock Performance Graph"), Some(market), "{headings:?}");
+    assert_eq!(level("Issuer Purchases of Equity Securities"), Some(market), "{headings:?}");
+    assert_eq!(level("Signatures"), level("Form 10-K Cross-Reference Index"), "{headings:?}");
+    let statements = level("Financial Statements and Supplemental Details").expect("listed");
+    assert_eq!(level("Report of Independent Registered Public Accounting Firm"), Some(statements + 1));
 }

@@ -217,6 +217,21 @@ pub(super) struct CharBox {
     pub baseline: f32,
 }
 
+/// A thin horizontal bar the page draws (a path at most [`RULE_HEIGHT`] tall and several times
+/// as wide): an underline, a table's rule, a signature line. Page space.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct HRule {
+    pub x0: f32,
+    pub x1: f32,
+    /// The middle of its height.
+    pub y: f32,
+}
+
+/// The most a path's box may be tall to be a rule (points): a stroke or a filled bar.
+const RULE_HEIGHT: f32 = 2.0;
+/// The most segments a rule's path has: a line is two, a rectangle five (closed).
+const RULE_SEGMENTS: i32 = 6;
+
 impl Page<'_> {
     /// Width and height in points (at least 1).
     pub fn size(&self) -> (f32, f32) {
@@ -344,6 +359,38 @@ impl Page<'_> {
             }
         }
         (covered / (w * h)).min(1.0)
+    }
+
+    /// The page's thin horizontal rules, top-level path objects only (a form XObject's paths are
+    /// in its own space and are not looked into), left to right in no particular order.
+    pub fn horizontal_rules(&self) -> Vec<HRule> {
+        // SAFETY: `self.page` is a valid page handle.
+        let n = unsafe { self.b.FPDFPage_CountObjects(self.page) }.clamp(0, 100_000);
+        let mut rules = Vec::new();
+        for i in 0..n {
+            // SAFETY: `i` is below the object count; a null object is skipped.
+            let obj = unsafe { self.b.FPDFPage_GetObject(self.page, i) };
+            // SAFETY: `obj` is non-null (checked first) and belongs to this page. 2 = path.
+            if obj.is_null() || unsafe { self.b.FPDFPageObj_GetType(obj) } != 2 {
+                continue;
+            }
+            // A rule is a line or a bar: a handful of segments. A chart's curves and shapes, with
+            // more, are not measured (their bounds cost a pass over every point).
+            // SAFETY: `obj` is a valid path object (its type checked above).
+            if !(1..=RULE_SEGMENTS).contains(&unsafe { self.b.FPDFPath_CountSegments(obj) }) {
+                continue;
+            }
+            let (mut l, mut b, mut r, mut t) = (0f32, 0f32, 0f32, 0f32);
+            // SAFETY: `obj` is a valid page object; the four out-parameters are live locals.
+            if unsafe { self.b.FPDFPageObj_GetBounds(obj, &mut l, &mut b, &mut r, &mut t) } == 0 {
+                continue;
+            }
+            let (w, h) = (r - l, t - b);
+            if h.is_finite() && w.is_finite() && h <= RULE_HEIGHT && w >= 3.0 * RULE_HEIGHT.max(h) {
+                rules.push(HRule { x0: l, x1: r, y: (b + t) / 2.0 });
+            }
+        }
+        rules
     }
 
     /// The whole text layer as pdfium extracts it, without layout analysis.

@@ -7,7 +7,7 @@ use super::bookmarks::{apply_bookmarks, Bookmark};
 use super::chars::{page_fragments, StyleStats};
 use super::furniture::{body_style, measure_spacing, page_bodies, remove_page_furniture};
 use super::headings::{decide_headings, merge_chapter_labels, outline_evidence, restrict_to_declared};
-use super::layout::{page_lines, Line, PageInfo};
+use super::layout::{mark_underlined, page_lines, Line, PageInfo};
 use super::scan::{needs_ocr, ocr_threads, render, word_frags, Recognizer};
 use super::tables::{find_tables, Table};
 use super::toc::{apply_toc, detect_toc};
@@ -139,8 +139,11 @@ fn read_pages(
             tagged |= !tags.is_empty();
         }
         let frags = page_fragments(&page, &mut stats, &tags);
+        let rules = page.horizontal_rules();
         drop(page);
-        page_lines_of[p as usize] = page_lines(frags, p, info);
+        let mut lines = page_lines(frags, p, info);
+        mark_underlined(&mut lines, &rules);
+        page_lines_of[p as usize] = lines;
         page_read(1);
     }
     if let Some(r) = recognizer {

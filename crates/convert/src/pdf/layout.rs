@@ -1,5 +1,6 @@
 //! Stage one, second step: a page's fragments into lines in reading order, column by column.
 
+use super::binding::HRule;
 use super::chars::Frag;
 
 /// A line of text in reading order, the compact record kept for the whole document.
@@ -41,6 +42,8 @@ pub(super) struct Line {
     pub declared_title: Option<String>,
     /// Whether this line was synthesised from a bookmark that matched no printed line.
     pub synthetic: bool,
+    /// Whether a rule under it runs the length of its text and no further ([`mark_underlined`]).
+    pub underlined: bool,
 }
 
 impl Line {
@@ -69,6 +72,7 @@ impl Line {
             declared_lines: 1,
             declared_title: None,
             synthetic: true,
+            underlined: false,
         }
     }
 
@@ -325,6 +329,7 @@ pub(super) fn page_lines(mut frags: Vec<Frag>, page_index: u32, page: PageInfo) 
                     declared_lines: 0,
                     declared_title: None,
                     synthetic: false,
+                    underlined: false,
                 });
                 last_group = Some((lines.len() - 1, c));
             }
@@ -340,4 +345,83 @@ pub(super) fn page_lines(mut frags: Vec<Frag>, page_index: u32, page: PageInfo) 
         }
     }
     lines
+}
+
+/// How far below its baseline a line's underline may lie, and how far above, over its size.
+const UNDERLINE_BELOW: f32 = 0.4;
+const UNDERLINE_ABOVE: f32 = 0.05;
+/// The share of a line's length its underline covers.
+const UNDERLINE_COVER: f32 = 0.9;
+/// How far past either end of a line, over its size, an underline may run: a rule running
+/// further is a table's or a page's rule under the line, not the line's own underline.
+const UNDERLINE_OVERRUN: f32 = 1.0;
+
+/// Marks the lines whose text is underlined: rules just under the baseline (one, or one per
+/// word) cover the line's length and run no further past its ends.
+pub(super) fn mark_underlined(lines: &mut [Line], rules: &[HRule]) {
+    if rules.is_empty() {
+        return;
+    }
+    for l in lines.iter_mut() {
+        let (lo, hi) = (l.y - UNDERLINE_BELOW * l.size, l.y + UNDERLINE_ABOVE * l.size);
+        let slack = UNDERLINE_OVERRUN * l.size;
+        let mut under: Vec<(f32, f32)> = rules
+            .iter()
+            .filter(|r| r.y >= lo && r.y <= hi && r.x1 > l.x0 && r.x0 < l.x1)
+            .map(|r| (r.x0, r.x1))
+            .collect();
+        if under.is_empty() || under.iter().any(|&(a, b)| a < l.x0 - slack || b > l.x1 + slack) {
+            continue;
+        }
+        under.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (mut covered, mut reach) = (0f32, l.x0);
+        for (a, b) in under {
+            let (a, b) = (a.max(reach), b.min(l.x1));
+            if b > a {
+                covered += b - a;
+                reach = b;
+            }
+        }
+        l.underlined = covered >= UNDERLINE_COVER * (l.x1 - l.x0);
+    }
+}
+
+#[cfg(test)]
+mod underline_tests {
+    use super::*;
+
+    fn line(x0: f32, x1: f32, y: f32) -> Line {
+        Line { x0, x1, ..Line::printed(0, y, 10.0, "Acquisitions") }
+    }
+
+    fn rule(x0: f32, x1: f32, y: f32) -> HRule {
+        HRule { x0, x1, y }
+    }
+
+    fn marked(l: Line, rules: &[HRule]) -> bool {
+        let mut lines = vec![l];
+        mark_underlined(&mut lines, rules);
+        lines[0].underlined
+    }
+
+    #[test]
+    fn a_rule_under_the_text_and_no_longer_underlines_it() {
+        // Oracle's "Acquisitions": a 0.6 pt bar a point under the baseline, its text's length.
+        assert!(marked(line(18.1, 62.5, 714.8), &[rule(18.0, 62.8, 713.8)]));
+        // One rule per word, the spaces between left out.
+        assert!(marked(line(10.0, 100.0, 500.0), &[rule(10.0, 48.0, 499.0), rule(52.0, 100.0, 499.0)]));
+    }
+
+    #[test]
+    fn other_rules_underline_nothing() {
+        let l = || line(18.0, 62.0, 714.8);
+        // A table's or a page's rule running far past the text.
+        assert!(!marked(l(), &[rule(18.0, 590.0, 713.8)]));
+        // A rule under part of the line only (a link inside it).
+        assert!(!marked(l(), &[rule(18.0, 30.0, 713.8)]));
+        // A rule a line's height below (the next line's top) or above (a strike or a box's top).
+        assert!(!marked(l(), &[rule(18.0, 62.0, 705.0)]));
+        assert!(!marked(l(), &[rule(18.0, 62.0, 718.0)]));
+        assert!(!marked(l(), &[]));
+    }
 }

@@ -105,9 +105,11 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool, under_label: bool, set_off: b
     let styled = b.lines.iter().all(|&i| ctx.styled(&lines[i]));
     let distinct = b.lines.iter().all(|&i| ctx.distinct_font(&lines[i]) && ctx.near_body_size(&lines[i]));
     let bigger = ctx.is_larger(first);
-    // A line in italic at the body's size, standing alone, where the body is upright: the least
-    // of a document's heading styles ("Financial Performance Summary for Fiscal 2016").
-    let italic = b.lines.len() == 1 && ctx.is_italic(first) && ctx.near_body_size(first);
+    // A line in italic or underlined at the body's size, standing alone, where the body is
+    // upright and plain: the least of a document's heading styles ("Financial Performance Summary
+    // for Fiscal 2016" in italic, "Workforce" underlined).
+    let italic =
+        b.lines.len() == 1 && (ctx.is_italic(first) || first.underlined) && ctx.near_body_size(first);
     if let BlkKind::List { marker, .. } = &b.kind {
         // "(a) Comments Due Date" set bold is a lettered heading; other list items are not.
         let enumerator = marker.chars().any(|c| c.is_alphanumeric());

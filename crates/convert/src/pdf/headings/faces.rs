@@ -126,10 +126,18 @@ enum Before {
     /// The heading the group is under, or a more prominent subheading.
     Opener,
     /// A face of the same size, weight and capitals.
-    Face(u16),
+    Face(FaceId),
 }
 
-/// A style without its font: faces that share it are told apart only by their sequence.
+/// A face: the font and whether it is underlined.
+type FaceId = (u16, bool);
+
+/// A style's face.
+fn face(key: &StyleKey) -> FaceId {
+    (key.2, key.4)
+}
+
+/// A style without its face: faces that share it are told apart only by their sequence.
 fn class(key: &StyleKey) -> (u16, bool, bool) {
     (key.0, key.1, key.3)
 }
@@ -160,7 +168,7 @@ pub(super) fn face_ranks(
                     }
                     continue;
                 }
-                Some(q) if class(q) == class(key) => Before::Face(q.2),
+                Some(q) if class(q) == class(key) => Before::Face(face(q)),
                 Some(q) if prominence(q) > p * (1.0 + SAME_TIER) => Before::Opener,
                 Some(_) => continue,
             };
@@ -185,7 +193,7 @@ pub(super) fn face_ranks(
             ranked.iter().filter(|(_, r)| **r > 1).all(|(f, r)| {
                 before.get(f).is_some_and(|b| {
                     b.keys().any(
-                        |x| matches!(x, Before::Face(g) if faces.iter().any(|h| h.2 == *g && ranked[h] < *r)),
+                        |x| matches!(x, Before::Face(g) if faces.iter().any(|h| face(h) == *g && ranked[h] < *r)),
                     )
                 })
             })
@@ -194,13 +202,20 @@ pub(super) fn face_ranks(
             ranks.extend(ranked);
             continue;
         }
-        let ranked = rank_faces(faces, &before);
+        let mut ranked = rank_faces(faces, &before);
         // Sections hold more subsections than they have siblings between them: a face ranked
         // lower whose runs are shorter than a higher one's says the sequence is read the wrong way
-        // round somewhere, and the faces rank alike.
-        let agrees =
-            ranked.iter().all(|(a, ra)| ranked.iter().all(|(b, rb)| rb <= ra || mean_run(b) >= mean_run(a)));
-        if agrees && ranked.values().any(|&r| r > 1) {
+        // round there, and its rank joins the one above it (Oracle's bold italic subheadings come
+        // alone now and then under its bold underlined ones, which stay under its bold).
+        while let Some(r) = ranked
+            .iter()
+            .flat_map(|(a, ra)| ranked.iter().map(move |(b, rb)| (a, *ra, b, *rb)))
+            .find(|(a, ra, b, rb)| rb > ra && mean_run(b) < mean_run(a))
+            .map(|(_, _, _, rb)| rb)
+        {
+            ranked.values_mut().filter(|v| **v >= r).for_each(|v| *v -= 1);
+        }
+        if ranked.values().any(|&r| r > 1) {
             ranks.extend(ranked);
         }
     }
@@ -257,7 +272,7 @@ fn rank_faces(
                     .iter()
                     .filter(|(b, _)| match b {
                         Before::Opener => true,
-                        Before::Face(font) => faces.iter().any(|g| g.2 == *font && ranks.contains_key(g)),
+                        Before::Face(f) => faces.iter().any(|g| face(g) == *f && ranks.contains_key(g)),
                     })
                     .map(|(_, n)| n)
                     .sum();
@@ -322,10 +337,10 @@ mod tests {
         }
     }
 
-    const BOLD: StyleKey = (17, true, 1, false);
-    const BOLD_ITALIC: StyleKey = (17, true, 2, false);
-    const ITALIC: StyleKey = (17, true, 3, false);
-    const CAPITALS: StyleKey = (17, true, 1, true);
+    const BOLD: StyleKey = (17, true, 1, false, false);
+    const BOLD_ITALIC: StyleKey = (17, true, 2, false, false);
+    const ITALIC: StyleKey = (17, true, 3, false, false);
+    const CAPITALS: StyleKey = (17, true, 1, true, false);
 
     #[test]
     fn faces_rank_by_which_opens_sections() {
@@ -387,9 +402,28 @@ mod tests {
     }
 
     #[test]
+    fn underline_is_a_face_and_short_runs_join_only_the_rank_above() {
+        // Oracle's business description: Bold Underlined over Bold Italic over Bold Italic
+        // Underlined, one size and weight. Bold Italic comes alone under each Bold Underlined
+        // (runs shorter than the face above it): it joins that face's rank, and Bold Italic
+        // Underlined, in long runs, stays under both.
+        const BOLD_UNDERLINED: StyleKey = (17, true, 1, false, true);
+        const BOLD_ITALIC_UNDERLINED: StyleKey = (17, true, 2, false, true);
+        let mut group = Vec::new();
+        for _ in 0..3 {
+            group.extend([BOLD_UNDERLINED, BOLD_UNDERLINED, BOLD_ITALIC]);
+            group.extend([BOLD_ITALIC_UNDERLINED; 4]);
+        }
+        let ranks = face_ranks(&[group], &HashMap::new());
+        assert_eq!(ranks[&BOLD_UNDERLINED], ranks[&BOLD_ITALIC]);
+        assert_eq!(ranks[&BOLD_ITALIC_UNDERLINED], ranks[&BOLD_ITALIC] + 1);
+        assert!(!ranks.contains_key(&BOLD), "a style not used ranks nothing");
+    }
+
+    #[test]
     fn a_deeper_heading_between_does_not_count() {
         // A smaller heading closes before the next Bold Italic, which still follows the Bold.
-        let small: StyleKey = (15, false, 4, false);
+        let small: StyleKey = (15, false, 4, false, false);
         let groups = vec![vec![BOLD, BOLD_ITALIC, small, BOLD_ITALIC, BOLD, BOLD_ITALIC]];
         let ranks = face_ranks(&groups, &HashMap::new());
         assert_eq!((ranks[&BOLD], ranks[&BOLD_ITALIC]), (1, 2));

@@ -1,8 +1,10 @@
 //! How prominent a heading's style is: its size, with bold and capitals counting a little more,
 //! and which styles are near enough in prominence to be one tier.
 
-/// A line's style, as headings are clustered by it: size (half points), bold, font, capitals.
-pub(super) type StyleKey = (u16, bool, u16, bool);
+/// A line's style, as headings are clustered by it: size (half points), bold, font, capitals,
+/// underline. Underline adds no prominence: documents rank it either way, so the faces decide
+/// ([`super::faces`]).
+pub(super) type StyleKey = (u16, bool, u16, bool, bool);
 
 /// How much more prominent bold makes a style of the same size.
 const BOLD_PROMINENCE: f32 = 1.08;

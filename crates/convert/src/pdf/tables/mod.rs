@@ -523,6 +523,7 @@ pub(super) fn fuzz(data: &[u8]) -> Vec<String> {
             declared_lines: 0,
             declared_title: None,
             synthetic: false,
+            underlined: false,
         });
     }
     let order: Vec<usize> = (0..lines.len()).collect();

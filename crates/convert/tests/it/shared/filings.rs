@@ -593,3 +593,23 @@ fn a_heading_set_as_the_listed_one_before_it_stands_beside_it() {
     let statements = level("Financial Statements and Supplemental Details").expect("listed");
     assert_eq!(level("Report of Independent Registered Public Accounting Firm"), Some(statements + 1));
 }
+
+/// Underlined headings: Amcor's segment sections set "June 2023 quarter" underlined at the body's
+/// size and weight, and Oracle's business description "Oracle Autonomous Database" so; neither
+/// was a heading, their text running on in the section before. Oracle sets "Oracle Cloud
+/// Infrastructure (OCI)" in bold italic underlined under "Oracle Infrastructure Technologies –
+/// Cloud and License Business Offerings" in bold italic, one size: underline is a face of its
+/// own, ranked as the filing uses it, and the two were siblings.
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn underlined_lines_head_sections_and_rank_as_a_face() {
+    let doc = page_alone("AMCOR_2023Q4_EARNINGS.pdf");
+    let headings = outline(&doc);
+    assert!(headings.iter().filter(|(t, _)| *t == "June 2023 quarter").count() >= 3, "{headings:?}");
+    let doc = convert(&std::fs::read(filing("ORACLE_2023_10K.pdf")).unwrap(), "oracle.pdf");
+    let headings = outline(&doc);
+    let level = |title: &str| headings.iter().find(|(t, _)| *t == title).map(|(_, lv)| *lv);
+    assert!(level("Oracle Autonomous Database").is_some(), "{headings:?}");
+    let offerings = level("Oracle Infrastructure Technologies – Cloud and License Business Offerings");
+    assert_eq!(level("Oracle Cloud Infrastructure (OCI)"), offerings.map(|lv| lv + 1), "{headings:?}");
+}

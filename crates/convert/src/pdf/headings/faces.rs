@@ -155,6 +155,9 @@ pub(super) fn face_ranks(
     // For each style, what each of its runs comes right after, and how long its runs are.
     let mut before: HashMap<StyleKey, HashMap<Before, usize>> = HashMap::new();
     let mut runs: HashMap<StyleKey, Vec<usize>> = HashMap::new();
+    // Where a run of one face comes right after a run of another of its class: (the face before,
+    // its run's index, the face after, its run's index).
+    let mut adjacent: Vec<(StyleKey, usize, StyleKey, usize)> = Vec::new();
     for group in groups {
         for (k, key) in group.iter().enumerate() {
             let p = prominence(key);
@@ -174,11 +177,22 @@ pub(super) fn face_ranks(
             };
             *before.entry(*key).or_default().entry(what).or_default() += 1;
             runs.entry(*key).or_default().push(1);
+            if let (Before::Face(_), Some(q)) = (what, prev) {
+                adjacent.push((*q, runs[q].len() - 1, *key, runs[key].len() - 1));
+            }
         }
     }
-    let mean_run = |key: &StyleKey| {
-        let r = &runs[key];
-        r.iter().sum::<usize>() as f32 / r.len().max(1) as f32
+    // Where runs of `b` come right after runs of `a`: how long those runs of `a` are on average,
+    // and those of `b`.
+    let run_lengths = |a: &StyleKey, b: &StyleKey| {
+        let pairs: Vec<(usize, usize)> = adjacent
+            .iter()
+            .filter(|(x, _, y, _)| x == a && y == b)
+            .map(|(_, i, _, j)| (runs[a][*i], runs[b][*j]))
+            .collect();
+        let n = pairs.len().max(1) as f32;
+        let mean = |f: fn(&(usize, usize)) -> usize| pairs.iter().map(f).sum::<usize>() as f32 / n;
+        (!pairs.is_empty()).then(|| (mean(|p| p.0), mean(|p| p.1)))
     };
     let mut classes: HashMap<(u16, bool, bool), Vec<StyleKey>> = HashMap::new();
     for key in before.keys() {
@@ -203,14 +217,16 @@ pub(super) fn face_ranks(
             continue;
         }
         let mut ranked = rank_faces(faces, &before);
-        // Sections hold more subsections than they have siblings between them: a face ranked
-        // lower whose runs are shorter than a higher one's says the sequence is read the wrong way
-        // round there, and its rank joins the one above it (Oracle's bold italic subheadings come
-        // alone now and then under its bold underlined ones, which stay under its bold).
+        // Sections hold more subsections than they have siblings between them: where runs of a
+        // face ranked lower, right after runs of a higher one, are shorter than those runs, the
+        // sequence is read the wrong way round there (Lockheed Martin's Bold Italic sections over
+        // runs of Bold, after a first Bold section), and the lower face's rank joins the one
+        // above it (Oracle's Bold Italic subheadings, alone now and then under its Bold
+        // Underlined ones, join them; both stay under its Bold).
         while let Some(r) = ranked
             .iter()
             .flat_map(|(a, ra)| ranked.iter().map(move |(b, rb)| (a, *ra, b, *rb)))
-            .find(|(a, ra, b, rb)| rb > ra && mean_run(b) < mean_run(a))
+            .find(|(a, ra, b, rb)| rb > ra && run_lengths(a, b).is_some_and(|(la, lb)| lb < la))
             .map(|(_, _, _, rb)| rb)
         {
             ranked.values_mut().filter(|v| **v >= r).for_each(|v| *v -= 1);
@@ -418,6 +434,28 @@ mod tests {
         assert_eq!(ranks[&BOLD_UNDERLINED], ranks[&BOLD_ITALIC]);
         assert_eq!(ranks[&BOLD_ITALIC_UNDERLINED], ranks[&BOLD_ITALIC] + 1);
         assert!(!ranks.contains_key(&BOLD), "a style not used ranks nothing");
+    }
+
+    #[test]
+    fn only_runs_side_by_side_weigh_how_faces_nest() {
+        // Oracle's MD&A sets Bold over Bold Underlined; its Notes run long lists of Bold
+        // subheadings with no other face among them. Those long runs say nothing of how Bold and
+        // Bold Underlined nest: where the two meet, a Bold heading heads runs of Bold Underlined.
+        const BOLD_UNDERLINED: StyleKey = (17, true, 1, false, true);
+        let groups = vec![
+            vec![BOLD; 9],
+            vec![
+                BOLD,
+                BOLD_UNDERLINED,
+                BOLD_UNDERLINED,
+                BOLD_UNDERLINED,
+                BOLD,
+                BOLD_UNDERLINED,
+                BOLD_UNDERLINED,
+            ],
+        ];
+        let ranks = face_ranks(&groups, &HashMap::new());
+        assert_eq!((ranks[&BOLD], ranks[&BOLD_UNDERLINED]), (1, 2));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::candidates::Cands;
 use super::numbered::Numbered;
 use super::numbering::num_info;
 use super::statements::{is_statement_part, statement_part, StatementPart};
-use super::styles::{prominence, tiers_of_prominence, StyleKey};
+use super::styles::{prominence, tiers_of_prominence, StyleKey, SAME_TIER};
 use std::collections::HashMap;
 
 /// A style this much more prominent than every numbered heading's style heads the document.
@@ -179,6 +179,13 @@ pub(super) fn rank_typed_subheadings(ctx: &Ctx, blocks: &mut [Blk]) {
     keys.values().for_each(|key| *uses.entry(*key).or_insert(0) += 1);
     for (parent, group) in &groups {
         let mut ranked: Vec<StyleKey> = group.iter().map(|k| keys[k]).filter(|key| uses[key] > 1).collect();
+        // A style used once, less prominent than every style the group uses more than once, is a
+        // subheading below them all, not their sibling (Oracle's one plain underlined "Oracle
+        // Autonomous Database" among bold faces). One more prominent still ranks nothing.
+        if let Some(least) = ranked.iter().map(prominence).reduce(f32::min) {
+            let lone = group.iter().map(|k| keys[k]).filter(|key| uses[key] == 1);
+            ranked.extend(lone.filter(|key| prominence(key) < least * (1.0 - SAME_TIER)).collect::<Vec<_>>());
+        }
         ranked.sort_unstable();
         ranked.dedup();
         let tiers: HashMap<StyleKey, u8> = tiers_of_prominence(&ranked).into_iter().collect();

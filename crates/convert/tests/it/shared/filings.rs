@@ -598,8 +598,9 @@ fn a_heading_set_as_the_listed_one_before_it_stands_beside_it() {
 /// size and weight, and Oracle's business description "Oracle Autonomous Database" so; neither
 /// was a heading, their text running on in the section before. Oracle sets "Oracle Cloud
 /// Infrastructure (OCI)" in bold italic underlined under "Oracle Infrastructure Technologies –
-/// Cloud and License Business Offerings" in bold italic, one size: underline is a face of its
-/// own, ranked as the filing uses it, and the two were siblings.
+/// Cloud and License Business Offerings" in bold italic, and its MD&A's "Impact of Acquisitions"
+/// in bold underlined under "Results of Operations" in bold, all one size: underline is a face
+/// of its own, ranked as the filing uses it, and each pair were siblings.
 #[test]
 #[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
 fn underlined_lines_head_sections_and_rank_as_a_face() {
@@ -612,4 +613,10 @@ fn underlined_lines_head_sections_and_rank_as_a_face() {
     assert!(level("Oracle Autonomous Database").is_some(), "{headings:?}");
     let offerings = level("Oracle Infrastructure Technologies – Cloud and License Business Offerings");
     assert_eq!(level("Oracle Cloud Infrastructure (OCI)"), offerings.map(|lv| lv + 1), "{headings:?}");
+    // Plain underlined, the one heading so set, under the bold italic underlined before it.
+    let licences = level("Oracle Database Licenses");
+    assert_eq!(level("Oracle Autonomous Database"), licences.map(|lv| lv + 1), "{headings:?}");
+    // The MD&A: bold "Results of Operations" over bold underlined "Impact of Acquisitions".
+    let results = level("Results of Operations").expect("Results of Operations");
+    assert_eq!(level("Impact of Acquisitions"), Some(results + 1), "{headings:?}");
 }

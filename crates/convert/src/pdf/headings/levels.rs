@@ -274,6 +274,17 @@ fn most_common(v: &[u8]) -> u8 {
     c.into_iter().max_by_key(|(lv, n)| (*n, -(*lv as i32))).map(|(lv, _)| lv).unwrap_or(1)
 }
 
+/// The heading the next typed headings are measured against: the last one numbering, a contents
+/// list or the statements' parts placed.
+#[derive(Clone, Copy)]
+struct Anchor {
+    level: u8,
+    prominence: f32,
+    /// Its style, where the contents list names it, unnumbered, with no entry of the list under
+    /// it: a heading set exactly so stands beside it.
+    listed_leaf: Option<StyleKey>,
+}
+
 /// Gives each candidate its level, and makes the others paragraphs. Bookmarks decide levels;
 /// otherwise numbering does, then a contents list. An unnumbered heading set no more prominently
 /// than the numbered heading above it is a subheading of it ("Fiscal Year Highlights" under
@@ -288,18 +299,14 @@ pub(super) fn apply_levels(
     styles: &StyleLevels,
     declared_mode: bool,
 ) {
-    let mut anchor: Option<(u8, f32)> = None;
-    // The style of the last heading the contents list names, unnumbered, with no entry of the list
-    // under it, while it is the anchor: a heading set exactly so stands beside it.
-    let mut listed_leaf: Option<StyleKey> = None;
+    let mut anchor: Option<Anchor> = None;
     // The contents list's entries met so far, open ones only: (level in the list, final level).
     let mut toc_stack: Vec<(u8, u8)> = Vec::new();
     let toc_listed = !declared_mode && blocks.iter().any(|b| b.declared.is_some());
     // The heading the Notes' numbered run opened under ("Notes to Consolidated Financial
     // Statements"), while the run lasts.
     let mut notes_title: Option<usize> = None;
-    // The level the contents list gives the next heading it names.
-    let mut next_declared: Vec<Option<u8>> = vec![None; blocks.len()];
+    let next_declared = next_declared_levels(blocks, cands);
     let inside = if declared_mode {
         vec![None; blocks.len()]
     } else {
@@ -308,13 +315,6 @@ pub(super) fn apply_levels(
         numbered.extend_last_division(&mut inside, style);
         inside
     };
-    let mut next = None;
-    for k in (0..blocks.len()).rev() {
-        next_declared[k] = next;
-        if cands[k].is_some() && blocks[k].declared.is_some() {
-            next = blocks[k].declared;
-        }
-    }
     for k in 0..blocks.len() {
         // A numbered run's parent comes before it, its level already final.
         let parent_level = numbered.run_parent[k].and_then(|(j, _)| blocks[j].level);
@@ -327,27 +327,7 @@ pub(super) fn apply_levels(
             continue;
         };
         let key = ctx.style_key(&ctx.lines[b.lines[0]]);
-        // A contents list's nesting is relative: an entry indented under "ITEM 1. Business" sits
-        // one level below wherever the numbering put that Item (under its Part), not at the
-        // list's own count of indents.
-        let listed_under = |d: u8, stack: &[(u8, u8)]| {
-            stack.iter().rev().find(|(t, _)| *t < d).map(|(t, lv)| lv + (d - t)).unwrap_or(d)
-        };
-        let fixed = match (b.declared, numbered.levels[k]) {
-            (Some(d), _) if declared_mode => Some(d),
-            (_, Some(lv)) => Some(lv),
-            (Some(d), None) => Some(listed_under(d, &toc_stack)),
-            (None, None) => None,
-        };
-        // A numbered run opened under an unnumbered heading sits one level below that heading's
-        // final level (known only now), wherever the numbering's own ranks would put it.
-        let fixed = match (fixed, numbered.run_parent[k]) {
-            (Some(lv), Some((_, base))) if b.declared.is_none() || !declared_mode => {
-                let below = parent_level.map(|pl| pl + 1).unwrap_or(base);
-                Some(lv + below.saturating_sub(base))
-            }
-            (f, _) => f,
-        };
+        let fixed = fixed_level(b, numbered, k, parent_level, &toc_stack, declared_mode);
         let mut from = match (b.declared, numbered.levels[k]) {
             (Some(_), _) if declared_mode => LevelFrom::Bookmarks,
             (_, Some(_)) if cand.tag.is_some() => LevelFrom::StructureTags,
@@ -360,37 +340,21 @@ pub(super) fn apply_levels(
         }
         let level = match (fixed, notes_title_level) {
             (Some(lv), _) => {
-                anchor = Some((lv, prominence(&key)));
                 let leaf = next_declared[k].is_none_or(|n| b.declared.is_some_and(|d| n <= d));
-                listed_leaf = (from == LevelFrom::ContentsPage && leaf).then_some(key);
+                let listed_leaf = (from == LevelFrom::ContentsPage && leaf).then_some(key);
+                anchor = Some(Anchor { level: lv, prominence: prominence(&key), listed_leaf });
                 Some(lv)
             }
             // The auditor's report after the last Note stands beside the Notes' title, not under
             // the last Note, wherever the type leaves it (one bold face for Items, Notes and all).
             (None, Some(lv)) if is_statement_part(&b.text) => {
-                anchor = Some((lv, prominence(&key)));
+                anchor = Some(Anchor { level: lv, prominence: prominence(&key), listed_leaf: None });
                 from = LevelFrom::StatementParts;
                 Some(lv)
             }
             (None, _) => styles
                 .get(&key)
-                .map(|lv| match anchor {
-                    // "Stock Performance Graph" set as "Market for Our Common Stock", the entry
-                    // before it in the contents list, is a division the list leaves out, beside it.
-                    Some((alv, _)) if listed_leaf == Some(key) => alv,
-                    Some((alv, ap)) if prominence(&key) <= ap * UNDER_ANCHOR => lv.max(alv + 1),
-                    // A heading the contents list does not name, set above the next heading it does
-                    // name, would take that heading away from the division the list puts it in ("Fair
-                    // value measurement of equity investments" between Notes 8 and 9): it belongs to
-                    // the heading above it.
-                    Some((alv, _)) if toc_listed && next_declared[k].is_some_and(|n| lv < n) => {
-                        lv.max(alv + 1)
-                    }
-                    // Before the first heading a contents list names (front matter: "Forward-Looking
-                    // Statements" after the contents page) a heading belongs to no listed division.
-                    None if toc_listed => 1,
-                    _ => lv,
-                })
+                .map(|lv| typed_level(lv, &key, anchor, toc_listed, next_declared[k]))
                 .map(|lv| inside[k].map_or(lv, |within| lv.max(within + 1))),
         };
         let Some(level) = level else { continue };
@@ -414,6 +378,79 @@ pub(super) fn apply_levels(
                 .map(|i| clean_number(&i.label))
                 .or_else(|| num_info(&b.text).map(|(i, _)| clean_number(&i.label)));
         }
+    }
+}
+
+/// For each block, the level the contents list gives the next candidate after it that the list
+/// names.
+fn next_declared_levels(blocks: &[Blk], cands: &Cands) -> Vec<Option<u8>> {
+    let mut next_declared = vec![None; blocks.len()];
+    let mut next = None;
+    for k in (0..blocks.len()).rev() {
+        next_declared[k] = next;
+        if cands[k].is_some() && blocks[k].declared.is_some() {
+            next = blocks[k].declared;
+        }
+    }
+    next_declared
+}
+
+/// The level bookmarks, numbering or a contents list fix for block `k`, if any (`parent_level`:
+/// the final level of the unnumbered heading its numbered run opened under; `toc_stack`: the
+/// contents list's open entries, as (level in the list, final level)).
+fn fixed_level(
+    b: &Blk,
+    numbered: &Numbered,
+    k: usize,
+    parent_level: Option<u8>,
+    toc_stack: &[(u8, u8)],
+    declared_mode: bool,
+) -> Option<u8> {
+    // A contents list's nesting is relative: an entry indented under "ITEM 1. Business" sits one
+    // level below wherever the numbering put that Item (under its Part), not at the list's own
+    // count of indents.
+    let listed_under =
+        |d: u8| toc_stack.iter().rev().find(|(t, _)| *t < d).map(|(t, lv)| lv + (d - t)).unwrap_or(d);
+    let fixed = match (b.declared, numbered.levels[k]) {
+        (Some(d), _) if declared_mode => Some(d),
+        (_, Some(lv)) => Some(lv),
+        (Some(d), None) => Some(listed_under(d)),
+        (None, None) => None,
+    };
+    // A numbered run opened under an unnumbered heading sits one level below that heading's final
+    // level (known only now), wherever the numbering's own ranks would put it.
+    match (fixed, numbered.run_parent[k]) {
+        (Some(lv), Some((_, base))) if b.declared.is_none() || !declared_mode => {
+            let below = parent_level.map(|pl| pl + 1).unwrap_or(base);
+            Some(lv + below.saturating_sub(base))
+        }
+        (f, _) => f,
+    }
+}
+
+/// The level of a heading only its type places, at `lv` by its style's rank, after `anchor`
+/// (`next_declared`: the level the contents list gives the next heading it names).
+fn typed_level(
+    lv: u8,
+    key: &StyleKey,
+    anchor: Option<Anchor>,
+    toc_listed: bool,
+    next_declared: Option<u8>,
+) -> u8 {
+    match anchor {
+        // "Stock Performance Graph" set as "Market for Our Common Stock", the entry before it in
+        // the contents list, is a division the list leaves out, beside it.
+        Some(a) if a.listed_leaf == Some(*key) => a.level,
+        Some(a) if prominence(key) <= a.prominence * UNDER_ANCHOR => lv.max(a.level + 1),
+        // A heading the contents list does not name, set above the next heading it does name,
+        // would take that heading away from the division the list puts it in ("Fair value
+        // measurement of equity investments" between Notes 8 and 9): it belongs to the heading
+        // above it.
+        Some(a) if toc_listed && next_declared.is_some_and(|n| lv < n) => lv.max(a.level + 1),
+        // Before the first heading a contents list names (front matter: "Forward-Looking
+        // Statements" after the contents page) a heading belongs to no listed division.
+        None if toc_listed => 1,
+        _ => lv,
     }
 }
 

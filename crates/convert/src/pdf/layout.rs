@@ -89,6 +89,10 @@ impl Line {
     }
 }
 
+/// A gap between two fragments of a line wider than this many times its size is a wide one (table
+/// cells set side by side, a title and its page).
+pub(super) const WIDE_GAP: f32 = 2.5;
+
 /// A run of text inside a line, with its horizontal extent.
 #[derive(Debug, Clone)]
 pub(super) struct Cell {
@@ -290,7 +294,7 @@ pub(super) fn page_lines(mut frags: Vec<Frag>, page_index: u32, page: PageInfo) 
         match merge_into {
             Some(li) => {
                 let l = &mut lines[li];
-                if f.x0 - l.x1 > 2.5 * l.size.max(f.size) {
+                if f.x0 - l.x1 > WIDE_GAP * l.size.max(f.size) {
                     l.wide_gaps = l.wide_gaps.saturating_add(1);
                 }
                 if l.cells.is_empty() {

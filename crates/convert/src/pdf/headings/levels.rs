@@ -159,14 +159,21 @@ pub(super) fn rank_typed_subheadings(ctx: &Ctx, blocks: &mut [Blk]) {
         let Some(level) = heading_level(b) else { continue };
         let typed = b.level_from == Some(LevelFrom::Typography) && !is_statement_part(&b.text);
         match groups.last_mut() {
-            Some((parent, group)) if typed && level == *parent + 1 => group.push(k),
-            // Placed deeper already, or before any heading it could be under: left as it is.
-            Some((parent, _)) if typed && level > *parent => {}
+            Some((parent, group)) if typed && level > *parent => group.push(k),
+            // Before any heading it could be under: left as it is.
             None if typed => {}
             // Fixed by other evidence, or placed by type beside or above the group's parent: the
             // parent of the headings after it.
             _ => groups.push((level, Vec::new())),
         }
+    }
+    // The group is the typed headings at the shallowest level under the parent, one below it or
+    // further where the style's level left a gap (Nike's MD&A subheadings share the Notes' style,
+    // which their numbered run under the Notes' title puts two below the Items); those placed
+    // deeper between them are left as they are.
+    for (_, group) in groups.iter_mut() {
+        let top = group.iter().filter_map(|&k| blocks[k].level).min();
+        group.retain(|&k| blocks[k].level == top);
     }
     let keys: HashMap<usize, StyleKey> = groups
         .iter()

@@ -4,7 +4,7 @@
 
 mod outline;
 
-use super::layout::Line;
+use super::layout::{Line, WIDE_GAP};
 use super::titles::{clean_number, is_contents_word, is_lone_label, label_depth};
 use folio_core::numbering::split_heading_number;
 pub(super) use outline::apply_toc;
@@ -92,14 +92,22 @@ fn is_page_column_word(text: &str) -> bool {
 /// Drops the page column's own header ("Fundamentals of Our Business ⟶ Page"), a last cell
 /// that is only the word "Page(s)" or "Page number", from a contents line.
 fn strip_page_column(line: &mut Line) {
-    if line.cells.len() >= 2 && line.cells.last().is_some_and(|c| is_page_column_word(&c.text)) {
+    if has_page_column(line) {
         line.cells.pop();
         line.x1 = line.cells.last().map(|c| c.x1).unwrap_or(line.x1);
         line.text = line.cells.iter().map(|c| c.text.trim()).collect::<Vec<_>>().join(" ");
+        // The gaps left between its cells (as `page_lines` counts them).
+        let wide = line.cells.windows(2).filter(|w| w[1].x0 - w[0].x1 > WIDE_GAP * line.size).count();
+        line.wide_gaps = wide.min(u8::MAX as usize) as u8;
         if line.cells.len() == 1 {
             line.cells.clear();
         }
     }
+}
+
+/// Whether a line's last cell is the page column's own header.
+fn has_page_column(line: &Line) -> bool {
+    line.cells.len() >= 2 && line.cells.last().is_some_and(|c| is_page_column_word(&c.text))
 }
 
 /// Finds printed contents pages, marks their lines skipped and returns their entries. Contents
@@ -267,6 +275,11 @@ fn skip_part_index(lines: &mut [Line], idx: &[usize], npages: usize) {
     }
     let (first, last) = (pages[0].0, pages[pages.len() - 1].0);
     let span = last - first + 1;
+    // The lines entries take: each line that gives a page, and the line before it where an entry
+    // wraps ("Consolidated Statements of Operations for the years ended …" over "… 2020  29").
+    let at: std::collections::HashSet<usize> = pages.iter().map(|&(k, _)| k).collect();
+    let wrapped = pages.iter().filter(|&&(k, _)| k > first && !at.contains(&(k - 1))).count();
+    let entry_lines = (pages.len() + wrapped).min(span);
     let ascending = pages.windows(2).all(|w| w[0].1 <= w[1].1);
     let within = pages.iter().all(|&(_, n)| n >= 1 && n <= npages as i64);
     // An index lists the pages of its part, which follow it: numbers far below the page it is on
@@ -276,7 +289,7 @@ fn skip_part_index(lines: &mut [Line], idx: &[usize], npages: usize) {
     if !(ascending
         && within
         && forward
-        && pages.len() * 10 >= span * 6
+        && entry_lines * 10 >= span * 6
         && pages[pages.len() - 1].1 > pages[0].1)
     {
         return;
@@ -284,10 +297,24 @@ fn skip_part_index(lines: &mut [Line], idx: &[usize], npages: usize) {
     for &i in &idx[first..=last] {
         lines[i].skip = true;
     }
-    if first > 0 {
-        strip_page_column(&mut lines[idx[first - 1]]);
+    // The index's title carries the page column's header ("Index to Consolidated Financial
+    // Statements ⟶ Page"), right over the first entry or over the first lines of a first entry
+    // wrapped before its page ("Consolidated Statements of Operations for the years ended …").
+    match (first.saturating_sub(MAX_ENTRY_LINES + 1)..first).rev().find(|&k| has_page_column(&lines[idx[k]]))
+    {
+        Some(title) => {
+            for &i in &idx[title + 1..first] {
+                lines[i].skip = true;
+            }
+            strip_page_column(&mut lines[idx[title]]);
+        }
+        None if first > 0 => strip_page_column(&mut lines[idx[first - 1]]),
+        None => {}
     }
 }
+
+/// The most lines an index's entry wraps over before the line that gives its page.
+const MAX_ENTRY_LINES: usize = 2;
 
 #[cfg(test)]
 mod tests {
@@ -446,5 +473,40 @@ mod tests {
                 "All schedules have been omitted as not applicable."
             ]
         );
+    }
+
+    #[test]
+    fn an_index_whose_entries_wrap_is_skipped_and_its_title_is_cleared() {
+        // Apple's page 31 of 80: each statement's entry wraps before its page, and the index's
+        // title carries the page column's header two lines above the first page.
+        let mut lines = vec![line(30, 760.0, 9.0, "Item 8. Financial Statements and Supplementary Data")];
+        let mut title = line(30, 740.0, 8.0, "Index to Consolidated Financial Statements | Page");
+        title.wide_gaps = 1;
+        lines.push(title);
+        let mut y = 725.0;
+        for (t, p) in [
+            ("Consolidated Statements of Operations for the years ended", 29),
+            ("Consolidated Statements of Comprehensive Income for the years ended", 30),
+            ("Consolidated Balance Sheets as of September 24, 2022 and", 31),
+            ("Consolidated Statements of Shareholders' Equity for the years ended", 32),
+            ("Consolidated Statements of Cash Flows for the years ended", 33),
+            ("Notes to Consolidated Financial Statements", 34),
+        ] {
+            lines.push(line(30, y, 9.0, t));
+            lines.push(line(30, y - 9.0, 9.0, &format!("September 26, 2020 | {p}")));
+            y -= 23.0;
+        }
+        let entries = detect_toc(&mut lines, 80);
+        assert!(entries.is_empty(), "an index further in is no outline: {entries:?}");
+        let kept: Vec<&Line> = lines.iter().filter(|l| !l.skip).collect();
+        let texts: Vec<&str> = kept.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Item 8. Financial Statements and Supplementary Data",
+                "Index to Consolidated Financial Statements"
+            ]
+        );
+        assert_eq!(kept[1].wide_gaps, 0, "no gap is left in the title once the header is gone");
     }
 }

@@ -620,3 +620,28 @@ fn underlined_lines_head_sections_and_rank_as_a_face() {
     let results = level("Results of Operations").expect("Results of Operations");
     assert_eq!(level("Impact of Acquisitions"), Some(results + 1), "{headings:?}");
 }
+
+/// An index of the statements or the Notes further in is no text to search, and its title heads
+/// what follows: Nike's Notes open with an index whose labels ("Note 1") and titles sit a line
+/// apart, and Intel's index carries the page column's header ("Index to Consolidated Financial
+/// Statements ⟶ Page"); the index stayed as text, the Notes' title was lost, and Intel's index
+/// title, read as a table's column heads, was no heading. With bookmarks that stop at the Items,
+/// Nike's MD&A subheadings share the Notes' style, which their run puts two levels under the Items:
+/// the type still ranks them ("REVENUES › FISCAL 2023 COMPARED TO FISCAL 2022").
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn an_index_further_in_leaves_its_title_to_head_the_part() {
+    let doc = page_alone("NIKE_2023_10K.pdf");
+    let headings = outline(&doc);
+    let notes = headings.iter().position(|(t, _)| *t == "NOTES TO CONSOLIDATED FINANCIAL STATEMENTS");
+    let notes = notes.unwrap_or_else(|| panic!("the Notes' title: {headings:?}"));
+    let first = headings.iter().position(|(t, _)| t.starts_with("NOTE 1 ")).expect("Note 1");
+    assert!(first > notes && headings[first].1 == headings[notes].1 + 1, "{headings:?}");
+    let doc = page_alone("INTEL_2020_10K.pdf");
+    assert!(outline(&doc).iter().any(|(t, _)| *t == "Index to Consolidated Financial Statements"));
+    let name = "NIKE_2023_10K.pdf";
+    let doc = convert(&std::fs::read(filing(name)).unwrap(), name);
+    let headings = outline(&doc);
+    let at = headings.iter().position(|(t, _)| *t == "REVENUES").expect("REVENUES");
+    assert_eq!(headings[at + 1].1, headings[at].1 + 1, "{headings:?}");
+}

@@ -362,7 +362,7 @@ impl Page<'_> {
     }
 
     /// The page's thin horizontal rules, top-level path objects only (a form XObject's paths are
-    /// in its own space and are not looked into), left to right in no particular order.
+    /// in its own space and are not looked into), in the order the page draws them.
     pub fn horizontal_rules(&self) -> Vec<HRule> {
         // SAFETY: `self.page` is a valid page handle.
         let n = unsafe { self.b.FPDFPage_CountObjects(self.page) }.clamp(0, 100_000);

@@ -152,48 +152,8 @@ pub(super) fn face_ranks(
     groups: &[Vec<StyleKey>],
     indents: &HashMap<StyleKey, f32>,
 ) -> HashMap<StyleKey, u8> {
-    // For each style, what each of its runs comes right after, and how long its runs are.
-    let mut before: HashMap<StyleKey, HashMap<Before, usize>> = HashMap::new();
-    let mut runs: HashMap<StyleKey, Vec<usize>> = HashMap::new();
-    // Where a run of one face comes right after a run of another of its class: (the face before,
-    // its run's index, the face after, its run's index).
-    let mut adjacent: Vec<(StyleKey, usize, StyleKey, usize)> = Vec::new();
-    for group in groups {
-        for (k, key) in group.iter().enumerate() {
-            let p = prominence(key);
-            // The nearest heading above it at least as prominent; deeper ones closed before it.
-            let prev = group[..k].iter().rev().find(|q| prominence(q) >= p * (1.0 - SAME_TIER));
-            let what = match prev {
-                None => Before::Opener,
-                Some(q) if q == key => {
-                    if let Some(n) = runs.get_mut(key).and_then(|r| r.last_mut()) {
-                        *n += 1;
-                    }
-                    continue;
-                }
-                Some(q) if class(q) == class(key) => Before::Face(face(q)),
-                Some(q) if prominence(q) > p * (1.0 + SAME_TIER) => Before::Opener,
-                Some(_) => continue,
-            };
-            *before.entry(*key).or_default().entry(what).or_default() += 1;
-            runs.entry(*key).or_default().push(1);
-            if let (Before::Face(_), Some(q)) = (what, prev) {
-                adjacent.push((*q, runs[q].len() - 1, *key, runs[key].len() - 1));
-            }
-        }
-    }
-    // Where runs of `b` come right after runs of `a`: how long those runs of `a` are on average,
-    // and those of `b`.
-    let run_lengths = |a: &StyleKey, b: &StyleKey| {
-        let pairs: Vec<(usize, usize)> = adjacent
-            .iter()
-            .filter(|(x, _, y, _)| x == a && y == b)
-            .map(|(_, i, _, j)| (runs[a][*i], runs[b][*j]))
-            .collect();
-        let n = pairs.len().max(1) as f32;
-        let mean = |f: fn(&(usize, usize)) -> usize| pairs.iter().map(f).sum::<usize>() as f32 / n;
-        (!pairs.is_empty()).then(|| (mean(|p| p.0), mean(|p| p.1)))
-    };
+    let seq = Sequence::read(groups);
+    let before = &seq.before;
     let mut classes: HashMap<(u16, bool, bool), Vec<StyleKey>> = HashMap::new();
     for key in before.keys() {
         classes.entry(class(key)).or_default().push(*key);
@@ -216,26 +176,86 @@ pub(super) fn face_ranks(
             ranks.extend(ranked);
             continue;
         }
-        let mut ranked = rank_faces(faces, &before);
-        // Sections hold more subsections than they have siblings between them: where runs of a
-        // face ranked lower, right after runs of a higher one, are shorter than those runs, the
-        // sequence is read the wrong way round there (Lockheed Martin's Bold Italic sections over
-        // runs of Bold, after a first Bold section), and the lower face's rank joins the one
-        // above it (Oracle's Bold Italic subheadings, alone now and then under its Bold
-        // Underlined ones, join them; both stay under its Bold).
-        while let Some(r) = ranked
-            .iter()
-            .flat_map(|(a, ra)| ranked.iter().map(move |(b, rb)| (a, *ra, b, *rb)))
-            .find(|(a, ra, b, rb)| rb > ra && run_lengths(a, b).is_some_and(|(la, lb)| lb < la))
-            .map(|(_, _, _, rb)| rb)
-        {
-            ranked.values_mut().filter(|v| **v >= r).for_each(|v| *v -= 1);
-        }
+        let mut ranked = rank_faces(faces, before);
+        seq.join_where_read_both_ways(&mut ranked);
         if ranked.values().any(|&r| r > 1) {
             ranks.extend(ranked);
         }
     }
     ranks
+}
+
+/// How a document's faces follow one another in its runs of sibling headings.
+struct Sequence {
+    /// For each style, what each of its runs comes right after.
+    before: HashMap<StyleKey, HashMap<Before, usize>>,
+    /// For each style, how long its runs are, in order.
+    runs: HashMap<StyleKey, Vec<usize>>,
+    /// Where a run of one face comes right after a run of another of its class: (the face
+    /// before, its run's index, the face after, its run's index).
+    adjacent: Vec<(StyleKey, usize, StyleKey, usize)>,
+}
+
+impl Sequence {
+    fn read(groups: &[Vec<StyleKey>]) -> Sequence {
+        let mut seq = Sequence { before: HashMap::new(), runs: HashMap::new(), adjacent: Vec::new() };
+        for group in groups {
+            for (k, key) in group.iter().enumerate() {
+                let p = prominence(key);
+                // The nearest heading above it at least as prominent; deeper ones closed before it.
+                let prev = group[..k].iter().rev().find(|q| prominence(q) >= p * (1.0 - SAME_TIER));
+                let what = match prev {
+                    None => Before::Opener,
+                    Some(q) if q == key => {
+                        if let Some(n) = seq.runs.get_mut(key).and_then(|r| r.last_mut()) {
+                            *n += 1;
+                        }
+                        continue;
+                    }
+                    Some(q) if class(q) == class(key) => Before::Face(face(q)),
+                    Some(q) if prominence(q) > p * (1.0 + SAME_TIER) => Before::Opener,
+                    Some(_) => continue,
+                };
+                *seq.before.entry(*key).or_default().entry(what).or_default() += 1;
+                seq.runs.entry(*key).or_default().push(1);
+                if let (Before::Face(_), Some(q)) = (what, prev) {
+                    seq.adjacent.push((*q, seq.runs[q].len() - 1, *key, seq.runs[key].len() - 1));
+                }
+            }
+        }
+        seq
+    }
+
+    /// Where runs of `b` come right after runs of `a`: how long those runs of `a` are on average,
+    /// and those of `b`.
+    fn run_lengths(&self, a: &StyleKey, b: &StyleKey) -> Option<(f32, f32)> {
+        let pairs: Vec<(usize, usize)> = self
+            .adjacent
+            .iter()
+            .filter(|(x, _, y, _)| x == a && y == b)
+            .map(|(_, i, _, j)| (self.runs[a][*i], self.runs[b][*j]))
+            .collect();
+        let n = pairs.len().max(1) as f32;
+        let mean = |f: fn(&(usize, usize)) -> usize| pairs.iter().map(f).sum::<usize>() as f32 / n;
+        (!pairs.is_empty()).then(|| (mean(|p| p.0), mean(|p| p.1)))
+    }
+
+    /// Sections hold more subsections than they have siblings between them: where runs of a face
+    /// ranked lower, right after runs of a higher one, are shorter than those runs, the sequence
+    /// is read the wrong way round there (Lockheed Martin's Bold Italic sections over runs of
+    /// Bold, after a first Bold section), and the lower face's rank joins the one above it
+    /// (Oracle's Bold Italic subheadings, alone now and then under its Bold Underlined ones, join
+    /// them; both stay under its Bold).
+    fn join_where_read_both_ways(&self, ranked: &mut HashMap<StyleKey, u8>) {
+        while let Some(r) = ranked
+            .iter()
+            .flat_map(|(a, ra)| ranked.iter().map(move |(b, rb)| (a, *ra, b, *rb)))
+            .find(|(a, ra, b, rb)| rb > ra && self.run_lengths(a, b).is_some_and(|(la, lb)| lb < la))
+            .map(|(_, _, _, rb)| rb)
+        {
+            ranked.values_mut().filter(|v| **v >= r).for_each(|v| *v -= 1);
+        }
+    }
 }
 
 /// The furthest apart two indents of one face may lie, in points.

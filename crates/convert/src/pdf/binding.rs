@@ -337,60 +337,55 @@ impl Page<'_> {
         })
     }
 
+    /// The page's top-level objects of one type (2 = path, 3 = image), in the order the page
+    /// draws them. Form objects are not looked into.
+    fn objects_of_type(&self, kind: i32) -> impl Iterator<Item = FPDF_PAGEOBJECT> + '_ {
+        // SAFETY: `self.page` is a valid page handle.
+        let n = unsafe { self.b.FPDFPage_CountObjects(self.page) }.clamp(0, 100_000);
+        (0..n).filter_map(move |i| {
+            // SAFETY: `i` is below the object count; a null object is skipped.
+            let obj = unsafe { self.b.FPDFPage_GetObject(self.page, i) };
+            // SAFETY: `obj` is non-null (checked first) and belongs to this page.
+            (!obj.is_null() && unsafe { self.b.FPDFPageObj_GetType(obj) } == kind).then_some(obj)
+        })
+    }
+
+    /// An object's bounding box in page space: left, bottom, right, top.
+    fn bounds(&self, obj: FPDF_PAGEOBJECT) -> Option<(f32, f32, f32, f32)> {
+        let (mut l, mut b, mut r, mut t) = (0f32, 0f32, 0f32, 0f32);
+        // SAFETY: `obj` comes from `objects_of_type`, a valid object of this page; the four
+        // out-parameters are live locals.
+        let ok = unsafe { self.b.FPDFPageObj_GetBounds(obj, &mut l, &mut b, &mut r, &mut t) } != 0;
+        ok.then_some((l, b, r, t))
+    }
+
     /// The share of the page that images cover (0 to 1, overlaps counted once each): a scanned
     /// page is one image over the whole page. Form objects are not looked into.
     pub fn image_cover(&self) -> f32 {
-        // SAFETY: `self.page` is a valid page handle.
-        let n = unsafe { self.b.FPDFPage_CountObjects(self.page) }.clamp(0, 100_000);
         let (w, h) = self.size();
-        let mut covered = 0f32;
-        for i in 0..n {
-            // SAFETY: `i` is below the object count; a null object is skipped.
-            let obj = unsafe { self.b.FPDFPage_GetObject(self.page, i) };
-            // SAFETY: `obj` is non-null (checked first) and belongs to this page. 3 = image.
-            if obj.is_null() || unsafe { self.b.FPDFPageObj_GetType(obj) } != 3 {
-                continue;
-            }
-            let (mut l, mut b, mut r, mut t) = (0f32, 0f32, 0f32, 0f32);
-            // SAFETY: `obj` is a valid page object; the four out-parameters are live locals.
-            if unsafe { self.b.FPDFPageObj_GetBounds(obj, &mut l, &mut b, &mut r, &mut t) } != 0 {
-                let (cw, ch) = ((r.min(w) - l.max(0.0)).max(0.0), (t.min(h) - b.max(0.0)).max(0.0));
-                covered += cw * ch;
-            }
-        }
+        let covered: f32 = self
+            .objects_of_type(3)
+            .filter_map(|obj| self.bounds(obj))
+            .map(|(l, b, r, t)| (r.min(w) - l.max(0.0)).max(0.0) * (t.min(h) - b.max(0.0)).max(0.0))
+            .sum();
         (covered / (w * h)).min(1.0)
     }
 
     /// The page's thin horizontal rules, top-level path objects only (a form XObject's paths are
     /// in its own space and are not looked into), in the order the page draws them.
     pub fn horizontal_rules(&self) -> Vec<HRule> {
-        // SAFETY: `self.page` is a valid page handle.
-        let n = unsafe { self.b.FPDFPage_CountObjects(self.page) }.clamp(0, 100_000);
-        let mut rules = Vec::new();
-        for i in 0..n {
-            // SAFETY: `i` is below the object count; a null object is skipped.
-            let obj = unsafe { self.b.FPDFPage_GetObject(self.page, i) };
-            // SAFETY: `obj` is non-null (checked first) and belongs to this page. 2 = path.
-            if obj.is_null() || unsafe { self.b.FPDFPageObj_GetType(obj) } != 2 {
-                continue;
-            }
+        self.objects_of_type(2)
             // A rule is a line or a bar: a handful of segments. A chart's curves and shapes, with
             // more, are not measured (their bounds cost a pass over every point).
-            // SAFETY: `obj` is a valid path object (its type checked above).
-            if !(1..=RULE_SEGMENTS).contains(&unsafe { self.b.FPDFPath_CountSegments(obj) }) {
-                continue;
-            }
-            let (mut l, mut b, mut r, mut t) = (0f32, 0f32, 0f32, 0f32);
-            // SAFETY: `obj` is a valid page object; the four out-parameters are live locals.
-            if unsafe { self.b.FPDFPageObj_GetBounds(obj, &mut l, &mut b, &mut r, &mut t) } == 0 {
-                continue;
-            }
-            let (w, h) = (r - l, t - b);
-            if h.is_finite() && w.is_finite() && h <= RULE_HEIGHT && w >= 3.0 * RULE_HEIGHT.max(h) {
-                rules.push(HRule { x0: l, x1: r, y: (b + t) / 2.0 });
-            }
-        }
-        rules
+            // SAFETY: `obj` is a valid path object (its type checked by `objects_of_type`).
+            .filter(|&obj| (1..=RULE_SEGMENTS).contains(&unsafe { self.b.FPDFPath_CountSegments(obj) }))
+            .filter_map(|obj| self.bounds(obj))
+            .filter(|&(l, b, r, t)| {
+                let (w, h) = (r - l, t - b);
+                h.is_finite() && w.is_finite() && h <= RULE_HEIGHT && w >= 3.0 * RULE_HEIGHT.max(h)
+            })
+            .map(|(l, b, r, t)| HRule { x0: l, x1: r, y: (b + t) / 2.0 })
+            .collect()
     }
 
     /// The whole text layer as pdfium extracts it, without layout analysis.

@@ -91,7 +91,12 @@ impl Line {
 
 /// A gap between two fragments of a line wider than this many times its size is a wide one (table
 /// cells set side by side, a title and its page).
-pub(super) const WIDE_GAP: f32 = 2.5;
+const WIDE_GAP: f32 = 2.5;
+
+/// Whether text starting at `x0` after text ending at `x1`, in type of `size`, is a wide gap away.
+pub(super) fn wide_gap(x1: f32, x0: f32, size: f32) -> bool {
+    x0 - x1 > WIDE_GAP * size
+}
 
 /// A run of text inside a line, with its horizontal extent.
 #[derive(Debug, Clone)]
@@ -294,7 +299,7 @@ pub(super) fn page_lines(mut frags: Vec<Frag>, page_index: u32, page: PageInfo) 
         match merge_into {
             Some(li) => {
                 let l = &mut lines[li];
-                if f.x0 - l.x1 > WIDE_GAP * l.size.max(f.size) {
+                if wide_gap(l.x1, f.x0, l.size.max(f.size)) {
                     l.wide_gaps = l.wide_gaps.saturating_add(1);
                 }
                 if l.cells.is_empty() {

@@ -108,7 +108,7 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool, under_label: bool, set_off: b
     // A line in italic or underlined at the body's size, standing alone, where the body is
     // upright and plain: the least of a document's heading styles ("Financial Performance Summary
     // for Fiscal 2016" in italic, "Workforce" underlined).
-    let italic =
+    let emphasised =
         b.lines.len() == 1 && (ctx.is_italic(first) || first.underlined) && ctx.near_body_size(first);
     if let BlkKind::List { marker, .. } = &b.kind {
         // "(a) Comments Due Date" set bold is a lettered heading; other list items are not.
@@ -139,7 +139,7 @@ fn candidate(ctx: &Ctx, b: &Blk, cover_page: bool, under_label: bool, set_off: b
                     || set_off && !under_label)
                 && (info.is_some() || !reads_as_sentence(text))
                 && (!text.ends_with('.') || info.is_some() || text == text.to_uppercase()))
-    } else if italic && info.is_none() {
+    } else if emphasised && info.is_none() {
         nchars <= 80
             && ctx.stands_apart(b.gap_before)
             && !reads_as_sentence(text)

@@ -191,7 +191,7 @@ pub(super) fn rank_typed_subheadings(ctx: &Ctx, blocks: &mut [Blk]) {
         // Autonomous Database" among bold faces). One more prominent still ranks nothing.
         if let Some(least) = ranked.iter().map(prominence).reduce(f32::min) {
             let lone = group.iter().map(|k| keys[k]).filter(|key| uses[key] == 1);
-            ranked.extend(lone.filter(|key| prominence(key) < least * (1.0 - SAME_TIER)).collect::<Vec<_>>());
+            ranked.extend(lone.filter(|key| prominence(key) < least * (1.0 - SAME_TIER)));
         }
         ranked.sort_unstable();
         ranked.dedup();

@@ -4,7 +4,7 @@
 
 mod outline;
 
-use super::layout::{Line, WIDE_GAP};
+use super::layout::{wide_gap, Line};
 use super::titles::{clean_number, is_contents_word, is_lone_label, label_depth};
 use folio_core::numbering::split_heading_number;
 pub(super) use outline::apply_toc;
@@ -97,7 +97,7 @@ fn strip_page_column(line: &mut Line) {
         line.x1 = line.cells.last().map(|c| c.x1).unwrap_or(line.x1);
         line.text = line.cells.iter().map(|c| c.text.trim()).collect::<Vec<_>>().join(" ");
         // The gaps left between its cells (as `page_lines` counts them).
-        let wide = line.cells.windows(2).filter(|w| w[1].x0 - w[0].x1 > WIDE_GAP * line.size).count();
+        let wide = line.cells.windows(2).filter(|w| wide_gap(w[0].x1, w[1].x0, line.size)).count();
         line.wide_gaps = wide.min(u8::MAX as usize) as u8;
         if line.cells.len() == 1 {
             line.cells.clear();
@@ -276,9 +276,9 @@ fn skip_part_index(lines: &mut [Line], idx: &[usize], npages: usize) {
     let (first, last) = (pages[0].0, pages[pages.len() - 1].0);
     let span = last - first + 1;
     // The lines entries take: each line that gives a page, and the line before it where an entry
-    // wraps ("Consolidated Statements of Operations for the years ended …" over "… 2020  29").
-    let at: std::collections::HashSet<usize> = pages.iter().map(|&(k, _)| k).collect();
-    let wrapped = pages.iter().filter(|&&(k, _)| k > first && !at.contains(&(k - 1))).count();
+    // wraps ("Consolidated Statements of Operations for the years ended …" over "… 2020  29"),
+    // that is where a line lies between it and the entry before.
+    let wrapped = pages.windows(2).filter(|w| w[1].0 > w[0].0 + 1).count();
     let entry_lines = (pages.len() + wrapped).min(span);
     let ascending = pages.windows(2).all(|w| w[0].1 <= w[1].1);
     let within = pages.iter().all(|&(_, n)| n >= 1 && n <= npages as i64);

@@ -64,9 +64,43 @@ pub(super) struct Frag {
     pub fixed_chars: u32,
     /// Heading level from the structure tree (tagged PDFs).
     pub tag: Option<u8>,
+    /// The gaps between its words, left to right.
+    pub gaps: Vec<WordGap>,
 }
 
+/// The gap between two words of a fragment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct WordGap {
+    /// Byte offset in the fragment's text where the word after the gap starts.
+    pub at: usize,
+    /// Right edge of the word before and left edge of the word after.
+    pub x0: f32,
+    pub x1: f32,
+}
+
+/// A word gap far wider than the fragment's narrowest parts two cells set closer than a fragment
+/// break ("FISCAL 2022   % CHANGE" over two columns): one at least [`LOOSE_OVER_TIGHTEST`] times
+/// the narrowest and [`LOOSE_GAP`] times the text size, or [`LOOSE_ALONE`] times the size where it
+/// is the only gap. Word spaces run from a fifth to half the size, and a justified line stretches
+/// all of its spaces alike.
+const LOOSE_GAP: f32 = 0.6;
+const LOOSE_OVER_TIGHTEST: f32 = 2.5;
+const LOOSE_ALONE: f32 = 1.0;
+
 impl Frag {
+    /// The word gaps far wider than a word space, where cells set side by side in one run part
+    /// ([`LOOSE_GAP`]).
+    pub fn loose_gaps(&self) -> Vec<WordGap> {
+        let width = |g: &WordGap| g.x1 - g.x0;
+        // A space the next glyph overlaps counts as a narrow one.
+        let tightest = self.gaps.iter().map(width).fold(f32::MAX, f32::min).max(0.2 * self.size);
+        let least = match self.gaps.len() {
+            0 | 1 => LOOSE_ALONE * self.size,
+            _ => (LOOSE_OVER_TIGHTEST * tightest).max(LOOSE_GAP * self.size),
+        };
+        self.gaps.iter().filter(|g| width(g) >= least).copied().collect()
+    }
+
     /// The style key most of the fragment's characters have.
     pub fn dominant(&self) -> (u16, i16, u16) {
         self.styles.iter().max_by_key(|(_, n)| *n).map(|(k, _)| *k).unwrap_or((0, 400, 0))
@@ -168,6 +202,9 @@ pub(super) fn page_fragments(page: &Page, stats: &mut StyleStats, tags: &HashMap
                 if gap > 0.18 * size.min(f.size) && !f.text.ends_with(' ') {
                     f.text.push(' ');
                 }
+                if f.text.ends_with(' ') {
+                    f.gaps.push(WordGap { at: f.text.len(), x0: f.x1, x1: left });
+                }
                 f.text.push(ch);
                 f.x1 = f.x1.max(right);
                 f.last_left = left;
@@ -203,9 +240,65 @@ pub(super) fn page_fragments(page: &Page, stats: &mut StyleStats, tags: &HashMap
                 last_left: left,
                 fixed_chars: fixed,
                 tag: st.tag,
+                gaps: Vec::new(),
             });
         }
     }
     flush(&mut cur, &mut frags);
     frags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fragment of 9 pt text whose words stand `gaps` points apart, each word 20 points wide.
+    fn frag(gaps: &[f32]) -> Frag {
+        let (mut text, mut x, mut wgaps) = (String::from("w0"), 20.0, Vec::new());
+        for (i, g) in gaps.iter().enumerate() {
+            text.push(' ');
+            wgaps.push(WordGap { at: text.len(), x0: x, x1: x + g });
+            text.push_str(&format!("w{}", i + 1));
+            x += g + 20.0;
+        }
+        Frag {
+            x0: 0.0,
+            x1: x,
+            y: 100.0,
+            top: 109.0,
+            bottom: 98.0,
+            size: 9.0,
+            text,
+            styles: Vec::new(),
+            nchars: 0,
+            last_left: 0.0,
+            fixed_chars: 0,
+            tag: None,
+            gaps: wgaps,
+        }
+    }
+
+    fn loose_at(f: &Frag) -> Vec<usize> {
+        f.loose_gaps().iter().map(|g| g.at).collect()
+    }
+
+    #[test]
+    fn a_gap_far_wider_than_the_word_spaces_is_loose() {
+        // "FISCAL 2022   % CHANGE   FISCAL 2021": Nike's spaces 2.5 pt, its column gaps 13.
+        assert_eq!(loose_at(&frag(&[2.5, 13.2, 2.7, 13.4, 2.5])), vec![6, 12]);
+        // "FISCAL 2023  FISCAL 2022": 6.6 pt, two and a half spaces, under a size.
+        assert_eq!(loose_at(&frag(&[2.5, 6.6, 2.5])).len(), 1);
+        // Two words a size and more apart.
+        assert_eq!(loose_at(&frag(&[10.0])).len(), 1);
+    }
+
+    #[test]
+    fn word_spaces_are_not_loose() {
+        // A justified line stretches its spaces alike.
+        assert!(loose_at(&frag(&[6.0, 6.2, 5.9, 6.1])).is_empty());
+        // Ordinary spaces, and one wider space of two words alone.
+        assert!(loose_at(&frag(&[2.5, 3.0, 2.6])).is_empty());
+        assert!(loose_at(&frag(&[6.0])).is_empty());
+        assert!(loose_at(&frag(&[])).is_empty());
+    }
 }

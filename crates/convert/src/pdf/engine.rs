@@ -89,8 +89,9 @@ pub fn with_pdfium<T>(options: &ConvertOptions, f: impl FnOnce(&Pdfium) -> T) ->
     Ok(f(pdfium))
 }
 
-/// Opens `bytes` as a document and runs `f` on it, holding the engine's lock; a panic inside
-/// pdfium's wrapper becomes a `Corrupt` error for this file.
+/// Opens `bytes` as a document and runs `f` on it, holding the engine's lock. A panic in the
+/// reading (pdfium's wrapper or Folio's own layout code) is a fault of the reader, not proof the
+/// file is damaged: it becomes a `Crashed` error naming what failed, and other files go on.
 pub(super) fn with_document<T>(
     bytes: &[u8],
     options: &ConvertOptions,
@@ -102,5 +103,12 @@ pub(super) fn with_document<T>(
         let doc = Doc::open(pdfium.bindings(), bytes)?;
         Ok(f(doc))
     }))
-    .unwrap_or_else(|_| Err(ErrorKind::Corrupt("the PDF engine failed on this file".into())))
+    .unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        Err(ErrorKind::Crashed(format!("the PDF reader stopped on an internal error ({what})")))
+    })
 }

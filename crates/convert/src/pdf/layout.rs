@@ -1,7 +1,7 @@
 //! Stage one, second step: a page's fragments into lines in reading order, column by column.
 
 use super::binding::HRule;
-use super::chars::Frag;
+use super::chars::{Frag, WordGap};
 
 /// A line of text in reading order, the compact record kept for the whole document.
 #[derive(Debug, Clone)]
@@ -32,6 +32,9 @@ pub(super) struct Line {
     /// The fragments the line joins, left to right, when there are several (table cells);
     /// empty for a line of one fragment.
     pub cells: Vec<Cell>,
+    /// A line of one fragment: its word gaps far wider than a word space ([`Frag::loose_gaps`]);
+    /// a line of several keeps them in its cells.
+    pub loose: Vec<WordGap>,
     /// Dropped as running header/footer, page number or contents page.
     pub skip: bool,
     /// Heading level declared by the bookmarks or the printed contents list.
@@ -67,6 +70,7 @@ impl Line {
             tag: None,
             wide_gaps: 0,
             cells: Vec::new(),
+            loose: Vec::new(),
             skip: false,
             declared: Some(level),
             declared_lines: 1,
@@ -104,6 +108,30 @@ pub(super) struct Cell {
     pub x0: f32,
     pub x1: f32,
     pub text: String,
+    /// Its word gaps far wider than a word space, where cells set closer than a fragment break
+    /// part ([`Frag::loose_gaps`]).
+    pub loose: Vec<WordGap>,
+}
+
+impl Cell {
+    /// A cell without loose gaps.
+    pub fn new(x0: f32, x1: f32, text: impl Into<String>) -> Cell {
+        Cell { x0, x1, text: text.into(), loose: Vec::new() }
+    }
+
+    /// The cell parted at its loose gaps, each part spanning its words.
+    pub fn parts(&self) -> Vec<Cell> {
+        let mut out = Vec::with_capacity(self.loose.len() + 1);
+        let (mut from, mut x0) = (0, self.x0);
+        for g in &self.loose {
+            let Some(text) = self.text.get(from..g.at) else { return vec![self.clone()] };
+            out.push(Cell::new(x0, g.x0, text.trim()));
+            (from, x0) = (g.at, g.x1);
+        }
+        let Some(rest) = self.text.get(from..) else { return vec![self.clone()] };
+        out.push(Cell::new(x0, self.x1, rest.trim()));
+        out
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -303,9 +331,10 @@ pub(super) fn page_lines(mut frags: Vec<Frag>, page_index: u32, page: PageInfo) 
                     l.wide_gaps = l.wide_gaps.saturating_add(1);
                 }
                 if l.cells.is_empty() {
-                    l.cells.push(Cell { x0: l.x0, x1: l.x1, text: l.text.clone() });
+                    let loose = std::mem::take(&mut l.loose);
+                    l.cells.push(Cell { x0: l.x0, x1: l.x1, text: l.text.clone(), loose });
                 }
-                l.cells.push(Cell { x0: f.x0, x1: f.x1, text: f.text.clone() });
+                l.cells.push(Cell { x0: f.x0, x1: f.x1, text: f.text.clone(), loose: f.loose_gaps() });
                 l.text.push(' ');
                 l.text.push_str(&f.text);
                 l.x1 = l.x1.max(f.x1);
@@ -333,6 +362,7 @@ pub(super) fn page_lines(mut frags: Vec<Frag>, page_index: u32, page: PageInfo) 
                     tag: f.tag,
                     wide_gaps: 0,
                     cells: Vec::new(),
+                    loose: f.loose_gaps(),
                     skip: false,
                     declared: None,
                     declared_lines: 0,
@@ -392,6 +422,35 @@ pub(super) fn mark_underlined(lines: &mut [Line], rules: &[HRule]) {
             }
         }
         l.underlined = covered >= UNDERLINE_COVER * (l.x1 - l.x0);
+    }
+}
+
+#[cfg(test)]
+mod cell_tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_parts_at_its_loose_gaps() {
+        let gap = |at, x0, x1| WordGap { at, x0, x1 };
+        let c = Cell {
+            x0: 100.0,
+            x1: 250.0,
+            text: "FISCAL 2022 % CHANGE FISCAL 2021".into(),
+            loose: vec![gap(12, 140.0, 152.0), gap(21, 195.0, 208.0)],
+        };
+        let parts: Vec<(f32, f32, String)> = c.parts().into_iter().map(|p| (p.x0, p.x1, p.text)).collect();
+        assert_eq!(
+            parts,
+            vec![
+                (100.0, 140.0, "FISCAL 2022".to_string()),
+                (152.0, 195.0, "% CHANGE".to_string()),
+                (208.0, 250.0, "FISCAL 2021".to_string())
+            ]
+        );
+        // No loose gaps, or gaps past its text (the text cut since), leave it whole.
+        assert_eq!(Cell::new(0.0, 10.0, "Total").parts().len(), 1);
+        let cut = Cell { loose: vec![gap(40, 1.0, 2.0)], ..c };
+        assert_eq!(cut.parts()[0].text, cut.text);
     }
 }
 

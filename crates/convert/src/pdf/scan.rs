@@ -7,7 +7,7 @@
 //! that holds at most two images: memory stays at a few page images whatever the page count.
 
 use super::binding::Page;
-use super::chars::{Frag, StyleStats};
+use super::chars::{Frag, StyleStats, WordGap};
 use crate::ocr::{OcrEngine, OcrError, OcrOptions, OcrWord};
 use std::collections::HashMap;
 use std::sync::mpsc;
@@ -335,6 +335,7 @@ pub(super) fn word_frags(words: &[ScanWord], page_height: f32, stats: &mut Style
             if let Some(f) = cur.as_mut() {
                 if x0 - f.x1 < 1.6 * size {
                     f.text.push(' ');
+                    f.gaps.push(WordGap { at: f.text.len(), x0: f.x1, x1: x0 });
                     f.text.push_str(&w.text);
                     f.x1 = x1;
                     f.top = f.top.max(top);
@@ -359,6 +360,7 @@ pub(super) fn word_frags(words: &[ScanWord], page_height: f32, stats: &mut Style
                 last_left: x0,
                 fixed_chars: 0,
                 tag: None,
+                gaps: Vec::new(),
             });
         }
         frags.extend(cur);

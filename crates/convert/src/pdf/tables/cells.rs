@@ -9,7 +9,7 @@ fn value_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?i:(?:up|down)\s+)?[($€£¥]?\s*[($€£¥]?\s*[-–—+]?\s*\d[\d,]*(?:\.\d+)?\s*[%x)]?\s*\)?%?$|^[—–-]+$|^(?i:n/?a|nm|flat)$",
+            r"^(?i:(?:up|down)\s+)?[($€£¥]?\s*[($€£¥]?\s*[-–—+]?\s*\d[\d,]*(?:\.\d+)?\s*[%x)]?\s*\)?%?$|^[$€£¥]?\s*[—–-]+$|^(?i:n/?a|nm|flat)$",
         )
         .expect("valid value regex")
     })
@@ -32,7 +32,7 @@ fn x_at(c: &Cell, at: usize) -> f32 {
 }
 
 /// Whether a cell's text is a value: a number, an amount, a percentage (also "up 2%", "down
-/// (11)%", "flat" as changes are printed), or a dash for none.
+/// (11)%", "flat" as changes are printed), or a dash for none ("—", "$ —").
 pub(in crate::pdf) fn is_value(text: &str) -> bool {
     let t = text.trim();
     !t.is_empty() && t.len() <= 32 && value_re().is_match(t)
@@ -41,7 +41,7 @@ pub(in crate::pdf) fn is_value(text: &str) -> bool {
 /// The line's cells, with lone currency signs and brackets joined to their numbers.
 pub(super) fn cells(l: &Line) -> Vec<Cell> {
     let raw: Vec<Cell> = if l.cells.is_empty() {
-        vec![Cell { x0: l.x0, x1: l.x1, text: l.text.trim().to_string() }]
+        vec![Cell { x0: l.x0, x1: l.x1, text: l.text.trim().to_string(), loose: l.loose.clone() }]
     } else {
         l.cells.clone()
     };
@@ -63,7 +63,7 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
         let mut c = c;
         if let Some(p) = pending.take() {
             // The sign stands apart at the column's left; the value's own extent places it.
-            c.text = format!("{}{}", p.text.trim(), c.text.trim());
+            prefix(&mut c, p.text.trim());
         }
         if matches!(t, ")" | "%" | ")%") {
             // A closing bracket or percent sign closes the value before it; over a column of
@@ -87,7 +87,7 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
     let mut carry: Option<String> = None;
     for mut c in out {
         if let Some(sign) = carry.take() {
-            c.text = format!("{sign}{}", c.text.trim_start());
+            prefix(&mut c, &sign);
         }
         let words: Vec<&str> = c.text.split_whitespace().collect();
         let mut glued: Vec<String> = glue_values(&words);
@@ -99,15 +99,27 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
             let cut = c.text.trim_end().len() - carry.as_deref().map_or(0, str::len);
             c.x1 = x_at(&c, cut);
             c.text = c.text[..cut].trim_end().to_string();
+            c.loose.retain(|g| g.at < cut);
         }
         if glued.len() >= 2 && glued.iter().all(|w| is_value(w)) {
             let mut at = 0usize;
             for w in glued {
-                let start = c.text[at..].find(w.chars().next().unwrap_or(' ')).map(|i| i + at).unwrap_or(at);
-                let x0 = x_at(&c, start);
-                let x1 = x0 + (c.x1 - c.x0) * w.chars().count() as f32 / c.text.chars().count().max(1) as f32;
-                at = (start + w.len()).min(c.text.len());
-                split.push(Cell { x0, x1, text: w });
+                let (start, end) = word_span(&c.text, at, &w);
+                // A loose gap either side places the value's edge; else its share of the characters.
+                let x0 = c.loose.iter().find(|g| g.at == start).map_or_else(|| x_at(&c, start), |g| g.x1);
+                let x1 = c
+                    .loose
+                    .iter()
+                    .find(|g| g.at >= end && c.text.get(end..g.at).is_some_and(|t| t.trim().is_empty()))
+                    .map_or_else(
+                        || {
+                            x0 + (c.x1 - c.x0) * w.chars().count() as f32
+                                / c.text.chars().count().max(1) as f32
+                        },
+                        |g| g.x0,
+                    );
+                at = end;
+                split.push(Cell::new(x0, x1, w));
             }
         } else {
             split.push(c);
@@ -116,9 +128,42 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
     for c in &mut split {
         if is_value(&c.text) {
             c.text = compact_value(&c.text);
+            c.loose.clear();
         }
     }
     split
+}
+
+/// Where `word` (a value glued from words, its spaces dropped: "$ —" → "$—") lies in `text`
+/// from byte `from` on: the byte range from its first character to its last.
+fn word_span(text: &str, from: usize, word: &str) -> (usize, usize) {
+    let rest = text.get(from..).unwrap_or("");
+    let Some(first) = word.chars().next() else { return (from, from) };
+    let start = rest.find(first).map_or(from, |i| from + i);
+    let mut want = word.chars().filter(|c| !c.is_whitespace()).peekable();
+    let mut end = start;
+    for (i, ch) in text[start..].char_indices() {
+        match want.peek() {
+            None => break,
+            Some(&w) if w == ch => {
+                want.next();
+                end = start + i + ch.len_utf8();
+            }
+            Some(_) if ch.is_whitespace() => {}
+            Some(_) => break,
+        }
+    }
+    (start, end)
+}
+
+/// Puts `before` in front of a cell's text, its loose gaps moved along.
+fn prefix(c: &mut Cell, before: &str) {
+    let text = c.text.trim();
+    let shift = before.len() as isize - (c.text.len() - c.text.trim_start().len()) as isize;
+    c.text = format!("{before}{text}");
+    for g in &mut c.loose {
+        g.at = g.at.saturating_add_signed(shift);
+    }
 }
 
 /// A value without inner spaces ("$ 2.45" → "$2.45"), but for the word of a change ("down

@@ -3,49 +3,246 @@
 use super::{column_of, overlap, push_text, Column};
 use crate::pdf::layout::Cell;
 
+/// A header line's cells, with its baseline and text size.
+pub(super) struct HeaderRow {
+    pub y: f32,
+    pub size: f32,
+    pub cells: Vec<Cell>,
+}
+
+/// Lines of one label set one under the other ("% CHANGE" / "EXCLUDING" / "CURRENCY" /
+/// "CHANGES") lie at most this many times their size apart; a header spanning columns is most
+/// often set further above what it spans.
+const STACKED_LEADING: f32 = 1.3;
+
 /// Column headers from the header rows (top to bottom). The row with the most cells is the
 /// leaf row, one cell per column; a cell above it heads the columns of the leaf cells it stands
 /// over ("Three Months Ended" over "2023" and "2022"), or those of the cell above it that it
-/// stands under ("June 30," under "Three Months Ended"). A lone cell below the leaf row, or one
-/// in brackets, is a caption ("(In millions)", "(Unaudited)") and goes to the label column.
+/// stands under ("June 30," under "Three Months Ended"). A line of a label set on several lines
+/// heads the column of the line under it. A lone cell below the leaf row, or one in brackets, is
+/// a caption ("(In millions)", "(Unaudited)") and goes to the label column.
 pub(super) fn assign_headers(
-    rows: &[Vec<Cell>],
+    rows: &[HeaderRow],
     cols: &[Column],
     label_end: f32,
     size: f32,
     header: &mut [String],
 ) {
-    let Some(leaf) = (0..rows.len()).max_by_key(|&r| (rows[r].len(), r)) else { return };
-    let in_label = |c: &Cell| c.x0 <= label_end + 0.5 * size;
-    // The columns a cell stands over, give or take `margin` either side.
-    let cols_over = |c: &Cell, margin: f32| -> Vec<usize> {
-        (0..cols.len())
-            .filter(|&k| overlap(c.x0 - margin, c.x1 + margin, cols[k].x0, cols[k].x1) > 0.0)
-            .collect()
+    let Some(leaf) = (0..rows.len()).max_by_key(|&r| (rows[r].cells.len(), r)) else { return };
+    let mut h = Headers {
+        rows,
+        cols,
+        label_end,
+        size,
+        leaf,
+        got: rows.iter().map(|r| vec![None; r.cells.len()]).collect(),
     };
-    // Give or take a character.
-    let cols_under = |c: &Cell| cols_over(c, size);
-    let caption = |r: usize, c: &Cell| {
+    h.place_leaf();
+    h.place_stacked();
+    h.place_centred();
+    for pass in 0..3 {
+        h.place_rest(pass);
+    }
+    for (r, row) in rows.iter().enumerate() {
+        for (ci, c) in row.cells.iter().enumerate() {
+            match &h.got[r][ci] {
+                Some(ks) => ks.iter().for_each(|&k| push_text(&mut header[k + 1], &c.text)),
+                None => push_text(&mut header[0], &c.text),
+            }
+        }
+    }
+}
+
+/// The header rows of one table and the columns each cell is found to head (`got`).
+struct Headers<'a> {
+    rows: &'a [HeaderRow],
+    cols: &'a [Column],
+    label_end: f32,
+    size: f32,
+    leaf: usize,
+    got: Vec<Vec<Option<Vec<usize>>>>,
+}
+
+impl Headers<'_> {
+    fn in_label(&self, c: &Cell) -> bool {
+        c.x0 <= self.label_end + 0.5 * self.size
+    }
+
+    /// The columns a cell stands over, give or take `margin` either side.
+    fn cols_over(&self, c: &Cell, margin: f32) -> Vec<usize> {
+        (0..self.cols.len())
+            .filter(|&k| overlap(c.x0 - margin, c.x1 + margin, self.cols[k].x0, self.cols[k].x1) > 0.0)
+            .collect()
+    }
+
+    /// The columns a cell stands over, give or take a character.
+    fn cols_under(&self, c: &Cell) -> Vec<usize> {
+        self.cols_over(c, self.size)
+    }
+
+    fn caption(&self, r: usize, c: &Cell) -> bool {
         let t = c.text.trim();
         (t.starts_with('(') && t.ends_with(')'))
-            || (r > leaf && rows[r].len() == 1 && cols.len() >= 2 && cols_under(c).is_empty())
-    };
-    // A cell of a row of several heads what lies under it and up to half way to its neighbours
-    // ("U.S. Pension Plans" over "2023 2022 2021", "International Pension Plans" over the next).
-    let reach = |r: usize, ci: usize| -> (f32, f32) {
-        let row = &rows[r];
+            || (r > self.leaf
+                && self.rows[r].cells.len() == 1
+                && self.cols.len() >= 2
+                && self.cols_under(c).is_empty())
+    }
+
+    /// Whether a cell heads no column of its own: it is a row label's or a caption.
+    fn aside(&self, r: usize, c: &Cell) -> bool {
+        self.in_label(c) || self.caption(r, c)
+    }
+
+    /// A cell of a row of several heads what lies under it and up to half way to its neighbours
+    /// ("U.S. Pension Plans" over "2023 2022 2021", "International Pension Plans" over the next).
+    fn reach(&self, r: usize, ci: usize) -> (f32, f32) {
+        let row = &self.rows[r].cells;
         let c = &row[ci];
-        if row.len() < 2 || r == leaf {
+        if row.len() < 2 || r == self.leaf {
             return (c.x0, c.x1);
         }
         let left = (ci > 0).then(|| (c.x0 - row[ci - 1].x1).max(0.0) / 2.0);
         let right = (ci + 1 < row.len()).then(|| (row[ci + 1].x0 - c.x1).max(0.0) / 2.0);
         let (l, r) = (left.or(right).unwrap_or(0.0), right.or(left).unwrap_or(0.0));
         (c.x0 - l, c.x1 + r)
-    };
-    // The columns of the placed cells a cell stands over: those it overlaps, and those whose
-    // middle lies within its reach.
-    let over = |c: &Cell, (x0, x1): (f32, f32), row: &[(f32, f32, Vec<usize>)]| -> Vec<usize> {
+    }
+
+    /// Row `q`'s placed cells: their extent and columns.
+    fn placed_row(&self, q: usize) -> Vec<(f32, f32, Vec<usize>)> {
+        self.rows[q]
+            .cells
+            .iter()
+            .zip(&self.got[q])
+            .filter_map(|(c, g)| g.as_ref().map(|ks| (c.x0, c.x1, ks.clone())))
+            .collect()
+    }
+
+    /// The leaf row's cells head their column; one over several columns heads them all
+    /// ("Percent of Revenue" over its "2023" and "2022", set a line lower). Under the leaf row, a
+    /// cell over a column is that column's lowest header line.
+    fn place_leaf(&mut self) {
+        let leaf = self.leaf;
+        for (ci, c) in self.rows[leaf].cells.iter().enumerate() {
+            if !self.aside(leaf, c) {
+                let spanned = self.cols_over(c, 0.0);
+                self.got[leaf][ci] =
+                    Some(if spanned.len() >= 2 { spanned } else { vec![column_of(c, self.cols)] });
+            }
+        }
+        for r in leaf + 1..self.rows.len() {
+            for (ci, c) in self.rows[r].cells.iter().enumerate() {
+                if !self.aside(r, c) && !self.cols_under(c).is_empty() {
+                    self.got[r][ci] = Some(vec![column_of(c, self.cols)]);
+                }
+            }
+        }
+    }
+
+    /// A cell above the leaf row set a line above one placed cell, centred on it, over no other
+    /// cell of its row and no column but its, is a line of the same label ("% CHANGE" / "EXCLUDING" /
+    /// "CURRENCY" over "CHANGES"; "Cessna" over "SkyCourier 408") and heads its columns. Rows
+    /// are placed from the bottom up, so a label of three lines is placed line by line.
+    fn place_stacked(&mut self) {
+        for r in (0..self.leaf).rev() {
+            for ci in 0..self.rows[r].cells.len() {
+                let c = &self.rows[r].cells[ci];
+                if !self.aside(r, c) {
+                    self.got[r][ci] = self.stacked_on(r, c);
+                }
+            }
+        }
+    }
+
+    /// The columns of the placed cell that `c` (of row `r`) is the line above of, if any.
+    fn stacked_on(&self, r: usize, c: &Cell) -> Option<Vec<usize>> {
+        let (y, size) = (self.rows[r].y, self.rows[r].size);
+        // The nearest row under it with a cell under it.
+        let q = (r + 1..self.rows.len())
+            .filter(|&q| {
+                self.rows[q].y < y && self.rows[q].cells.iter().any(|d| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0)
+            })
+            .min_by(|&a, &b| self.rows[b].y.total_cmp(&self.rows[a].y))?;
+        if y - self.rows[q].y > STACKED_LEADING * size {
+            return None;
+        }
+        let mut under = self.rows[q]
+            .cells
+            .iter()
+            .zip(&self.got[q])
+            .filter(|(d, _)| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0);
+        let (Some((d, Some(ks))), None) = (under.next(), under.next()) else { return None };
+        let mid = (c.x0 + c.x1) / 2.0;
+        let centred = mid >= d.x0 - size / 2.0 && mid <= d.x1 + size / 2.0;
+        (centred && self.cols_over(c, 0.0).iter().all(|k| ks.contains(k))).then(|| ks.clone())
+    }
+
+    /// A lone cell above the leaf row, centred over the columns ("Years ended"), heads them all,
+    /// unless it is the upper line of one column's header whose rest lies under the leaf row
+    /// ("Percent" over "Change" where the leaf row is "2023 2022 Percent of Revenue" and
+    /// "Change" sits a point under it).
+    fn place_centred(&mut self) {
+        let cols = self.cols;
+        if cols.len() < 2 {
+            return;
+        }
+        let (c_first, c_last) = (cols[0].x0 + cols[0].x1, cols[cols.len() - 1].x0 + cols[cols.len() - 1].x1);
+        let q = (c_last - c_first) / 6.0;
+        for r in 0..self.leaf {
+            if let [c] = self.rows[r].cells.as_slice() {
+                let mid = c.x0 + c.x1;
+                if self.got[r][0].is_none()
+                    && !self.aside(r, c)
+                    && !self.upper_line_of_column(c)
+                    && mid >= c_first + q
+                    && mid <= c_last - q
+                {
+                    self.got[r][0] = Some((0..cols.len()).collect());
+                }
+            }
+        }
+    }
+
+    /// Whether a cell over one column has its header go on in a lone cell under the leaf row.
+    fn upper_line_of_column(&self, c: &Cell) -> bool {
+        match self.cols_under(c).as_slice() {
+            [k] => (self.leaf + 1..self.rows.len())
+                .any(|r| matches!(self.rows[r].cells.as_slice(), [d] if self.cols_under(d).contains(k))),
+            _ => false,
+        }
+    }
+
+    /// The cells still unplaced: over leaf cells first (pass 0), then under or over cells already
+    /// placed, nearest rows first (pass 1), then the column nearest to each (pass 2).
+    fn place_rest(&mut self, pass: usize) {
+        for r in (0..self.rows.len()).filter(|&r| r != self.leaf) {
+            for ci in 0..self.rows[r].cells.len() {
+                let c = &self.rows[r].cells[ci];
+                if self.got[r][ci].is_some() || self.aside(r, c) {
+                    continue;
+                }
+                let ks = match pass {
+                    0 => self.over(c, self.reach(r, ci), &self.placed_row(self.leaf)),
+                    1 => {
+                        let mut near: Vec<usize> = (0..self.rows.len()).filter(|&q| q != r).collect();
+                        near.sort_by_key(|&q| (q as i64 - r as i64).abs());
+                        near.iter()
+                            .map(|&q| self.over(c, self.reach(r, ci), &self.placed_row(q)))
+                            .find(|v| !v.is_empty())
+                            .unwrap_or_default()
+                    }
+                    _ => vec![column_of(c, self.cols)],
+                };
+                if !ks.is_empty() {
+                    self.got[r][ci] = Some(ks);
+                }
+            }
+        }
+    }
+
+    /// The columns of the placed cells a cell stands over: those it overlaps, and those whose
+    /// middle lies within its reach.
+    fn over(&self, c: &Cell, (x0, x1): (f32, f32), row: &[(f32, f32, Vec<usize>)]) -> Vec<usize> {
         let mut ks: Vec<usize> = row
             .iter()
             .filter(|(a0, a1, _)| {
@@ -57,81 +254,5 @@ pub(super) fn assign_headers(
         ks.sort_unstable();
         ks.dedup();
         ks
-    };
-    // Each cell's columns: over leaf cells first, then under or over cells already placed
-    // (nearest rows first), then the column nearest to it.
-    let mut got: Vec<Vec<Option<Vec<usize>>>> = rows.iter().map(|r| vec![None; r.len()]).collect();
-    for (ci, c) in rows[leaf].iter().enumerate() {
-        if !in_label(c) && !caption(leaf, c) {
-            // A leaf cell over several columns heads them all ("Percent of Revenue" over its
-            // "2023" and "2022", set a line lower).
-            let spanned = cols_over(c, 0.0);
-            got[leaf][ci] = Some(if spanned.len() >= 2 { spanned } else { vec![column_of(c, cols)] });
-        }
-    }
-    // A lone cell above the leaf row, centred over the columns ("Years ended"), heads them all.
-    let (c_first, c_last) = (cols[0].x0 + cols[0].x1, cols[cols.len() - 1].x0 + cols[cols.len() - 1].x1);
-    // One over a single column whose header goes on in a lone cell under the leaf row is that
-    // column's upper line ("Percent" over "Change" where the leaf row is "2023 2022 Percent of
-    // Revenue" and "Change" sits a point under it).
-    let stacked = |c: &Cell| match cols_under(c).as_slice() {
-        [k] => (leaf + 1..rows.len()).any(|r| matches!(rows[r].as_slice(), [d] if cols_under(d).contains(k))),
-        _ => false,
-    };
-    for r in 0..leaf {
-        if let [c] = rows[r].as_slice() {
-            let mid = c.x0 + c.x1;
-            let q = (c_last - c_first) / 6.0;
-            if cols.len() >= 2
-                && !in_label(c)
-                && !caption(r, c)
-                && !stacked(c)
-                && mid >= c_first + q
-                && mid <= c_last - q
-            {
-                got[r][0] = Some((0..cols.len()).collect());
-            }
-        }
-    }
-    for pass in 0..3 {
-        for r in (0..rows.len()).filter(|&r| r != leaf) {
-            for (ci, c) in rows[r].iter().enumerate() {
-                if got[r][ci].is_some() || in_label(c) || caption(r, c) {
-                    continue;
-                }
-                let placed_row = |q: usize| -> Vec<(f32, f32, Vec<usize>)> {
-                    rows[q]
-                        .iter()
-                        .zip(&got[q])
-                        .filter_map(|(c, g)| g.as_ref().map(|ks| (c.x0, c.x1, ks.clone())))
-                        .collect()
-                };
-                let ks = match pass {
-                    // Under the leaf row, a cell over a column is that column's lowest header line.
-                    0 if r > leaf && !cols_under(c).is_empty() => vec![column_of(c, cols)],
-                    0 => over(c, reach(r, ci), &placed_row(leaf)),
-                    1 => {
-                        let mut near: Vec<usize> = (0..rows.len()).filter(|&q| q != r).collect();
-                        near.sort_by_key(|&q| (q as i64 - r as i64).abs());
-                        near.iter()
-                            .map(|&q| over(c, reach(r, ci), &placed_row(q)))
-                            .find(|v| !v.is_empty())
-                            .unwrap_or_default()
-                    }
-                    _ => vec![column_of(c, cols)],
-                };
-                if !ks.is_empty() {
-                    got[r][ci] = Some(ks);
-                }
-            }
-        }
-    }
-    for (r, row) in rows.iter().enumerate() {
-        for (ci, c) in row.iter().enumerate() {
-            match &got[r][ci] {
-                Some(ks) => ks.iter().for_each(|&k| push_text(&mut header[k + 1], &c.text)),
-                None => push_text(&mut header[0], &c.text),
-            }
-        }
     }
 }

@@ -21,7 +21,7 @@ mod headers;
 use super::layout::{Cell, Line};
 pub(in crate::pdf) use cells::is_value;
 use cells::{cells, is_year};
-use headers::assign_headers;
+use headers::{assign_headers, HeaderRow};
 
 /// A table rebuilt from a page's lines.
 #[derive(Debug, Clone, PartialEq)]
@@ -256,7 +256,14 @@ fn build(
     let (head, first_body) = frame.header_rows(start, end);
     let ncols = frame.cols.len() + 1;
     let mut header = vec![String::new(); ncols];
-    assign_headers(&cells[head..first_body], &frame.cols, frame.label_end, frame.size, &mut header);
+    // Headers set closer than a fragment break ("FISCAL 2022   % CHANGE") are cells of their own.
+    let header_rows: Vec<HeaderRow> = (head..first_body)
+        .map(|j| {
+            let l = &lines[order[j]];
+            HeaderRow { y: l.y, size: l.size, cells: cells[j].iter().flat_map(Cell::parts).collect() }
+        })
+        .collect();
+    assign_headers(&header_rows, &frame.cols, frame.label_end, frame.size, &mut header);
     let rows = frame.rows(first_body, end);
     // Columns that hold nothing are dropped.
     let keep: Vec<bool> = (0..ncols)
@@ -490,11 +497,7 @@ pub(super) fn fuzz(data: &[u8]) -> Vec<String> {
         for _ in 0..n {
             let (Some(a), Some(b), Some(c)) = (bytes.next(), bytes.next(), bytes.next()) else { break };
             let x0 = a as f32 * 2.4;
-            cells.push(Cell {
-                x0,
-                x1: x0 + 2.0 + b as f32 / 2.0,
-                text: WORDS[(c & 15) as usize].to_string(),
-            });
+            cells.push(Cell::new(x0, x0 + 2.0 + b as f32 / 2.0, WORDS[(c & 15) as usize]));
         }
         if cells.is_empty() || y < 0.0 {
             break;
@@ -518,6 +521,7 @@ pub(super) fn fuzz(data: &[u8]) -> Vec<String> {
             tag: None,
             wide_gaps: 0,
             cells: if cells.len() > 1 { cells } else { Vec::new() },
+            loose: Vec::new(),
             skip: false,
             declared: None,
             declared_lines: 0,

@@ -1,9 +1,10 @@
 //! The table builder's unit tests.
 
 use super::*;
+use crate::pdf::chars::WordGap;
 
 fn line(y: f32, cells: &[(f32, f32, &str)]) -> Line {
-    let cs: Vec<Cell> = cells.iter().map(|&(x0, x1, t)| Cell { x0, x1, text: t.into() }).collect();
+    let cs: Vec<Cell> = cells.iter().map(|&(x0, x1, t)| Cell::new(x0, x1, t)).collect();
     let text = cs.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" ");
     Line {
         x0: cs[0].x0,
@@ -18,7 +19,8 @@ fn line(y: f32, cells: &[(f32, f32, &str)]) -> Line {
 
 #[test]
 fn values() {
-    for v in ["3,954,687", "$ 1,234", "(12)", "4 %", "—", "$(1,234.5)", "12.5%", "n/a", "2022"] {
+    for v in ["3,954,687", "$ 1,234", "(12)", "4 %", "—", "$(1,234.5)", "12.5%", "n/a", "2022", "$ —", "$—"]
+    {
         assert!(is_value(v), "{v}");
     }
     for v in ["Total assets", "March 31,", "1A.", "Item 7"] {
@@ -274,6 +276,8 @@ fn cells_split_values_between_characters() {
         "12.5 % € 4 £",
         "€€ 1 2",
         "$ 1 € 2 £ 3 ¥ 4",
+        "$ — $ 1,000",
+        "— $ —",
     ] {
         check_cells(&[(300.0, 420.0, text)]);
     }
@@ -312,4 +316,114 @@ fn check_cells(spans: &[(f32, f32, &str)]) {
     for c in &got {
         assert!(c.x0.is_finite() && c.x1.is_finite() && c.x0 <= c.x1 + 1e-3, "{spans:?}: {c:?}");
     }
+}
+
+/// A line of 8.5 pt bold header cells.
+fn header_line(y: f32, cells: &[(f32, f32, &str)]) -> Line {
+    Line { size: 8.5, weight: 700, ..line(y, cells) }
+}
+
+/// A body row of Nike's revenue table: a label and seven values at the columns' right edges.
+fn nike_row(y: f32, label: &str, values: [&str; 7]) -> Line {
+    let right = [265.0, 311.0, 356.0, 401.0, 446.0, 491.0, 536.0];
+    let cells: Vec<(f32, f32, &str)> = std::iter::once((60.0, 200.0, label))
+        .chain(values.iter().zip(right).map(|(v, r)| (r - 5.0 * v.len() as f32, r, *v)))
+        .collect();
+    line(y, &cells)
+}
+
+#[test]
+fn headers_set_closer_than_a_fragment_break_and_stacked_lines_head_their_own_columns() {
+    // Nike's segment table: "FISCAL 2023 FISCAL 2022 % CHANGE" is one run of text whose wider
+    // gaps part the columns, and "% CHANGE EXCLUDING CURRENCY CHANGES" is set on four lines over
+    // one column, a line apart.
+    let mut leaf = header_line(
+        602.6,
+        &[
+            (227.0, 356.0, "FISCAL 2023 FISCAL 2022 % CHANGE"),
+            (366.0, 401.0, "CHANGES"),
+            (407.0, 491.0, "FISCAL 2021 % CHANGE"),
+            (501.0, 536.0, "CHANGES"),
+        ],
+    );
+    let gap = |at, x0, x1| WordGap { at, x0, x1 };
+    leaf.cells[0].loose = vec![gap(12, 266.0, 272.6), gap(24, 310.5, 321.0)];
+    leaf.cells[2].loose = vec![gap(12, 446.0, 456.0)];
+    let lines = vec![
+        header_line(628.1, &[(366.0, 401.0, "% CHANGE"), (501.0, 536.0, "% CHANGE")]),
+        header_line(619.6, &[(364.0, 401.0, "EXCLUDING"), (499.0, 536.0, "EXCLUDING")]),
+        header_line(611.1, &[(367.0, 401.0, "CURRENCY"), (502.0, 536.0, "CURRENCY")]),
+        leaf,
+        nike_row(590.0, "North America", ["$21,608", "$18,353", "18%", "18%", "$17,179", "7%", "7%"]),
+        nike_row(578.0, "Greater China", ["7,248", "7,547", "-4%", "4%", "8,290", "-9%", "-13%"]),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order);
+    assert_eq!(t.len(), 1, "{t:?}");
+    let stacked = "% CHANGE EXCLUDING CURRENCY CHANGES";
+    assert_eq!(
+        t[0].header,
+        vec!["", "FISCAL 2023", "FISCAL 2022", "% CHANGE", stacked, "FISCAL 2021", "% CHANGE", stacked]
+    );
+    assert_eq!(t[0].rows[1], vec!["Greater China", "7,248", "7,547", "-4%", "4%", "8,290", "-9%", "-13%"]);
+}
+
+#[test]
+fn a_year_set_further_above_spans_its_columns() {
+    // Adobe's intangible assets: "2016" over "Cost", "Accumulated Amortization" and "Net", set
+    // a line and a half above "Accumulated", which is stacked over "Amortization".
+    let lines = vec![
+        header_line(373.0, &[(290.0, 306.0, "2016"), (466.0, 482.0, "2015")]),
+        header_line(360.0, &[(275.0, 320.0, "Accumulated"), (452.0, 497.0, "Accumulated")]),
+        header_line(
+            352.0,
+            &[
+                (231.0, 246.0, "Cost"),
+                (275.0, 320.0, "Amortization"),
+                (350.0, 362.0, "Net"),
+                (408.0, 423.0, "Cost"),
+                (452.0, 497.0, "Amortization"),
+                (528.0, 539.0, "Net"),
+            ],
+        ),
+        line(
+            340.0,
+            &[
+                (60.0, 180.0, "Purchased technology"),
+                (228.0, 262.0, "$199.7"),
+                (290.0, 324.0, "$(88.7)"),
+                (346.0, 380.0, "$111.0"),
+                (405.0, 439.0, "$199.7"),
+                (467.0, 501.0, "$(64.4)"),
+                (524.0, 558.0, "$135.3"),
+            ],
+        ),
+        line(
+            328.0,
+            &[
+                (60.0, 180.0, "Trademarks"),
+                (228.0, 262.0, "1.2"),
+                (290.0, 324.0, "(0.4)"),
+                (346.0, 380.0, "0.8"),
+                (405.0, 439.0, "1.2"),
+                (467.0, 501.0, "(0.3)"),
+                (524.0, 558.0, "0.9"),
+            ],
+        ),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(
+        t[0].header,
+        vec![
+            "",
+            "2016 Cost",
+            "2016 Accumulated Amortization",
+            "2016 Net",
+            "2015 Cost",
+            "2015 Accumulated Amortization",
+            "2015 Net"
+        ]
+    );
 }

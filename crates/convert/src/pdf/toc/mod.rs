@@ -337,11 +337,7 @@ mod tests {
             l.cells = parts
                 .iter()
                 .enumerate()
-                .map(|(k, t)| Cell {
-                    x0: 34.0 + 400.0 * k as f32,
-                    x1: 60.0 + 400.0 * k as f32,
-                    text: t.to_string(),
-                })
+                .map(|(k, t)| Cell::new(34.0 + 400.0 * k as f32, 60.0 + 400.0 * k as f32, *t))
                 .collect();
         }
         l

@@ -201,3 +201,32 @@ fn mcdonalds_income_statement() {
         ],
     );
 }
+
+#[test]
+#[ignore = "needs ../shared and .assets; scripts/test.sh runs it"]
+fn column_heads_set_close_together_or_on_several_lines() {
+    // Heads set closer than a fragment break ("FISCAL 2022   % CHANGE", "December 26  September
+    // 26", "Total  Level 1  Level 2"), a label set on several lines over one column ("Retained /
+    // Earnings"), a year spanning the heads set under it, and "$ —" standing for none.
+    check(
+        "NIKE_2023_10K.pdf",
+        &[(35, "Revenues", "FISCAL 2022", "$46,710"), (35, "Cost of sales", "FISCAL 2021", "24,576")],
+    );
+    check(
+        "INTEL_2020_10K.pdf",
+        &[(114, "Net revenue", "September 26", "$18,333"), (114, "Gross margin", "December 26", "$11,348")],
+    );
+    check(
+        "LOCKHEEDMARTIN_2022_10K.pdf",
+        &[
+            (93, "U.S. equity securities", "December 31, 2022 Level 3", "96"),
+            (93, "U.S. equity securities", "December 31, 2021 Level 2", "5"),
+            (93, "Cash and cash equivalents (a)", "December 31, 2022 Level 2", "$—"),
+        ],
+    );
+    check(
+        "ADOBE_2016_10K.pdf",
+        &[(83, "Trademarks", "2016 Net", "29,509"), (83, "Trademarks", "2015 Cost", "81,219")],
+    );
+    check("FEDEX_2023_annualreport.pdf", &[(86, "Net income", "Retained Earnings", "5,231")]);
+}

@@ -78,14 +78,14 @@ pub(super) struct WordGap {
     pub x1: f32,
 }
 
-/// A word gap far wider than the fragment's narrowest parts two cells set closer than a fragment
-/// break ("FISCAL 2022   % CHANGE" over two columns): one at least [`LOOSE_OVER_TIGHTEST`] times
-/// the narrowest and [`LOOSE_GAP`] times the text size, or [`LOOSE_ALONE`] times the size where it
-/// is the only gap. Word spaces run from a fifth to half the size, and a justified line stretches
-/// all of its spaces alike.
+/// A word gap far wider than a word space parts two cells set closer than a fragment break
+/// ("FISCAL 2022   % CHANGE" over two columns): one at least [`LOOSE_WIDE`] times the text size,
+/// or at least [`LOOSE_OVER_TIGHTEST`] times the fragment's narrowest gap and [`LOOSE_GAP`] times
+/// the size. Word spaces run from a fifth to half the size, and a justified line stretches all
+/// of its spaces alike.
 const LOOSE_GAP: f32 = 0.6;
 const LOOSE_OVER_TIGHTEST: f32 = 2.5;
-const LOOSE_ALONE: f32 = 1.0;
+const LOOSE_WIDE: f32 = 0.75;
 
 impl Frag {
     /// The word gaps far wider than a word space, where cells set side by side in one run part
@@ -95,8 +95,8 @@ impl Frag {
         // A space the next glyph overlaps counts as a narrow one.
         let tightest = self.gaps.iter().map(width).fold(f32::MAX, f32::min).max(0.2 * self.size);
         let least = match self.gaps.len() {
-            0 | 1 => LOOSE_ALONE * self.size,
-            _ => (LOOSE_OVER_TIGHTEST * tightest).max(LOOSE_GAP * self.size),
+            0 | 1 => LOOSE_WIDE * self.size,
+            _ => (LOOSE_OVER_TIGHTEST * tightest).max(LOOSE_GAP * self.size).min(LOOSE_WIDE * self.size),
         };
         self.gaps.iter().filter(|g| width(g) >= least).copied().collect()
     }
@@ -288,17 +288,18 @@ mod tests {
         assert_eq!(loose_at(&frag(&[2.5, 13.2, 2.7, 13.4, 2.5])), vec![6, 12]);
         // "FISCAL 2023  FISCAL 2022": 6.6 pt, two and a half spaces, under a size.
         assert_eq!(loose_at(&frag(&[2.5, 6.6, 2.5])).len(), 1);
-        // Two words a size and more apart.
+        // Two words a size apart; Nike's "SHARES  AMOUNT  SHARES  AMOUNT", every gap wide.
         assert_eq!(loose_at(&frag(&[10.0])).len(), 1);
+        assert_eq!(loose_at(&frag(&[9.2, 12.9, 6.9])).len(), 3);
     }
 
     #[test]
     fn word_spaces_are_not_loose() {
         // A justified line stretches its spaces alike.
-        assert!(loose_at(&frag(&[6.0, 6.2, 5.9, 6.1])).is_empty());
+        assert!(loose_at(&frag(&[5.0, 5.2, 4.9, 5.1])).is_empty());
         // Ordinary spaces, and one wider space of two words alone.
         assert!(loose_at(&frag(&[2.5, 3.0, 2.6])).is_empty());
-        assert!(loose_at(&frag(&[6.0])).is_empty());
+        assert!(loose_at(&frag(&[5.0])).is_empty());
         assert!(loose_at(&frag(&[])).is_empty());
     }
 }

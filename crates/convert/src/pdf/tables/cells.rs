@@ -32,10 +32,20 @@ fn x_at(c: &Cell, at: usize) -> f32 {
 }
 
 /// Whether a cell's text is a value: a number, an amount, a percentage (also "up 2%", "down
-/// (11)%", "flat" as changes are printed), or a dash for none ("—", "$ —").
+/// (11)%", "flat" as changes are printed), a dash for none ("—", "$ —"), or a range of numbers
+/// ("0.03% – 4.78%", "2022 – 2061").
 pub(in crate::pdf) fn is_value(text: &str) -> bool {
     let t = text.trim();
-    !t.is_empty() && t.len() <= 32 && value_re().is_match(t)
+    !t.is_empty() && t.len() <= 32 && (value_re().is_match(t) || is_range(t))
+}
+
+/// Two numbers with an en dash between them, or a hyphen set apart ("0.0% - 55.0%").
+fn is_range(t: &str) -> bool {
+    let number = |s: &str| {
+        let s = s.trim();
+        s.chars().any(|c| c.is_ascii_digit()) && value_re().is_match(s)
+    };
+    t.split_once('–').or_else(|| t.split_once(" - ")).is_some_and(|(a, b)| number(a) && number(b))
 }
 
 /// The line's cells, with lone currency signs and brackets joined to their numbers.
@@ -90,7 +100,7 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
             prefix(&mut c, &sign);
         }
         let words: Vec<&str> = c.text.split_whitespace().collect();
-        let mut glued: Vec<String> = glue_values(&words);
+        let mut glued: Vec<String> = join_ranges(&c, glue_values(&words));
         if glued.len() >= 2
             && glued.last().is_some_and(|w| is_currency_sign(w))
             && glued[..glued.len() - 1].iter().all(|w| is_value(w))
@@ -134,6 +144,40 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
     split
 }
 
+/// Values of a cell with a dash between them set a word space apart ("0.03% – 4.78%") are one
+/// range; a dash a loose gap from either is a column's of its own (none).
+fn join_ranges(c: &Cell, glued: Vec<String>) -> Vec<String> {
+    let mut at = 0;
+    let spans: Vec<(usize, usize)> = glued
+        .iter()
+        .map(|w| {
+            let span = word_span(&c.text, at, w);
+            at = span.1;
+            span
+        })
+        .collect();
+    let loose_at = |b: usize| c.loose.iter().any(|g| g.at == b);
+    let number = |w: &str| w.chars().any(|ch| ch.is_ascii_digit()) && is_value(w);
+    let mut out: Vec<String> = Vec::with_capacity(glued.len());
+    let mut i = 0;
+    while i < glued.len() {
+        let range = i + 2 < glued.len()
+            && matches!(glued[i + 1].as_str(), "–" | "-")
+            && number(&glued[i])
+            && number(&glued[i + 2])
+            && !loose_at(spans[i + 1].0)
+            && !loose_at(spans[i + 2].0);
+        if range {
+            out.push(format!("{} {} {}", glued[i], glued[i + 1], glued[i + 2]));
+            i += 3;
+        } else {
+            out.push(glued[i].clone());
+            i += 1;
+        }
+    }
+    out
+}
+
 /// Where `word` (a value glued from words, its spaces dropped: "$ —" → "$—") lies in `text`
 /// from byte `from` on: the byte range from its first character to its last.
 fn word_span(text: &str, from: usize, word: &str) -> (usize, usize) {
@@ -167,9 +211,14 @@ fn prefix(c: &mut Cell, before: &str) {
 }
 
 /// A value without inner spaces ("$ 2.45" → "$2.45"), but for the word of a change ("down
-/// (11)%").
+/// (11)%") and either side of a range's dash ("0.03% – 4.78%").
 fn compact_value(text: &str) -> String {
     let t = text.trim();
+    if is_range(t) {
+        let (dash, (a, b)) =
+            t.split_once('–').map_or_else(|| ("-", t.split_once(" - ").unwrap_or((t, ""))), |p| ("–", p));
+        return format!("{} {dash} {}", compact_value(a), compact_value(b));
+    }
     match t.split_once(' ') {
         Some((word, rest)) if is_change_word(word) => {
             format!("{word} {}", rest.split_whitespace().collect::<String>())

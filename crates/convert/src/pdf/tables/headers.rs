@@ -15,8 +15,8 @@ pub(super) struct HeaderRow {
 /// often set further above what it spans.
 const STACKED_LEADING: f32 = 1.3;
 
-/// Column headers from the header rows (top to bottom). The row with the most cells is the
-/// leaf row, one cell per column; a cell above it heads the columns of the leaf cells it stands
+/// Column headers from the header rows (top to bottom). The row with the most cells over the
+/// columns (captions in brackets left out) is the leaf row, one cell per column; a cell above it heads the columns of the leaf cells it stands
 /// over ("Three Months Ended" over "2023" and "2022"), or those of the cell above it that it
 /// stands under ("June 30," under "Three Months Ended"). A line of a label set on several lines
 /// heads the column of the line under it. A lone cell below the leaf row, or one in brackets, is
@@ -28,7 +28,11 @@ pub(super) fn assign_headers(
     size: f32,
     header: &mut [String],
 ) {
-    let Some(leaf) = (0..rows.len()).max_by_key(|&r| (rows[r].cells.len(), r)) else { return };
+    // Row labels' cells and captions in brackets ("(in millions)" under "Amount") head no column.
+    let heads = |r: &HeaderRow| {
+        r.cells.iter().filter(|c| !bracketed(&c.text) && c.x0 > label_end + 0.5 * size).count()
+    };
+    let Some(leaf) = (0..rows.len()).max_by_key(|&r| (heads(&rows[r]), r)) else { return };
     let mut h = Headers {
         rows,
         cols,
@@ -51,6 +55,12 @@ pub(super) fn assign_headers(
             }
         }
     }
+}
+
+/// Whether a cell's text is in brackets ("(In millions)", "(Unaudited)").
+fn bracketed(text: &str) -> bool {
+    let t = text.trim();
+    t.starts_with('(') && t.ends_with(')')
 }
 
 /// The header rows of one table and the columns each cell is found to head (`got`).
@@ -81,8 +91,7 @@ impl Headers<'_> {
     }
 
     fn caption(&self, r: usize, c: &Cell) -> bool {
-        let t = c.text.trim();
-        (t.starts_with('(') && t.ends_with(')'))
+        bracketed(&c.text)
             || (r > self.leaf
                 && self.rows[r].cells.len() == 1
                 && self.cols.len() >= 2

@@ -284,8 +284,8 @@ fn cells_split_values_between_characters() {
 }
 
 /// Words, currency signs and values that table cells are made of, in random runs.
-const CELL_WORDS: [&str; 14] =
-    ["€", "£", "¥", "$", "1,234", "(5)", "—", "%", ")", "down", "up", "12.5", "€1", "Δ"];
+const CELL_WORDS: [&str; 16] =
+    ["€", "£", "¥", "$", "1,234", "(5)", "—", "–", "-", "%", ")", "down", "up", "12.5", "€1", "Δ"];
 
 proptest::proptest! {
     #![proptest_config(cases(3000))]
@@ -426,4 +426,22 @@ fn a_year_set_further_above_spans_its_columns() {
             "2015 Net"
         ]
     );
+}
+
+#[test]
+fn a_range_of_numbers_is_one_value_and_a_dash_a_column_apart_is_none() {
+    // Apple's term debt: "2022 – 2061" and "0.03% – 4.78%" set with word spaces are one cell each.
+    let texts = |l: &Line| cells::cells(l).into_iter().map(|c| c.text).collect::<Vec<_>>();
+    let apple = line(
+        100.0,
+        &[(60.0, 200.0, "Fixed-rate notes"), (300.0, 340.0, "2022 – 2061"), (440.0, 490.0, "0.03% – 4.78%")],
+    );
+    assert_eq!(texts(&apple), vec!["Fixed-rate notes", "2022 – 2061", "0.03% – 4.78%"]);
+    assert!(is_value("0.0% - 55.0%") && is_value("2022–2061"));
+    assert!(!is_value("Fixed-rate 0.000% – 4.650% notes") && !is_value("— – —"));
+    // A dash for none a column gap from the values either side is a cell of its own.
+    let mut tight = line(100.0, &[(60.0, 200.0, "Notes"), (300.0, 400.0, "12 – 34")]);
+    tight.cells[1].loose =
+        vec![WordGap { at: 3, x0: 311.0, x1: 340.0 }, WordGap { at: 7, x0: 348.0, x1: 380.0 }];
+    assert_eq!(texts(&tight), vec!["Notes", "12", "–", "34"]);
 }

@@ -207,7 +207,7 @@ fn mcdonalds_income_statement() {
 fn column_heads_set_close_together_or_on_several_lines() {
     // Heads set closer than a fragment break ("FISCAL 2022   % CHANGE", "December 26  September
     // 26", "Total  Level 1  Level 2"), a label set on several lines over one column ("Retained /
-    // Earnings"), a year spanning the heads set under it, and "$ —" standing for none.
+    // Earnings"), a year spanning the heads set under it, "$ —" standing for none, and ranges.
     check(
         "NIKE_2023_10K.pdf",
         &[(35, "Revenues", "FISCAL 2022", "$46,710"), (35, "Cost of sales", "FISCAL 2021", "24,576")],
@@ -229,4 +229,13 @@ fn column_heads_set_close_together_or_on_several_lines() {
         &[(83, "Trademarks", "2016 Net", "29,509"), (83, "Trademarks", "2015 Cost", "81,219")],
     );
     check("FEDEX_2023_annualreport.pdf", &[(86, "Net income", "Retained Earnings", "5,231")]);
+    // Ranges of numbers are one cell each.
+    check(
+        "APPLE_2022_10K.pdf",
+        &[
+            (48, "Fixed-rate 0.000% – 4.650% notes", "Maturities", "2022 – 2061"),
+            (48, "Fixed-rate 0.000% – 4.650% notes", "2022 Effective Interest Rate", "0.03% – 4.78%"),
+            (48, "Fixed-rate 0.000% – 4.650% notes", "2021 Amount", "116,313"),
+        ],
+    );
 }

@@ -231,6 +231,17 @@ impl Headers<'_> {
                     continue;
                 }
                 let ks = match pass {
+                    // Over the leaf row's cells and the lines of one column's head below it (a
+                    // period over "EPS / (Diluted / US / cents)" set lower than the leaf row).
+                    0 if r < self.leaf => {
+                        let leaf = self.leaf;
+                        let below: Vec<_> = (r + 1..self.rows.len())
+                            .flat_map(|q| {
+                                self.placed_row(q).into_iter().filter(move |p| q == leaf || p.2.len() == 1)
+                            })
+                            .collect();
+                        self.over(c, self.reach(r, ci), &below)
+                    }
                     0 => self.over(c, self.reach(r, ci), &self.placed_row(self.leaf)),
                     1 => {
                         let mut near: Vec<usize> = (0..self.rows.len()).filter(|&q| q != r).collect();

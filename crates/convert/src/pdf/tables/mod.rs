@@ -54,6 +54,11 @@ impl Table {
     }
 }
 
+/// The most lines a table's header takes above its first row: a period over column heads of
+/// four lines with a superscript line between (Amcor's "Three Months Ended June 30, 2022" over
+/// "EPS / (Diluted / US / cents)(1)").
+const MAX_HEADER_LINES: usize = 8;
+
 /// A line with at least one value cell after its first cell.
 /// A row of years alone ("2023  2022") heads columns; it is no data row.
 fn is_data_row(cells: &[Cell]) -> bool {
@@ -343,7 +348,7 @@ impl<'a> Frame<'a> {
             first_body += 1;
         }
         let mut head = start;
-        while head > 0 && start - head < 6 {
+        while head > 0 && start - head < MAX_HEADER_LINES {
             let (above, below) = (&self.lines[self.order[head - 1]], &self.lines[self.order[head]]);
             let gap = above.y - below.y;
             if above.page != below.page || gap > 2.6 * size || gap < 0.0 || above.declared.is_some() {

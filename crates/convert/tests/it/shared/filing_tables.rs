@@ -229,6 +229,14 @@ fn column_heads_set_close_together_or_on_several_lines() {
         &[(83, "Trademarks", "2016 Net", "29,509"), (83, "Trademarks", "2015 Cost", "81,219")],
     );
     check("FEDEX_2023_annualreport.pdf", &[(86, "Net income", "Retained Earnings", "5,231")]);
+    // A period over heads of up to four lines, one of them set lower than the others.
+    check(
+        "AMCOR_2023Q4_EARNINGS.pdf",
+        &[
+            (11, "Net income attributable to Amcor", "June 30, 2022 EPS (Diluted US cents)", "7.3"),
+            (11, "Net income attributable to Amcor", "June 30, 2023 Net Income", "181"),
+        ],
+    );
     // Ranges of numbers are one cell each.
     check(
         "APPLE_2022_10K.pdf",

@@ -166,20 +166,33 @@ impl Headers<'_> {
     /// The columns of the placed cell that `c` (of row `r`) is the line above of, if any.
     fn stacked_on(&self, r: usize, c: &Cell) -> Option<Vec<usize>> {
         let (y, size) = (self.rows[r].y, self.rows[r].size);
-        // The nearest row under it with a cell under it.
+        let under_it = |q: usize, captions: bool| {
+            self.rows[q].y < y
+                && self.rows[q]
+                    .cells
+                    .iter()
+                    .any(|d| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0 && captions == bracketed(&d.text))
+        };
+        // The nearest row under it with a cell under it; footnote marks set between ("May 31, /
+        // (2) / 2022") are passed over, the leading allowed their size.
         let q = (r + 1..self.rows.len())
-            .filter(|&q| {
-                self.rows[q].y < y && self.rows[q].cells.iter().any(|d| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0)
-            })
+            .filter(|&q| under_it(q, false))
             .min_by(|&a, &b| self.rows[b].y.total_cmp(&self.rows[a].y))?;
-        if y - self.rows[q].y > STACKED_LEADING * size {
+        let marks: f32 = (r + 1..self.rows.len())
+            .filter(|&m| {
+                let row = &self.rows[m];
+                row.y > self.rows[q].y && row.y < y && row.cells.iter().all(|d| bracketed(&d.text))
+            })
+            .map(|m| self.rows[m].size)
+            .sum();
+        if y - self.rows[q].y > STACKED_LEADING * size + marks {
             return None;
         }
         let mut under = self.rows[q]
             .cells
             .iter()
             .zip(&self.got[q])
-            .filter(|(d, _)| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0);
+            .filter(|(d, _)| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0 && !bracketed(&d.text));
         let (Some((d, Some(ks))), None) = (under.next(), under.next()) else { return None };
         let mid = (c.x0 + c.x1) / 2.0;
         let centred = mid >= d.x0 - size / 2.0 && mid <= d.x1 + size / 2.0;

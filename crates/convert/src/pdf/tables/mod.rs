@@ -261,13 +261,7 @@ fn build(
     let (head, first_body) = frame.header_rows(start, end);
     let ncols = frame.cols.len() + 1;
     let mut header = vec![String::new(); ncols];
-    // Headers set closer than a fragment break ("FISCAL 2022   % CHANGE") are cells of their own.
-    let header_rows: Vec<HeaderRow> = (head..first_body)
-        .map(|j| {
-            let l = &lines[order[j]];
-            HeaderRow { y: l.y, size: l.size, cells: cells[j].iter().flat_map(Cell::parts).collect() }
-        })
-        .collect();
+    let header_rows = header_rows(lines, order, cells, head, first_body);
     assign_headers(&header_rows, &frame.cols, frame.label_end, frame.size, &mut header);
     let rows = frame.rows(first_body, end);
     // Columns that hold nothing are dropped.
@@ -286,6 +280,35 @@ fn build(
         header: pick(&header),
         rows: rows.iter().map(pick).collect(),
     })
+}
+
+/// The header lines `head..first_body` as rows: lines whose baselines nearly meet are one row
+/// (eBay's "Effect  FX-Neutral" a point above "As Reported … FX-Neutral"), and heads set
+/// closer than a fragment break ("FISCAL 2022   % CHANGE") are cells of their own.
+fn header_rows(
+    lines: &[Line],
+    order: &[usize],
+    cells: &[Vec<Cell>],
+    head: usize,
+    first_body: usize,
+) -> Vec<HeaderRow> {
+    let mut rows: Vec<HeaderRow> = Vec::new();
+    for j in head..first_body {
+        let l = &lines[order[j]];
+        let parts = cells[j].iter().flat_map(Cell::parts);
+        match rows.last_mut() {
+            Some(r) if (r.y - l.y).abs() <= 0.45 * r.size.max(l.size) => {
+                r.cells.extend(parts);
+                r.cells.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+                // The row sits on its main text's baseline, not on its footnote marks'.
+                if l.size > r.size {
+                    (r.y, r.size) = (l.y, l.size);
+                }
+            }
+            _ => rows.push(HeaderRow { y: l.y, size: l.size, cells: parts.collect() }),
+        }
+    }
+    rows
 }
 
 /// A run of lines with the geometry its table is read by: the text size, the value columns, and
@@ -366,7 +389,9 @@ impl<'a> Frame<'a> {
                 let words = c.text.split_whitespace().count();
                 words > 8 || (words >= 3 && c.text.trim_end().ends_with(':'))
             });
-            if !(spans_columns && right_side && heading_like(cs)) || prose {
+            // A line of footnote marks set small above the heads they belong to ("(1)(3)", "(2)").
+            let marks = above.size <= 0.75 * below.size && cs.iter().all(|c| footnote_marks(&c.text));
+            if !(spans_columns && right_side && (heading_like(cs) || marks)) || prose {
                 break;
             }
             head -= 1;
@@ -463,6 +488,16 @@ impl<'a> Frame<'a> {
                 a.y - b.y <= 1.3 * self.size && self.cells[j][0].x1 <= self.label_right + 0.5 * self.size
             })
     }
+}
+
+/// Footnote marks: bracketed numbers or letters, or asterisks ("(1)(3)", "(a)", "**").
+fn footnote_marks(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty()
+        && (t.chars().all(|c| c == '*')
+            || (t.starts_with('(')
+                && t.ends_with(')')
+                && t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '(' | ')' | ','))))
 }
 
 /// Header cells are words or years, never amounts.

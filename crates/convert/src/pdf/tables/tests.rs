@@ -445,3 +445,65 @@ fn a_range_of_numbers_is_one_value_and_a_dash_a_column_apart_is_none() {
         vec![WordGap { at: 3, x0: 311.0, x1: 340.0 }, WordGap { at: 7, x0: 348.0, x1: 380.0 }];
     assert_eq!(texts(&tight), vec!["Notes", "12", "–", "34"]);
 }
+
+#[test]
+fn heads_a_point_apart_are_one_row_and_footnote_marks_between_lines_are_passed_over() {
+    // eBay's FX-neutral table: "Effect  FX-Neutral" a point above "As Reported … FX-Neutral", a
+    // line of 5 pt footnote marks between "Exchange Rate" and "Effect", periods above.
+    let small = |y: f32, cells: &[(f32, f32, &str)]| Line { size: 5.0, ..line(y, cells) };
+    let head = |y: f32, cells: &[(f32, f32, &str)]| Line { size: 7.5, ..line(y, cells) };
+    let lines = vec![
+        head(678.0, &[(242.0, 259.0, "2023"), (387.0, 403.0, "2022"), (490.0, 525.0, "% Change")]),
+        head(666.4, &[(225.0, 278.0, "Exchange Rate")]),
+        small(660.5, &[(257.0, 268.0, "(1)(3)"), (342.0, 347.0, "(2)")]),
+        head(657.9, &[(234.0, 255.0, "Effect"), (302.0, 339.0, "FX-Neutral")]),
+        head(
+            656.6,
+            &[
+                (155.0, 199.0, "As Reported"),
+                (373.0, 417.0, "As Reported"),
+                (447.0, 491.0, "As Reported"),
+                (528.0, 565.0, "FX-Neutral"),
+            ],
+        ),
+        line(
+            645.6,
+            &[
+                (19.0, 37.0, "GMV"),
+                (183.0, 206.0, "$18,214"),
+                (268.0, 286.0, "$(176)"),
+                (330.0, 354.0, "$18,390"),
+                (401.0, 425.0, "$18,549"),
+                (488.0, 505.0, "(2)%"),
+                (565.0, 581.0, "(1)%"),
+            ],
+        ),
+        line(
+            626.8,
+            &[
+                (19.0, 70.0, "Net Revenues"),
+                (187.0, 206.0, "$2,540"),
+                (277.0, 286.0, "$(9)"),
+                (334.0, 354.0, "$2,549"),
+                (405.0, 425.0, "$2,422"),
+                (491.0, 505.0, "5%"),
+                (568.0, 581.0, "6%"),
+            ],
+        ),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order);
+    assert_eq!(t.len(), 1, "{t:?}");
+    let h = &t[0].header;
+    assert_eq!(
+        &h[2..],
+        [
+            "2023 Exchange Rate Effect",
+            "2023 FX-Neutral",
+            "2022 As Reported",
+            "% Change As Reported",
+            "% Change FX-Neutral"
+        ]
+    );
+    assert_eq!(t[0].rows[1], vec!["Net Revenues", "$2,540", "$(9)", "$2,549", "$2,422", "5%", "6%"]);
+}

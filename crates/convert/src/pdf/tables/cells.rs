@@ -9,7 +9,7 @@ fn value_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?i:(?:up|down)\s+)?[($€£¥]?\s*[($€£¥]?\s*[-–—+]?\s*\d[\d,]*(?:\.\d+)?\s*[%x)]?\s*\)?%?$|^[$€£¥]?\s*[—–-]+$|^(?i:n/?a|nm|flat)$",
+            r"^(?i:(?:up|down)\s+)?[($€£¥]?\s*[($€£¥]?\s*[-–—+]?\s*\d[\d,]*(?:\.\d+)?\s*[%x)]?\s*\)?%?$|^[$€£¥]?\s*[—–-]+$|^(?i:n/?a|n\.a\.?|nm|flat)$",
         )
         .expect("valid value regex")
     })
@@ -186,7 +186,7 @@ fn word_span(text: &str, from: usize, word: &str) -> (usize, usize) {
     let start = rest.find(first).map_or(from, |i| from + i);
     let mut want = word.chars().filter(|c| !c.is_whitespace()).peekable();
     let mut end = start;
-    for (i, ch) in text[start..].char_indices() {
+    for (i, ch) in text.get(start..).unwrap_or("").char_indices() {
         match want.peek() {
             None => break,
             Some(&w) if w == ch => {

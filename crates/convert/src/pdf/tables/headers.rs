@@ -166,17 +166,17 @@ impl Headers<'_> {
     /// The columns of the placed cell that `c` (of row `r`) is the line above of, if any.
     fn stacked_on(&self, r: usize, c: &Cell) -> Option<Vec<usize>> {
         let (y, size) = (self.rows[r].y, self.rows[r].size);
-        let under_it = |q: usize, captions: bool| {
+        let under_it = |q: usize| {
             self.rows[q].y < y
                 && self.rows[q]
                     .cells
                     .iter()
-                    .any(|d| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0 && captions == bracketed(&d.text))
+                    .any(|d| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0 && !bracketed(&d.text))
         };
         // The nearest row under it with a cell under it; footnote marks set between ("May 31, /
         // (2) / 2022") are passed over, the leading allowed their size.
         let q = (r + 1..self.rows.len())
-            .filter(|&q| under_it(q, false))
+            .filter(|&q| under_it(q))
             .min_by(|&a, &b| self.rows[b].y.total_cmp(&self.rows[a].y))?;
         let marks: f32 = (r + 1..self.rows.len())
             .filter(|&m| {

@@ -58,7 +58,7 @@ pub(super) fn assign_headers(
 }
 
 /// Whether a cell's text is in brackets ("(In millions)", "(Unaudited)").
-fn bracketed(text: &str) -> bool {
+pub(super) fn bracketed(text: &str) -> bool {
     let t = text.trim();
     t.starts_with('(') && t.ends_with(')')
 }

@@ -21,7 +21,7 @@ mod headers;
 use super::layout::{Cell, Line};
 pub(in crate::pdf) use cells::is_value;
 use cells::{cells, is_year};
-use headers::{assign_headers, HeaderRow};
+use headers::{assign_headers, bracketed, HeaderRow};
 
 /// A table rebuilt from a page's lines.
 #[derive(Debug, Clone, PartialEq)]
@@ -362,11 +362,15 @@ impl<'a> Frame<'a> {
     fn header_rows(&self, start: usize, end: usize) -> (usize, usize) {
         let (cells, size, label_end) = (self.cells, self.size, self.label_end);
         let in_columns = |cs: &[Cell]| cs.iter().all(|c| c.x0 > label_end + 0.5 * size);
+        // A caption in brackets opening the run ("(Dollars in millions)", set level with the
+        // column heads in the label column) is the header's too.
+        let caption = |j: usize| matches!(cells[j].as_slice(), [c] if bracketed(&c.text)) && !self.data[j];
         let mut first_body = start;
         while first_body < end
-            && !self.has_label(&cells[first_body])
-            && in_columns(&cells[first_body])
-            && heading_like(&cells[first_body])
+            && (caption(first_body)
+                || (!self.has_label(&cells[first_body])
+                    && in_columns(&cells[first_body])
+                    && heading_like(&cells[first_body])))
         {
             first_body += 1;
         }

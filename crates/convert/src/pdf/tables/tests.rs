@@ -520,3 +520,19 @@ fn heads_a_point_apart_are_one_row_and_footnote_marks_between_lines_are_passed_o
     );
     assert_eq!(t[0].rows[1], vec!["Net Revenues", "$2,540", "$(9)", "$2,549", "$2,422", "5%", "6%"]);
 }
+
+#[test]
+fn a_caption_opening_the_rows_is_the_header_s() {
+    // Nike's statements: "(Dollars in millions)" in the label column, level with the column heads.
+    let lines = vec![
+        line(700.0, &[(300.0, 340.0, "FISCAL 2023"), (400.0, 440.0, "FISCAL 2022")]),
+        line(699.0, &[(60.0, 160.0, "(Dollars in millions)")]),
+        line(688.0, &[(60.0, 160.0, "Revenues"), (300.0, 340.0, "$51,217"), (400.0, 440.0, "$46,710")]),
+        line(676.0, &[(60.0, 160.0, "Cost of sales"), (300.0, 340.0, "28,925"), (400.0, 440.0, "25,231")]),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(t[0].header, vec!["(Dollars in millions)", "FISCAL 2023", "FISCAL 2022"]);
+    assert_eq!(t[0].rows[0], vec!["Revenues", "$51,217", "$46,710"]);
+}

@@ -1,7 +1,7 @@
 //! The conversion of one document: stage one page by page, stage two document-wide, then the
 //! blocks into the document model.
 
-use super::binding::Doc;
+use super::binding::{Doc, HRule};
 use super::blocks::{group_blocks, Blk, BlkKind, Ctx};
 use super::bookmarks::{apply_bookmarks, Bookmark};
 use super::chars::{page_fragments, StyleStats};
@@ -76,6 +76,8 @@ struct PagesRead {
     warnings: Vec<String>,
     /// Pages without a text layer, sent to OCR (when it is on).
     scanned: u32,
+    /// Each page's thin horizontal rules (none read on a scanned page).
+    rules: Vec<Vec<HRule>>,
 }
 
 /// Stage one: each page's text fragments laid out into lines, a scanned page's from OCR (on
@@ -94,6 +96,7 @@ fn read_pages(
     let mut tags: HashMap<i32, u8> = HashMap::new();
     // Lines per page: a scanned page's lines arrive from OCR after the text pages'.
     let mut page_lines_of: Vec<Vec<Line>> = Vec::with_capacity(page_count as usize);
+    let mut rules_of: Vec<Vec<HRule>> = Vec::with_capacity(page_count as usize);
     let mut recognizer: Option<Recognizer> = None;
     let mut scanned = 0u32;
     // Pages read so far: a text page when its lines are laid out, a scanned one when OCR answers.
@@ -106,6 +109,7 @@ fn read_pages(
     };
     for p in 0..page_count {
         page_lines_of.push(Vec::new());
+        rules_of.push(Vec::new());
         if let Some(r) = recognizer.as_mut() {
             page_read(r.collect_ready());
         }
@@ -144,6 +148,7 @@ fn read_pages(
         let mut lines = page_lines(frags, p, info);
         mark_underlined(&mut lines, &rules);
         page_lines_of[p as usize] = lines;
+        rules_of[p as usize] = rules;
         page_read(1);
     }
     if let Some(r) = recognizer {
@@ -160,7 +165,7 @@ fn read_pages(
         }
     }
     let lines = page_lines_of.into_iter().flatten().collect();
-    PagesRead { lines, pages, stats, warnings, scanned }
+    PagesRead { lines, pages, stats, warnings, scanned, rules: rules_of }
 }
 
 /// Why a PDF with no text on any page cannot be added.
@@ -197,7 +202,7 @@ fn lay_out(
     page_count: u32,
     report: &mut dyn FnMut(Step),
 ) -> LaidOut {
-    let PagesRead { mut lines, pages, mut stats, .. } = read;
+    let PagesRead { mut lines, pages, mut stats, rules, .. } = read;
     let mut analysing = |done: usize| report(Step::new(Stage::Analysing, done, ANALYSIS_STEPS));
     analysing(0);
     let mut body = body_style(&stats);
@@ -227,7 +232,7 @@ fn lay_out(
     }
 
     let fonts = std::mem::take(&mut stats.fonts);
-    let tables = if options.detect_tables { find_tables(&lines, &order) } else { Vec::new() };
+    let tables = if options.detect_tables { find_tables(&lines, &order, &rules) } else { Vec::new() };
     let mut in_table = vec![false; lines.len()];
     for &i in tables.iter().flat_map(|t| &t.lines) {
         in_table[i] = true;

@@ -1,6 +1,7 @@
 //! Column headers: which header cell heads which columns.
 
 use super::{column_of, overlap, push_text, Column};
+use crate::pdf::binding::HRule;
 use crate::pdf::layout::Cell;
 
 /// A header line's cells, with its baseline and text size.
@@ -11,9 +12,10 @@ pub(super) struct HeaderRow {
 }
 
 /// Lines of one label set one under the other ("% CHANGE" / "EXCLUDING" / "CURRENCY" /
-/// "CHANGES") lie at most this many times their size apart; a header spanning columns is most
-/// often set further above what it spans.
-const STACKED_LEADING: f32 = 1.3;
+/// "CHANGES", Oracle's "Accrued / May 31,") lie at most this many times their size apart. A head
+/// spanning columns is set further above what it spans, or ruled off from it (Lockheed's "2022"
+/// over Aeronautics … Total, 1.4 times its size above them, a rule between).
+const STACKED_LEADING: f32 = 1.6;
 
 /// Column headers from the header rows (top to bottom). The row with the most cells over the
 /// columns (captions in brackets left out) is the leaf row, one cell per column; a cell above it heads the columns of the leaf cells it stands
@@ -26,6 +28,7 @@ pub(super) fn assign_headers(
     cols: &[Column],
     label_end: f32,
     size: f32,
+    rules: &[HRule],
     header: &mut [String],
 ) {
     // Row labels' cells and captions in brackets ("(in millions)" under "Amount") head no column.
@@ -36,6 +39,7 @@ pub(super) fn assign_headers(
     let mut h = Headers {
         rows,
         cols,
+        rules,
         label_end,
         size,
         leaf,
@@ -67,6 +71,8 @@ pub(super) fn bracketed(text: &str) -> bool {
 struct Headers<'a> {
     rows: &'a [HeaderRow],
     cols: &'a [Column],
+    /// The page's thin horizontal rules.
+    rules: &'a [HRule],
     label_end: f32,
     size: f32,
     leaf: usize,
@@ -186,6 +192,17 @@ impl Headers<'_> {
             .map(|m| self.rows[m].size)
             .sum();
         if y - self.rows[q].y > STACKED_LEADING * size + marks {
+            return None;
+        }
+        // A rule between it and the line under it, running past it, rules a spanning head off
+        // from the heads it spans.
+        let ruled_off = self.rules.iter().any(|h| {
+            h.y < y
+                && h.y > self.rows[q].y
+                && overlap(h.x0, h.x1, c.x0, c.x1) > 0.0
+                && h.x1 - h.x0 > c.x1 - c.x0 + size
+        });
+        if ruled_off {
             return None;
         }
         let mut under = self.rows[q]

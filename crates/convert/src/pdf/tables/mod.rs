@@ -18,6 +18,7 @@
 mod cells;
 mod headers;
 
+use super::binding::HRule;
 use super::layout::{Cell, Line};
 pub(in crate::pdf) use cells::is_value;
 use cells::{cells, is_year};
@@ -78,8 +79,9 @@ fn overlap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
     a1.min(b1) - a0.max(b0)
 }
 
-/// Finds the tables among lines `order` (reading order; lines of one page are consecutive).
-pub(super) fn find_tables(lines: &[Line], order: &[usize]) -> Vec<Table> {
+/// Finds the tables among lines `order` (reading order; lines of one page are consecutive), with
+/// each page's thin horizontal rules (`rules[page]`; a page without an entry has none).
+pub(super) fn find_tables(lines: &[Line], order: &[usize], rules: &[Vec<HRule>]) -> Vec<Table> {
     let mut out = Vec::new();
     let mut start = 0;
     while start < order.len() {
@@ -88,13 +90,14 @@ pub(super) fn find_tables(lines: &[Line], order: &[usize]) -> Vec<Table> {
         while end < order.len() && lines[order[end]].page == page {
             end += 1;
         }
-        page_tables(lines, &order[start..end], &mut out);
+        let page_rules = rules.get(page as usize).map_or(&[][..], Vec::as_slice);
+        page_tables(lines, &order[start..end], page_rules, &mut out);
         start = end;
     }
     out
 }
 
-fn page_tables(lines: &[Line], order: &[usize], out: &mut Vec<Table>) {
+fn page_tables(lines: &[Line], order: &[usize], rules: &[HRule], out: &mut Vec<Table>) {
     let cells: Vec<Vec<Cell>> = order.iter().map(|&i| cells(&lines[i])).collect();
     let data: Vec<bool> = cells.iter().map(|c| is_data_row(c)).collect();
     let n = order.len();
@@ -153,7 +156,7 @@ fn page_tables(lines: &[Line], order: &[usize], out: &mut Vec<Table>) {
             }
             s -= 1;
         }
-        let built = build(lines, order, &cells, &data, s, end)
+        let built = build(lines, order, rules, &cells, &data, s, end)
             .filter(|t| data_rows >= 2 || t.header.iter().any(|h| h.split_whitespace().any(is_year)));
         if let Some(t) = built {
             used_until = end;
@@ -252,6 +255,7 @@ fn push_text(slot: &mut String, text: &str) {
 fn build(
     lines: &[Line],
     order: &[usize],
+    rules: &[HRule],
     cells: &[Vec<Cell>],
     data: &[bool],
     start: usize,
@@ -262,7 +266,7 @@ fn build(
     let ncols = frame.cols.len() + 1;
     let mut header = vec![String::new(); ncols];
     let header_rows = header_rows(lines, order, cells, head, first_body);
-    assign_headers(&header_rows, &frame.cols, frame.label_end, frame.size, &mut header);
+    assign_headers(&header_rows, &frame.cols, frame.label_end, frame.size, rules, &mut header);
     let rows = frame.rows(first_body, end);
     // Columns that hold nothing are dropped.
     let keep: Vec<bool> = (0..ncols)
@@ -300,9 +304,11 @@ fn header_rows(
             Some(r) if (r.y - l.y).abs() <= 0.45 * r.size.max(l.size) => {
                 r.cells.extend(parts);
                 r.cells.sort_by(|a, b| a.x0.total_cmp(&b.x0));
-                // The row sits on its main text's baseline, not on its footnote marks'.
-                if l.size > r.size {
+                // The row sits on its main text's lowest baseline, not on its footnote marks'.
+                if l.size > r.size + 0.5 {
                     (r.y, r.size) = (l.y, l.size);
+                } else if l.size > r.size - 0.5 {
+                    r.y = r.y.min(l.y);
                 }
             }
             _ => rows.push(HeaderRow { y: l.y, size: l.size, cells: parts.collect() }),
@@ -575,7 +581,7 @@ pub(super) fn fuzz(data: &[u8]) -> Vec<String> {
         });
     }
     let order: Vec<usize> = (0..lines.len()).collect();
-    let tables = find_tables(&lines, &order);
+    let tables = find_tables(&lines, &order, &[]);
     let mut seen = std::collections::HashSet::new();
     for t in &tables {
         assert!(t.lines.windows(2).all(|w| w[0] < w[1]), "a table's lines are in reading order");

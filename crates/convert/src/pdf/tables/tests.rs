@@ -1,6 +1,7 @@
 //! The table builder's unit tests.
 
 use super::*;
+use crate::pdf::binding::HRule;
 use crate::pdf::chars::WordGap;
 
 fn line(y: f32, cells: &[(f32, f32, &str)]) -> Line {
@@ -60,7 +61,7 @@ fn a_balance_sheet_with_a_two_row_header() {
         line(590.0, &[(50.0, 500.0, "A paragraph after the table, set across the whole column width.")]),
     ];
     let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order);
+    let t = find_tables(&lines, &order, &[]);
     assert_eq!(t.len(), 1, "{t:?}");
     let t = &t[0];
     assert_eq!(t.lines, vec![1, 2, 3, 4, 5, 6]);
@@ -104,7 +105,7 @@ fn the_sentence_introducing_a_table_of_years_is_no_header() {
         line(642.0, &[(50.0, 70.0, "2021"), (400.0, 430.0, "2,065"), (500.0, 520.0, "2.5")]),
     ];
     let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order);
+    let t = find_tables(&lines, &order, &[]);
     assert_eq!(t.len(), 1, "{t:?}");
     assert!(
         t[0].header.iter().all(|h| !h.contains("following") && !h.contains("fiscal years:")),
@@ -126,7 +127,7 @@ fn what_is_set_level_with_the_last_row_belongs_to_it() {
         line(600.0, &[(50.0, 500.0, "The accompanying notes are an integral part of these statements.")]),
     ];
     let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order);
+    let t = find_tables(&lines, &order, &[]);
     assert_eq!(t.len(), 1, "{t:?}");
     assert_eq!(t[0].rows.last().unwrap(), &vec!["Diluted", "537", "556"], "{:?}", t[0].rows);
     assert!(t[0].lines.contains(&4) && !t[0].lines.contains(&5));
@@ -139,7 +140,7 @@ fn what_is_set_level_with_the_last_row_belongs_to_it() {
         line(654.0, &[(370.0, 390.0, "$93.29")]),
     ];
     let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order);
+    let t = find_tables(&lines, &order, &[]);
     assert_eq!(t.len(), 1, "{t:?}");
     assert_eq!(t[0].rows.last().unwrap(), &vec!["Total", "1.6", "$93.29"], "{:?}", t[0].rows);
 }
@@ -155,7 +156,7 @@ fn a_total_only_the_last_row_gives_is_a_column_of_its_own() {
     }
     lines.push(line(632.0, &[(60.0, 90.0, "Total"), (300.0, 330.0, "160,172"), (520.0, 560.0, "$60,665")]));
     let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order);
+    let t = find_tables(&lines, &order, &[]);
     assert_eq!(t.len(), 1, "{t:?}");
     assert_eq!(t[0].rows.last().unwrap(), &vec!["Total", "160,172", "", "$60,665"], "{:?}", t[0].rows);
 }
@@ -193,7 +194,7 @@ fn a_header_set_on_two_lines_over_one_column() {
         ),
     ];
     let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order);
+    let t = find_tables(&lines, &order, &[]);
     assert_eq!(t.len(), 1, "{t:?}");
     assert_eq!(
         t[0].header,
@@ -248,7 +249,7 @@ fn changes_printed_as_words_and_percent_headers() {
         ),
     ];
     let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order);
+    let t = find_tables(&lines, &order, &[]);
     assert_eq!(t.len(), 1, "{t:?}");
     assert_eq!(
         t[0].header,
@@ -271,7 +272,7 @@ fn prose_with_numbers_is_no_table() {
         line(688.0, &[(50.0, 500.0, "number of employees was about 164,000 at year end.")]),
     ];
     let order: Vec<usize> = (0..lines.len()).collect();
-    assert!(find_tables(&lines, &order).is_empty());
+    assert!(find_tables(&lines, &order, &[]).is_empty());
 }
 
 #[test]
@@ -371,7 +372,7 @@ fn headers_set_closer_than_a_fragment_break_and_stacked_lines_head_their_own_col
         nike_row(578.0, "Greater China", ["7,248", "7,547", "-4%", "4%", "8,290", "-9%", "-13%"]),
     ];
     let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order);
+    let t = find_tables(&lines, &order, &[]);
     assert_eq!(t.len(), 1, "{t:?}");
     let stacked = "% CHANGE EXCLUDING CURRENCY CHANGES";
     assert_eq!(
@@ -384,7 +385,8 @@ fn headers_set_closer_than_a_fragment_break_and_stacked_lines_head_their_own_col
 #[test]
 fn a_year_set_further_above_spans_its_columns() {
     // Adobe's intangible assets: "2016" over "Cost", "Accumulated Amortization" and "Net", set
-    // a line and a half above "Accumulated", which is stacked over "Amortization".
+    // a line and a half above "Accumulated" with a rule between, and "Accumulated" stacked over
+    // "Amortization".
     let lines = vec![
         header_line(373.0, &[(290.0, 306.0, "2016"), (466.0, 482.0, "2015")]),
         header_line(360.0, &[(275.0, 320.0, "Accumulated"), (452.0, 497.0, "Accumulated")]),
@@ -425,7 +427,9 @@ fn a_year_set_further_above_spans_its_columns() {
         ),
     ];
     let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order);
+    // The rule printed under each year, over the three columns it spans.
+    let rules = [vec![HRule { x0: 231.0, x1: 362.0, y: 369.0 }, HRule { x0: 408.0, x1: 539.0, y: 369.0 }]];
+    let t = find_tables(&lines, &order, &rules);
     assert_eq!(t.len(), 1, "{t:?}");
     assert_eq!(
         t[0].header,
@@ -505,7 +509,9 @@ fn heads_a_point_apart_are_one_row_and_footnote_marks_between_lines_are_passed_o
         ),
     ];
     let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order);
+    // The rules printed under "2023" and "2022", over the columns they span.
+    let rules = [vec![HRule { x0: 155.0, x1: 339.0, y: 675.0 }, HRule { x0: 373.0, x1: 417.0, y: 675.0 }]];
+    let t = find_tables(&lines, &order, &rules);
     assert_eq!(t.len(), 1, "{t:?}");
     let h = &t[0].header;
     assert_eq!(
@@ -531,8 +537,62 @@ fn a_caption_opening_the_rows_is_the_header_s() {
         line(676.0, &[(60.0, 160.0, "Cost of sales"), (300.0, 340.0, "28,925"), (400.0, 440.0, "25,231")]),
     ];
     let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order);
+    let t = find_tables(&lines, &order, &[]);
     assert_eq!(t.len(), 1, "{t:?}");
     assert_eq!(t[0].header, vec!["(Dollars in millions)", "FISCAL 2023", "FISCAL 2022"]);
     assert_eq!(t[0].rows[0], vec!["Revenues", "$51,217", "$46,710"]);
+}
+
+#[test]
+fn a_head_line_and_a_half_above_with_no_rule_between_is_stacked() {
+    // Oracle's restructuring table: "Accrued" 1.5 times its size above "May 31," above "2022",
+    // beside "Year Ended May 31, 2023" ruled off over the middle columns.
+    let head = |y: f32, cells: &[(f32, f32, &str)]| Line { size: 6.5, ..line(y, cells) };
+    let row = |y: f32, label: &str, v: [&str; 4]| {
+        let cells = [
+            (30.0, 150.0, label),
+            (255.0, 279.0, v[0]),
+            (318.0, 337.0, v[1]),
+            (376.0, 395.0, v[2]),
+            (548.0, 570.0, v[3]),
+        ];
+        line(y, &cells)
+    };
+    let lines = vec![
+        head(
+            558.4,
+            &[
+                (259.0, 281.0, "Accrued"),
+                (380.0, 450.0, "Year Ended May 31, 2023"),
+                (550.0, 572.0, "Accrued"),
+            ],
+        ),
+        head(
+            548.4,
+            &[
+                (259.0, 281.0, "May 31,"),
+                (320.0, 336.0, "Initial"),
+                (377.0, 395.0, "Adj. to"),
+                (550.0, 572.0, "May 31,"),
+            ],
+        ),
+        head(
+            539.7,
+            &[
+                (261.0, 274.0, "2022"),
+                (318.0, 333.0, "Costs"),
+                (378.0, 389.0, "Cost"),
+                (552.0, 565.0, "2023"),
+            ],
+        ),
+        row(528.0, "Cloud and license", ["$34", "$288", "$(6)", "$99"]),
+        row(516.0, "Hardware", ["7", "18", "—", "6"]),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let rules = [vec![HRule { x0: 300.0, x1: 520.0, y: 555.0 }]];
+    let t = find_tables(&lines, &order, &rules);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(t[0].header[1], "Accrued May 31, 2022");
+    assert!(!t[0].header[2].contains("Accrued"), "{:?}", t[0].header);
+    assert_eq!(t[0].header[4], "Accrued May 31, 2023");
 }

@@ -45,6 +45,7 @@ pub mod fusion;
 pub mod model;
 pub mod numbering;
 pub mod outline;
+pub mod panics;
 pub mod plaintext;
 pub mod progress;
 pub mod query;

@@ -104,11 +104,8 @@ pub(super) fn with_document<T>(
         Ok(f(doc))
     }))
     .unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "no message".into());
+        // The panic's message without the text it quotes, which may be the document's.
+        let what = folio_core::panics::message(panic.as_ref());
         Err(ErrorKind::Crashed(format!("the PDF reader stopped on an internal error ({what})")))
     })
 }

@@ -1,6 +1,6 @@
 //! Column headers: which header cell heads which columns.
 
-use super::{column_of, overlap, push_text, Column};
+use super::{column_of, in_label_column, overlap, push_text, Column};
 use crate::pdf::binding::HRule;
 use crate::pdf::layout::Cell;
 
@@ -18,8 +18,9 @@ pub(super) struct HeaderRow {
 const STACKED_LEADING: f32 = 1.6;
 
 /// Column headers from the header rows (top to bottom). The row with the most cells over the
-/// columns (captions in brackets left out) is the leaf row, one cell per column; a cell above it heads the columns of the leaf cells it stands
-/// over ("Three Months Ended" over "2023" and "2022"), or those of the cell above it that it
+/// columns (captions in brackets left out) is the leaf row, one cell per column; a cell above it
+/// heads the columns of the leaf cells it stands over ("Three Months Ended" over "2023" and
+/// "2022"), or those of the cell above it that it
 /// stands under ("June 30," under "Three Months Ended"). A line of a label set on several lines
 /// heads the column of the line under it. A lone cell below the leaf row, or one in brackets, is
 /// a caption ("(In millions)", "(Unaudited)") and goes to the label column.
@@ -31,20 +32,12 @@ pub(super) fn assign_headers(
     rules: &[HRule],
     header: &mut [String],
 ) {
-    // Row labels' cells and captions in brackets ("(in millions)" under "Amount") head no column.
-    let heads = |r: &HeaderRow| {
-        r.cells.iter().filter(|c| !bracketed(&c.text) && c.x0 > label_end + 0.5 * size).count()
-    };
-    let Some(leaf) = (0..rows.len()).max_by_key(|&r| (heads(&rows[r]), r)) else { return };
-    let mut h = Headers {
-        rows,
-        cols,
-        rules,
-        label_end,
-        size,
-        leaf,
-        got: rows.iter().map(|r| vec![None; r.cells.len()]).collect(),
-    };
+    if rows.is_empty() {
+        return;
+    }
+    let got = rows.iter().map(|r| vec![None; r.cells.len()]).collect();
+    let mut h = Headers { rows, cols, rules, label_end, size, leaf: 0, got };
+    h.leaf = h.leaf_row();
     h.place_leaf();
     h.place_stacked();
     h.place_centred();
@@ -81,7 +74,15 @@ struct Headers<'a> {
 
 impl Headers<'_> {
     fn in_label(&self, c: &Cell) -> bool {
-        c.x0 <= self.label_end + 0.5 * self.size
+        in_label_column(c, self.label_end, self.size)
+    }
+
+    /// The row with the most cells heading columns (row labels' and captions in brackets, as
+    /// "(in millions)" under "Amount", head none), the lowest of those that tie.
+    fn leaf_row(&self) -> usize {
+        let heads =
+            |r: &HeaderRow| r.cells.iter().filter(|c| !bracketed(&c.text) && !self.in_label(c)).count();
+        (0..self.rows.len()).max_by_key(|&r| (heads(&self.rows[r]), r)).unwrap_or(0)
     }
 
     /// The columns a cell stands over, give or take `margin` either side.
@@ -172,13 +173,9 @@ impl Headers<'_> {
     /// The columns of the placed cell that `c` (of row `r`) is the line above of, if any.
     fn stacked_on(&self, r: usize, c: &Cell) -> Option<Vec<usize>> {
         let (y, size) = (self.rows[r].y, self.rows[r].size);
-        let under_it = |q: usize| {
-            self.rows[q].y < y
-                && self.rows[q]
-                    .cells
-                    .iter()
-                    .any(|d| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0 && !bracketed(&d.text))
-        };
+        // A cell right under it, footnote marks left out.
+        let beneath = |d: &Cell| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0 && !bracketed(&d.text);
+        let under_it = |q: usize| self.rows[q].y < y && self.rows[q].cells.iter().any(beneath);
         // The nearest row under it with a cell under it; footnote marks set between ("May 31, /
         // (2) / 2022") are passed over, the leading allowed their size.
         let q = (r + 1..self.rows.len())
@@ -205,11 +202,7 @@ impl Headers<'_> {
         if ruled_off {
             return None;
         }
-        let mut under = self.rows[q]
-            .cells
-            .iter()
-            .zip(&self.got[q])
-            .filter(|(d, _)| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0 && !bracketed(&d.text));
+        let mut under = self.rows[q].cells.iter().zip(&self.got[q]).filter(|(d, _)| beneath(d));
         let (Some((d, Some(ks))), None) = (under.next(), under.next()) else { return None };
         let mid = (c.x0 + c.x1) / 2.0;
         let centred = mid >= d.x0 - size / 2.0 && mid <= d.x1 + size / 2.0;

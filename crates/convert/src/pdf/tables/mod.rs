@@ -79,6 +79,16 @@ fn overlap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
     a1.min(b1) - a0.max(b0)
 }
 
+/// Whether a cell starts in the row labels' column: before where the labels end, give or take
+/// half the text size.
+fn in_label_column(c: &Cell, label_end: f32, size: f32) -> bool {
+    c.x0 <= label_end + 0.5 * size
+}
+
+/// Lines whose baselines lie within this share of their text size are one row (a label set a
+/// little below its values, two lines of column heads a point apart).
+const ONE_ROW: f32 = 0.45;
+
 /// Finds the tables among lines `order` (reading order; lines of one page are consecutive), with
 /// each page's thin horizontal rules (`rules[page]`; a page without an entry has none).
 pub(super) fn find_tables(lines: &[Line], order: &[usize], rules: &[Vec<HRule>]) -> Vec<Table> {
@@ -136,7 +146,7 @@ fn page_tables(lines: &[Line], order: &[usize], rules: &[HRule], out: &mut Vec<T
         // under "Total 1.6 1.6").
         while end < n {
             let (a, b) = (&lines[order[last_data]], &lines[order[end]]);
-            if b.col != a.col || b.declared.is_some() || (a.y - b.y).abs() > 0.45 * a.size.max(b.size) {
+            if b.col != a.col || b.declared.is_some() || (a.y - b.y).abs() > ONE_ROW * a.size.max(b.size) {
                 break;
             }
             end += 1;
@@ -301,7 +311,7 @@ fn header_rows(
         let l = &lines[order[j]];
         let parts = cells[j].iter().flat_map(Cell::parts);
         match rows.last_mut() {
-            Some(r) if (r.y - l.y).abs() <= 0.45 * r.size.max(l.size) => {
+            Some(r) if (r.y - l.y).abs() <= ONE_ROW * r.size.max(l.size) => {
                 r.cells.extend(parts);
                 r.cells.sort_by(|a, b| a.x0.total_cmp(&b.x0));
                 // The row sits on its main text's lowest baseline, not on its footnote marks'.
@@ -367,7 +377,7 @@ impl<'a> Frame<'a> {
     /// the columns. Returns the first header line and the first body line (indices into `order`).
     fn header_rows(&self, start: usize, end: usize) -> (usize, usize) {
         let (cells, size, label_end) = (self.cells, self.size, self.label_end);
-        let in_columns = |cs: &[Cell]| cs.iter().all(|c| c.x0 > label_end + 0.5 * size);
+        let in_columns = |cs: &[Cell]| cs.iter().all(|c| !in_label_column(c, label_end, size));
         // A caption in brackets opening the run ("(Dollars in millions)", set level with the
         // column heads in the label column) is the header's too.
         let caption = |j: usize| matches!(cells[j].as_slice(), [c] if bracketed(&c.text)) && !self.data[j];
@@ -418,7 +428,7 @@ impl<'a> Frame<'a> {
         for j in first_body..end {
             let y = lines[order[j]].y;
             match row_lines.last_mut() {
-                Some(r) if (lines[order[*r.last().unwrap_or(&j)]].y - y).abs() <= 0.45 * size => r.push(j),
+                Some(r) if (lines[order[*r.last().unwrap_or(&j)]].y - y).abs() <= ONE_ROW * size => r.push(j),
                 _ => row_lines.push(vec![j]),
             }
         }
@@ -505,9 +515,7 @@ fn footnote_marks(text: &str) -> bool {
     let t = text.trim();
     !t.is_empty()
         && (t.chars().all(|c| c == '*')
-            || (t.starts_with('(')
-                && t.ends_with(')')
-                && t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '(' | ')' | ','))))
+            || (bracketed(t) && t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '(' | ')' | ','))))
 }
 
 /// Header cells are words or years, never amounts.

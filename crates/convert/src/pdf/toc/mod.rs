@@ -100,7 +100,8 @@ fn strip_page_column(line: &mut Line) {
         let wide = line.cells.windows(2).filter(|w| wide_gap(w[0].x1, w[1].x0, line.size)).count();
         line.wide_gaps = wide.min(u8::MAX as usize) as u8;
         if line.cells.len() == 1 {
-            line.cells.clear();
+            // A line of one fragment keeps that fragment's loose gaps itself.
+            line.loose = line.cells.pop().map(|c| c.loose).unwrap_or_default();
         }
     }
 }

@@ -455,7 +455,7 @@ impl<'a> Frame<'a> {
             }
             let next = row_lines.get(ri + 1);
             let next_is_data = next.is_some_and(|g| g.iter().any(|&j| self.data[j]));
-            if label_only && next_is_data && !row[0].ends_with(':') {
+            if label_only && next_is_data && !introduces_rows(&row[0]) {
                 pending_label = Some(std::mem::take(&mut row[0]));
                 continue;
             }
@@ -467,7 +467,7 @@ impl<'a> Frame<'a> {
             let last_lacks_label = rows
                 .last()
                 .is_some_and(|r: &Vec<String>| r[0].is_empty() && r[1..].iter().any(|v| !v.is_empty()));
-            if label_only && last_lacks_label {
+            if label_only && last_lacks_label && !introduces_rows(&row[0]) {
                 // The label of the values above it.
                 if let Some(last) = rows.last_mut() {
                     last[0] = std::mem::take(&mut row[0]);
@@ -502,12 +502,19 @@ impl<'a> Frame<'a> {
 
     /// Whether the lines `next` are a lone label set just below the values of `group`.
     fn label_just_below(&self, group: &[usize], next: &[usize]) -> bool {
+        let Some(&j) = next.first() else { return false };
+        let (a, b) = (&self.lines[self.order[group[0]]], &self.lines[self.order[j]]);
         next.iter().all(|&j| !self.data[j] && self.cells[j].len() == 1)
-            && next.first().is_some_and(|&j| {
-                let (a, b) = (&self.lines[self.order[group[0]]], &self.lines[self.order[j]]);
-                a.y - b.y <= 1.3 * self.size && self.cells[j][0].x1 <= self.label_right + 0.5 * self.size
-            })
+            && !introduces_rows(&self.cells[j][0].text)
+            && a.y - b.y <= 1.3 * self.size
+            && self.cells[j][0].x1 <= self.label_right + 0.5 * self.size
     }
+}
+
+/// Whether a row label introduces the rows under it rather than labelling values: it ends with a
+/// colon ("Senior unsecured debt:").
+fn introduces_rows(label: &str) -> bool {
+    label.trim_end().ends_with(':')
 }
 
 /// Footnote marks: bracketed numbers or letters, or asterisks ("(1)(3)", "(a)", "**").

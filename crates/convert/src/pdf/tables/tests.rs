@@ -146,6 +146,56 @@ fn what_is_set_level_with_the_last_row_belongs_to_it() {
 }
 
 #[test]
+fn a_label_closed_by_a_colon_introduces_the_rows_under_it() {
+    // eBay's investments: a group's total, printed without a label, then the next group's
+    // caption; and FedEx's debt: a caption, a line of values under it, the next caption.
+    let lines = vec![
+        line(680.0, &[(400.0, 420.0, "2023"), (480.0, 500.0, "2022")]),
+        line(668.0, &[(50.0, 150.0, "Short-term investments:")]),
+        line(
+            656.0,
+            &[(60.0, 150.0, "Corporate debt securities"), (400.0, 420.0, "1,945"), (480.0, 500.0, "1,936")],
+        ),
+        line(644.0, &[(400.0, 420.0, "$2,123"), (480.0, 500.0, "$2,111")]),
+        line(632.0, &[(50.0, 150.0, "Long-term investments:")]),
+        line(
+            620.0,
+            &[(60.0, 150.0, "Corporate debt securities"), (400.0, 420.0, "403"), (480.0, 500.0, "378")],
+        ),
+        line(608.0, &[(50.0, 150.0, "Senior secured debt:")]),
+        line(596.0, &[(400.0, 420.0, "$831"), (480.0, 500.0, "$881")]),
+        line(585.0, &[(50.0, 150.0, "Senior unsecured debt:")]),
+        line(573.0, &[(400.0, 420.0, "748"), (480.0, 500.0, "747")]),
+        // A label with no colon set just below its values is still theirs.
+        line(561.0, &[(400.0, 420.0, "$1,579"), (480.0, 500.0, "$1,628")]),
+        line(551.0, &[(50.0, 150.0, "Total debt")]),
+        line(539.0, &[(50.0, 150.0, "Leases:")]),
+        line(527.0, &[(60.0, 150.0, "Operating"), (400.0, 420.0, "12"), (480.0, 500.0, "14")]),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order, &[]);
+    assert_eq!(t.len(), 1, "{t:?}");
+    let rows: Vec<Vec<&str>> = t[0].rows.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
+    assert_eq!(
+        rows,
+        vec![
+            vec!["Short-term investments:", "", ""],
+            vec!["Corporate debt securities", "1,945", "1,936"],
+            vec!["", "$2,123", "$2,111"],
+            vec!["Long-term investments:", "", ""],
+            vec!["Corporate debt securities", "403", "378"],
+            vec!["Senior secured debt:", "", ""],
+            vec!["", "$831", "$881"],
+            vec!["Senior unsecured debt:", "", ""],
+            vec!["", "748", "747"],
+            vec!["Total debt", "$1,579", "$1,628"],
+            vec!["Leases:", "", ""],
+            vec!["Operating", "12", "14"],
+        ]
+    );
+}
+
+#[test]
 fn a_total_only_the_last_row_gives_is_a_column_of_its_own() {
     // Apple's repurchases: the dollar value left is printed on the total row alone, right of
     // every other column.

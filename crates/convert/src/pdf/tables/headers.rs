@@ -16,13 +16,16 @@ pub(super) struct HeaderRow {
 /// spanning columns is set further above what it spans, or ruled off from it (Lockheed's "2022"
 /// over Aeronautics … Total, 1.4 times its size above them, a rule between).
 const STACKED_LEADING: f32 = 1.6;
+/// How far off the middle of the heads under it a head may be set and still be centred on them,
+/// as a share of their width (at least the text size).
+const CENTRED_SLACK: f32 = 0.15;
 
 /// Column headers from the header rows (top to bottom). The row with the most cells over the
 /// columns (captions in brackets left out) is the leaf row, one cell per column; a cell above it
 /// heads the columns of the leaf cells it stands over ("Three Months Ended" over "2023" and
-/// "2022"), or those of the cell above it that it
-/// stands under ("June 30," under "Three Months Ended"). A line of a label set on several lines
-/// heads the column of the line under it. A lone cell below the leaf row, or one in brackets, is
+/// "2022"), or those of the cell above it that it stands under ("June 30," under "Three Months
+/// Ended"). A column the leaf row leaves bare is headed by the lowest cell above over it alone.
+/// A line of a label set on several lines heads the column of the line under it. A lone cell below the leaf row, or one in brackets, is
 /// a caption ("(In millions)", "(Unaudited)") and goes to the label column.
 pub(super) fn assign_headers(
     rows: &[HeaderRow],
@@ -36,9 +39,11 @@ pub(super) fn assign_headers(
         return;
     }
     let got = rows.iter().map(|r| vec![None; r.cells.len()]).collect();
-    let mut h = Headers { rows, cols, rules, label_end, size, leaf: 0, got };
+    let bare = rows.iter().map(|r| vec![false; r.cells.len()]).collect();
+    let mut h = Headers { rows, cols, rules, label_end, size, leaf: 0, got, bare };
     h.leaf = h.leaf_row();
     h.place_leaf();
+    h.place_bare_columns();
     h.place_stacked();
     h.place_centred();
     for pass in 0..3 {
@@ -70,6 +75,8 @@ struct Headers<'a> {
     size: f32,
     leaf: usize,
     got: Vec<Vec<Option<Vec<usize>>>>,
+    /// The cells that head a column the leaf row leaves bare ([`Headers::place_bare_columns`]).
+    bare: Vec<Vec<bool>>,
 }
 
 impl Headers<'_> {
@@ -155,6 +162,33 @@ impl Headers<'_> {
         }
     }
 
+    /// A column the leaf row leaves bare takes its head from the lowest line above the leaf row
+    /// with a cell over that column alone: heads set top-aligned, the leaf row being the lowest
+    /// line of other columns' taller heads (FedEx's "2023  2022" under "May 31," beside "Interest
+    /// Rate %  Maturity", a line lower).
+    fn place_bare_columns(&mut self) {
+        let leaf = self.leaf;
+        let mut headed: Vec<bool> = vec![false; self.cols.len()];
+        for ks in self.got[leaf].iter().flatten() {
+            ks.iter().for_each(|&k| headed[k] = true);
+        }
+        for r in (0..leaf).rev() {
+            for ci in 0..self.rows[r].cells.len() {
+                let c = &self.rows[r].cells[ci];
+                if self.aside(r, c) {
+                    continue;
+                }
+                if let [k] = self.cols_over(c, 0.0).as_slice() {
+                    if !headed[*k] {
+                        headed[*k] = true;
+                        self.got[r][ci] = Some(vec![*k]);
+                        self.bare[r][ci] = true;
+                    }
+                }
+            }
+        }
+    }
+
     /// A cell above the leaf row set a line above one placed cell, centred on it, over no other
     /// cell of its row and no column but its, is a line of the same label ("% CHANGE" / "EXCLUDING" /
     /// "CURRENCY" over "CHANGES"; "Cessna" over "SkyCourier 408") and heads its columns. Rows
@@ -163,7 +197,7 @@ impl Headers<'_> {
         for r in (0..self.leaf).rev() {
             for ci in 0..self.rows[r].cells.len() {
                 let c = &self.rows[r].cells[ci];
-                if !self.aside(r, c) {
+                if self.got[r][ci].is_none() && !self.aside(r, c) {
                     self.got[r][ci] = self.stacked_on(r, c);
                 }
             }
@@ -222,17 +256,37 @@ impl Headers<'_> {
         let q = (c_last - c_first) / 6.0;
         for r in 0..self.leaf {
             if let [c] = self.rows[r].cells.as_slice() {
+                if self.got[r][0].is_some() || self.aside(r, c) || self.upper_line_of_column(c) {
+                    continue;
+                }
                 let mid = c.x0 + c.x1;
-                if self.got[r][0].is_none()
-                    && !self.aside(r, c)
-                    && !self.upper_line_of_column(c)
-                    && mid >= c_first + q
-                    && mid <= c_last - q
-                {
+                if let Some(ks) = self.centred_over(r, c) {
+                    self.got[r][0] = Some(ks);
+                } else if mid >= c_first + q && mid <= c_last - q {
                     self.got[r][0] = Some((0..cols.len()).collect());
                 }
             }
         }
+    }
+
+    /// The columns under a cell whose heads the leaf row left bare, where their lowest lines are
+    /// the line under it and it is centred on them, give or take [`CENTRED_SLACK`] ("May 31,"
+    /// over "2023  2022", not over the rate and maturity columns headed a line lower).
+    fn centred_over(&self, r: usize, c: &Cell) -> Option<Vec<usize>> {
+        let q = r + 1;
+        if q >= self.leaf || self.rows[r].y - self.rows[q].y > STACKED_LEADING * self.rows[r].size {
+            return None;
+        }
+        let cells: Vec<(&Cell, usize)> = (self.rows[q].cells.iter().zip(&self.got[q]).zip(&self.bare[q]))
+            .filter_map(|((d, ks), &b)| Some((d, *ks.as_ref()?.first()?)).filter(|_| b))
+            .collect();
+        let (x0, x1) = (cells.first()?.0.x0, cells.last()?.0.x1);
+        let slack = self.size.max(CENTRED_SLACK * (x1 - x0));
+        if ((x0 + x1) / 2.0 - (c.x0 + c.x1) / 2.0).abs() > slack {
+            return None;
+        }
+        let (lo, hi) = cells.iter().fold((usize::MAX, 0), |(lo, hi), &(_, k)| (lo.min(k), hi.max(k)));
+        Some((lo..=hi).collect())
     }
 
     /// Whether a cell over one column has its header go on in a lone cell under the leaf row.

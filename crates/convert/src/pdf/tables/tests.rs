@@ -397,6 +397,41 @@ fn nike_row(y: f32, label: &str, values: [&str; 7]) -> Line {
 }
 
 #[test]
+fn heads_set_top_aligned_over_columns_the_leaf_row_leaves_bare() {
+    // FedEx's long-term debt: "Interest Rate %" and "Maturity" are the lowest header line, set a
+    // line under "2023  2022", which head the amounts under "May 31,".
+    let lines = vec![
+        header_line(502.0, &[(511.0, 539.0, "May 31,")]),
+        header_line(492.0, &[(478.0, 494.0, "2023"), (556.0, 572.0, "2022")]),
+        header_line(482.0, &[(302.0, 357.0, "Interest Rate %"), (395.0, 427.0, "Maturity")]),
+        line(471.0, &[(62.0, 144.0, "Senior secured debt:")]),
+        line(
+            459.0,
+            &[
+                (341.0, 363.0, "1.875"),
+                (426.0, 446.0, "2034"),
+                (491.0, 518.0, "$ 831"),
+                (569.0, 596.0, "$ 881"),
+            ],
+        ),
+        line(448.0, &[(62.0, 150.0, "Senior unsecured debt:")]),
+        line(
+            436.0,
+            &[(346.0, 363.0, "3.25"), (426.0, 446.0, "2026"), (503.0, 518.0, "748"), (581.0, 596.0, "747")],
+        ),
+        line(
+            425.0,
+            &[(346.0, 363.0, "3.40"), (426.0, 446.0, "2028"), (503.0, 518.0, "497"), (581.0, 596.0, "497")],
+        ),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order, &[]);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(t[0].header, vec!["", "Interest Rate %", "Maturity", "May 31, 2023", "May 31, 2022"]);
+    assert_eq!(t[0].rows[1], vec!["", "1.875", "2034", "$831", "$881"]);
+}
+
+#[test]
 fn headers_set_closer_than_a_fragment_break_and_stacked_lines_head_their_own_columns() {
     // Nike's segment table: "FISCAL 2023 FISCAL 2022 % CHANGE" is one run of text whose wider
     // gaps part the columns, and "% CHANGE EXCLUDING CURRENCY CHANGES" is set on four lines over

@@ -1,5 +1,6 @@
 //! Column headers: which header cell heads which columns.
 
+use super::cells::is_year;
 use super::{column_of, in_label_column, overlap, push_text, Column};
 use crate::pdf::binding::HRule;
 use crate::pdf::layout::Cell;
@@ -57,6 +58,13 @@ pub(super) fn assign_headers(
             }
         }
     }
+}
+
+/// Whether a head names a change between periods ("% Change", "Increase/(Decrease)", "Inc/
+/// (Dec)", "Variance").
+fn names_a_change(text: &str) -> bool {
+    let t = text.to_lowercase();
+    ["change", "increase", "decrease", "variance", "inc/"].iter().any(|w| t.contains(w))
 }
 
 /// Whether a cell's text is in brackets ("(In millions)", "(Unaudited)").
@@ -260,13 +268,38 @@ impl Headers<'_> {
                     continue;
                 }
                 let mid = c.x0 + c.x1;
-                if let Some(ks) = self.centred_over(r, c) {
+                if let Some(ks) = self.change_over(c).or_else(|| self.centred_over(r, c)) {
                     self.got[r][0] = Some(ks);
                 } else if mid >= c_first + q && mid <= c_last - q {
                     self.got[r][0] = Some((0..cols.len()).collect());
                 }
             }
         }
+    }
+
+    /// A head naming a change ("Percent Change", "Increase (Decrease)") set over the middle of
+    /// the leaf row heads the run of leaf cells naming no year that it is centred on (Oracle's
+    /// "Actual  Constant" between "2023" and "2022"), not the years beside them; over years alone
+    /// (a change per year) it is left to the other rules.
+    fn change_over(&self, c: &Cell) -> Option<Vec<usize>> {
+        if !names_a_change(&c.text) {
+            return None;
+        }
+        let leaf: Vec<(&Cell, &Vec<usize>)> = self.rows[self.leaf]
+            .cells
+            .iter()
+            .zip(&self.got[self.leaf])
+            .filter_map(|(d, ks)| Some((d, ks.as_ref()?)))
+            .collect();
+        let mid = (c.x0 + c.x1) / 2.0;
+        leaf.split(|(d, _)| is_year(&d.text)).filter(|run| !run.is_empty()).find_map(|run| {
+            let (x0, x1) = (run.first()?.0.x0, run.last()?.0.x1);
+            let slack = self.size.max(CENTRED_SLACK * (x1 - x0));
+            let mut ks: Vec<usize> = run.iter().flat_map(|(_, ks)| ks.iter().copied()).collect();
+            ks.sort_unstable();
+            ks.dedup();
+            ((x0 + x1) / 2.0 - mid).abs().le(&slack).then_some(ks)
+        })
     }
 
     /// The columns under a cell whose heads the leaf row left bare, where their lowest lines are

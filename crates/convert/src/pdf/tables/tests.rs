@@ -432,6 +432,77 @@ fn heads_set_top_aligned_over_columns_the_leaf_row_leaves_bare() {
 }
 
 #[test]
+fn a_change_head_over_the_middle_heads_the_changes_not_the_years() {
+    // Oracle's MD&A: "Percent Change" is centred over "Actual  Constant", which stand between
+    // "2023" and "2022", as "Year Ended May 31," above it is over them all.
+    let lines = vec![
+        header_line(727.0, &[(423.0, 477.0, "Year Ended May 31,")]),
+        header_line(716.5, &[(432.0, 475.0, "Percent Change")]),
+        header_line(
+            706.0,
+            &[
+                (18.0, 71.0, "(Dollars in millions)"),
+                (336.0, 349.0, "2023"),
+                (409.0, 426.0, "Actual"),
+                (476.0, 501.0, "Constant"),
+                (550.0, 564.0, "2022"),
+            ],
+        ),
+        line(
+            694.0,
+            &[
+                (19.0, 120.0, "Americas"),
+                (339.0, 369.0, "$ 21,456"),
+                (434.0, 447.0, "18%"),
+                (512.0, 528.0, "20%"),
+                (554.0, 584.0, "$ 18,158"),
+            ],
+        ),
+        line(
+            683.0,
+            &[
+                (19.0, 120.0, "EMEA"),
+                (342.0, 369.0, "$ 8,170"),
+                (437.0, 447.0, "5%"),
+                (512.0, 528.0, "13%"),
+                (557.0, 584.0, "$ 7,791"),
+            ],
+        ),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order, &[]);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(
+        t[0].header,
+        vec![
+            "(Dollars in millions)",
+            "Year Ended May 31, 2023",
+            "Year Ended May 31, Percent Change Actual",
+            "Year Ended May 31, Percent Change Constant",
+            "Year Ended May 31, 2022",
+        ]
+    );
+    // A change per year, over years alone, heads them all (McDonald's comparable sales).
+    let lines = vec![
+        header_line(721.0, &[(491.0, 550.0, "Increase/(Decrease)")]),
+        header_line(709.0, &[(480.0, 561.0, "Quarters Ended March 31,")]),
+        header_line(697.0, &[(500.0, 514.0, "2023"), (568.0, 582.0, "2022")]),
+        line(685.0, &[(19.0, 120.0, "U.S."), (490.0, 516.0, "12.6 %"), (558.0, 584.0, "3.5 %")]),
+        line(673.0, &[(19.0, 120.0, "International"), (496.0, 516.0, "12.6"), (564.0, 584.0, "20.4")]),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order, &[]);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(
+        t[0].header[1..],
+        [
+            "Increase/(Decrease) Quarters Ended March 31, 2023",
+            "Increase/(Decrease) Quarters Ended March 31, 2022"
+        ]
+    );
+}
+
+#[test]
 fn headers_set_closer_than_a_fragment_break_and_stacked_lines_head_their_own_columns() {
     // Nike's segment table: "FISCAL 2023 FISCAL 2022 % CHANGE" is one run of text whose wider
     // gaps part the columns, and "% CHANGE EXCLUDING CURRENCY CHANGES" is set on four lines over

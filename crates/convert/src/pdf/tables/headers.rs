@@ -350,7 +350,8 @@ impl Headers<'_> {
                                 self.placed_row(q).into_iter().filter(move |p| q == leaf || p.2.len() == 1)
                             })
                             .collect();
-                        self.over(c, self.reach(r, ci), &below)
+                        let ks = self.over(c, self.reach(r, ci), &below);
+                        self.widened_to_centre(r, ci, ks)
                     }
                     0 => self.over(c, self.reach(r, ci), &self.placed_row(self.leaf)),
                     1 => {
@@ -368,6 +369,54 @@ impl Headers<'_> {
                 }
             }
         }
+    }
+
+    /// The columns `ks` that the cell `ci` of row `r` (one of several) reaches, widened by a leaf
+    /// head or two beside them, none under another cell of the row, where the cell is centred on
+    /// the wider run and not on theirs: Oracle's "Year Ended May 31, 2023", centred over "Initial
+    /// Costs" to "Others", reaches half way to the "Accrued" beside it and falls short of "Initial
+    /// Costs".
+    fn widened_to_centre(&self, r: usize, ci: usize, ks: Vec<usize>) -> Vec<usize> {
+        let c = &self.rows[r].cells[ci];
+        let leaf = self.placed_row(self.leaf);
+        let inside = |p: &(f32, f32, Vec<usize>)| !p.2.is_empty() && p.2.iter().all(|k| ks.contains(k));
+        let (Some(first), Some(last)) = (leaf.iter().position(inside), leaf.iter().rposition(inside)) else {
+            return ks;
+        };
+        let mid = (c.x0 + c.x1) / 2.0;
+        let off = |a: usize, b: usize| (leaf[a].0 + leaf[b].1) / 2.0 - mid;
+        let centred =
+            |a: usize, b: usize| off(a, b).abs() <= self.size.max(CENTRED_SLACK * (leaf[b].1 - leaf[a].0));
+        // A leaf head another cell of the row stands over, or whose column it heads.
+        let taken = |i: usize| {
+            let p = &leaf[i];
+            self.rows[r].cells.iter().zip(&self.got[r]).enumerate().any(|(cj, (d, g))| {
+                cj != ci
+                    && (overlap(d.x0, d.x1, p.0, p.1) > 0.0
+                        || g.as_ref().is_some_and(|g| p.2.iter().any(|k| g.contains(k))))
+            })
+        };
+        if self.rows[r].cells.len() < 2 || centred(first, last) {
+            return ks;
+        }
+        let (mut a, mut b) = (first, last);
+        for _ in 0..2 {
+            if off(a, b) > 0.0 && a > 0 && !taken(a - 1) {
+                a -= 1;
+            } else if off(a, b) < 0.0 && b + 1 < leaf.len() && !taken(b + 1) {
+                b += 1;
+            } else {
+                break;
+            }
+            if centred(a, b) {
+                let mut wide: Vec<usize> =
+                    leaf[a..=b].iter().flat_map(|p| p.2.iter().copied()).chain(ks).collect();
+                wide.sort_unstable();
+                wide.dedup();
+                return wide;
+            }
+        }
+        ks
     }
 
     /// The columns of the placed cells a cell stands over: those it overlaps, and those whose

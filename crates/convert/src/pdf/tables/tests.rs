@@ -503,6 +503,82 @@ fn a_change_head_over_the_middle_heads_the_changes_not_the_years() {
 }
 
 #[test]
+fn a_spanning_head_reaches_the_heads_it_is_centred_on() {
+    // Oracle's restructuring: "Year Ended May 31, 2023" is centred over "Initial Costs" to
+    // "Others", between two "Accrued / May 31, / 2022" heads; half way to its neighbours falls
+    // short of "Initial Costs".
+    let lines = vec![
+        header_line(
+            558.0,
+            &[
+                (258.0, 281.0, "Accrued"),
+                (380.0, 449.0, "Year Ended May 31, 2023"),
+                (549.0, 572.0, "Accrued"),
+            ],
+        ),
+        header_line(
+            548.0,
+            &[
+                (259.0, 281.0, "May 31,"),
+                (320.0, 335.0, "Initial"),
+                (376.0, 395.0, "Adj. to"),
+                (437.0, 450.0, "Cash"),
+                (550.0, 572.0, "May 31,"),
+            ],
+        ),
+        header_line(
+            538.0,
+            &[
+                (260.0, 274.0, "2022"),
+                (318.0, 332.0, "Costs"),
+                (377.0, 389.0, "Cost"),
+                (430.0, 457.0, "Payments"),
+                (490.0, 508.0, "Others"),
+                (551.0, 565.0, "2023"),
+            ],
+        ),
+        line(
+            526.0,
+            &[
+                (19.0, 150.0, "Total restructuring plans"),
+                (280.0, 291.0, "131"),
+                (338.0, 349.0, "497"),
+                (400.0, 411.0, "(7)"),
+                (451.0, 469.0, "(418)"),
+                (516.0, 527.0, "(4)"),
+                (572.0, 584.0, "199"),
+            ],
+        ),
+        line(
+            514.0,
+            &[
+                (19.0, 150.0, "Other plans"),
+                (286.0, 291.0, "71"),
+                (344.0, 349.0, "1"),
+                (400.0, 411.0, "(4)"),
+                (451.0, 469.0, "(22)"),
+                (516.0, 527.0, "(4)"),
+                (578.0, 584.0, "42"),
+            ],
+        ),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order, &[]);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(
+        t[0].header[1..],
+        [
+            "Accrued May 31, 2022",
+            "Year Ended May 31, 2023 Initial Costs",
+            "Year Ended May 31, 2023 Adj. to Cost",
+            "Year Ended May 31, 2023 Cash Payments",
+            "Year Ended May 31, 2023 Others",
+            "Accrued May 31, 2023",
+        ]
+    );
+}
+
+#[test]
 fn headers_set_closer_than_a_fragment_break_and_stacked_lines_head_their_own_columns() {
     // Nike's segment table: "FISCAL 2023 FISCAL 2022 % CHANGE" is one run of text whose wider
     // gaps part the columns, and "% CHANGE EXCLUDING CURRENCY CHANGES" is set on four lines over

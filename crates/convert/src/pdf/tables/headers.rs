@@ -50,6 +50,7 @@ pub(super) fn assign_headers(
     for pass in 0..3 {
         h.place_rest(pass);
     }
+    h.settle_shared_columns();
     for (r, row) in rows.iter().enumerate() {
         for (ci, c) in row.cells.iter().enumerate() {
             match &h.got[r][ci] {
@@ -417,6 +418,59 @@ impl Headers<'_> {
             }
         }
         ks
+    }
+
+    /// Where two spanning cells of one row both head a column at the end of their spans, it
+    /// goes to the one it centres better, as a share of the span: Oracle's "Intangible Assets,
+    /// Net", reaching half way to "Accumulated Amortization", gives up the latter's last column.
+    fn settle_shared_columns(&mut self) {
+        for r in (0..self.rows.len()).filter(|&r| r != self.leaf) {
+            for k in 0..self.cols.len() {
+                let claims: Vec<usize> = (0..self.got[r].len())
+                    .filter(|&ci| self.got[r][ci].as_ref().is_some_and(|ks| ks.len() >= 2 && ks.contains(&k)))
+                    .collect();
+                if claims.len() < 2 {
+                    continue;
+                }
+                // How much better centred each claimant is with the column than without it.
+                let gain = |ci: usize| {
+                    let ks = self.got[r][ci].as_deref().unwrap_or_default();
+                    let without: Vec<usize> = ks.iter().copied().filter(|&j| j != k).collect();
+                    self.off_centre(&self.rows[r].cells[ci], &without)
+                        - self.off_centre(&self.rows[r].cells[ci], ks)
+                };
+                let Some(keep) = claims.iter().copied().max_by(|&a, &b| gain(a).total_cmp(&gain(b))) else {
+                    continue;
+                };
+                for ci in claims.into_iter().filter(|&ci| ci != keep) {
+                    if let Some(ks) = self.got[r][ci].as_mut() {
+                        if ks.first() == Some(&k) || ks.last() == Some(&k) {
+                            ks.retain(|&j| j != k);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// How far a cell's middle lies off the middle of the heads of columns `ks`, as a share of
+    /// their width: each column's head is the leaf cell over it alone, or the column itself.
+    fn off_centre(&self, c: &Cell, ks: &[usize]) -> f32 {
+        let extent = |k: usize| {
+            let leaf = self.rows[self.leaf].cells.iter().zip(&self.got[self.leaf]);
+            leaf.filter(|(_, g)| g.as_deref() == Some(&[k][..]))
+                .map(|(d, _)| (d.x0, d.x1))
+                .next()
+                .unwrap_or((self.cols[k].x0, self.cols[k].x1))
+        };
+        let (x0, x1) = ks
+            .iter()
+            .map(|&k| extent(k))
+            .fold((f32::MAX, f32::MIN), |(a, b), (x0, x1)| (a.min(x0), b.max(x1)));
+        if x1 <= x0 {
+            return f32::MAX;
+        }
+        ((x0 + x1) / 2.0 - (c.x0 + c.x1) / 2.0).abs() / (x1 - x0)
     }
 
     /// The columns of the placed cells a cell stands over: those it overlaps, and those whose

@@ -430,3 +430,93 @@ fn a_head_line_and_a_half_above_with_no_rule_between_is_stacked() {
     assert!(!t[0].header[2].contains("Accrued"), "{:?}", t[0].header);
     assert_eq!(t[0].header[4], "Accrued May 31, 2023");
 }
+
+#[test]
+fn a_column_two_spanning_heads_reach_goes_to_the_one_it_centres() {
+    // Oracle's intangible assets: "Accumulated Amortization" is centred over its four columns
+    // ("May 31, 2022" to "May 31, 2023"); "Intangible Assets, Net", half way to it, reached its
+    // last column too.
+    let lines = vec![
+        header_line(
+            444.0,
+            &[
+                (163.0, 215.0, "Intangible Assets, Gross"),
+                (349.0, 408.0, "Accumulated Amortization"),
+                (482.0, 530.0, "Intangible Assets, Net"),
+            ],
+        ),
+        header_line(
+            435.0,
+            &[
+                (103.0, 120.0, "May 31,"),
+                (153.0, 179.0, "Additions &"),
+                (262.0, 279.0, "May 31,"),
+                (303.0, 320.0, "May 31,"),
+                (438.0, 456.0, "May 31,"),
+                (479.0, 496.0, "May 31,"),
+                (519.0, 536.0, "May 31,"),
+            ],
+        ),
+        header_line(
+            429.0,
+            &[
+                (107.0, 118.0, "2022"),
+                (145.0, 183.0, "Adjustments, net"),
+                (211.0, 238.0, "Retirements"),
+                (266.0, 277.0, "2023"),
+                (307.0, 317.0, "2022"),
+                (346.0, 364.0, "Expense"),
+                (389.0, 416.0, "Retirements"),
+                (442.0, 453.0, "2023"),
+                (483.0, 494.0, "2022"),
+                (523.0, 533.0, "2023"),
+            ],
+        ),
+        line(
+            417.0,
+            &[
+                (18.0, 90.0, "Developed technology"),
+                (111.0, 128.0, "3,966"),
+                (174.0, 191.0, "2,379"),
+                (228.0, 247.0, "(2,045)"),
+                (258.0, 283.0, "4,300"),
+                (297.0, 329.0, "(3,660)"),
+                (353.0, 373.0, "(792)"),
+                (406.0, 420.0, "2,045"),
+                (435.0, 462.0, "(2,407)"),
+                (488.0, 502.0, "306"),
+                (516.0, 539.0, "1,893"),
+            ],
+        ),
+        line(
+            405.0,
+            &[
+                (18.0, 90.0, "Trademarks"),
+                (111.0, 128.0, "536"),
+                (174.0, 191.0, "245"),
+                (228.0, 247.0, "(5)"),
+                (258.0, 283.0, "776"),
+                (297.0, 329.0, "(406)"),
+                (353.0, 373.0, "(87)"),
+                (406.0, 420.0, "5"),
+                (435.0, 462.0, "(488)"),
+                (488.0, 502.0, "130"),
+                (516.0, 539.0, "288"),
+            ],
+        ),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order, &[]);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(
+        t[0].header[5..],
+        [
+            "Accumulated Amortization May 31, 2022",
+            "Accumulated Amortization Expense",
+            "Accumulated Amortization Retirements",
+            "Accumulated Amortization May 31, 2023",
+            "Intangible Assets, Net May 31, 2022",
+            "Intangible Assets, Net May 31, 2023",
+        ]
+    );
+}

@@ -107,8 +107,10 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
         {
             carry = glued.pop();
             let cut = c.text.trim_end().len() - carry.as_deref().map_or(0, str::len);
-            c.x1 = x_at(&c, cut);
-            c.text = c.text[..cut].trim_end().to_string();
+            // The value ends at its last character, not at the space before the sign.
+            let kept = c.text.get(..cut).map_or(0, |t| t.trim_end().len());
+            c.x1 = x_at(&c, kept);
+            c.text = c.text[..kept].to_string();
             c.loose.retain(|g| g.at < cut);
         }
         if glued.len() >= 2 && glued.iter().all(|w| is_value(w)) {

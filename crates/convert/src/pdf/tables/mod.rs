@@ -73,6 +73,8 @@ fn is_data_row(cells: &[Cell]) -> bool {
 struct Column {
     x0: f32,
     x1: f32,
+    /// Made of one value alone (a total only one row gives): kept only where it holds a value.
+    lone: bool,
 }
 
 fn overlap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
@@ -189,22 +191,27 @@ fn columns(rows: &[&[Cell]], size: f32) -> Vec<Column> {
         }
     }
     let min_members = if rows.len() >= 4 { 2 } else { 1 };
-    // Each group's span and whether enough values make it a column.
-    let spans: Vec<(Column, bool)> = groups
+    // Each group's span, whether enough values make it a column, and whether, too few, they
+    // could be one still (a year alone is a head's line read as a row, no column's value).
+    let spans: Vec<(Column, bool, bool)> = groups
         .iter()
         .map(|g| {
             let x0 = g.iter().map(|c| c.x0).fold(f32::MAX, f32::min);
             let x1 = g.iter().map(|c| c.x1).fold(f32::MIN, f32::max);
-            (Column { x0, x1 }, g.len() >= min_members)
+            let full = g.len() >= min_members;
+            (Column { x0, x1, lone: !full }, full, g.iter().any(|c| !is_year(&c.text)))
         })
         .collect();
-    // A lone value right of every column is a column of its own (a total only the last row
-    // gives: Apple's "$ 60,665" under "Approximate Dollar Value …"), not part of the last one.
-    let right_edge = spans.iter().filter(|(_, full)| *full).map(|(c, _)| c.x1).fold(f32::MIN, f32::max);
+    // A lone value clear of every column, right of the first, is a column of its own (a total
+    // only the last row gives: Apple's "$ 60,665" under "Approximate Dollar Value …", its
+    // "(229)%" under "Change" between the years), not part of the column beside it.
+    let full: Vec<Column> = spans.iter().filter(|(_, full, _)| *full).map(|(c, _, _)| *c).collect();
+    let left_edge = full.iter().map(|c| c.x0).fold(f32::MAX, f32::min);
+    let clear = |c: &Column| full.iter().all(|f| c.x0 > f.x1 + tol || c.x1 < f.x0 - tol);
     let mut cols: Vec<Column> = spans
         .into_iter()
-        .filter(|(c, full)| *full || c.x0 > right_edge + 2.0 * tol)
-        .map(|(c, _)| c)
+        .filter(|(c, full, amounts)| *full || (*amounts && c.x0 > left_edge && clear(c)))
+        .map(|(c, _, _)| c)
         .collect();
     // Spans that overlap (a wide value cell) belong to one column.
     cols.sort_by(|a, b| a.x1.total_cmp(&b.x1));
@@ -214,6 +221,7 @@ fn columns(rows: &[&[Cell]], size: f32) -> Vec<Column> {
             Some(m) if c.x0 < m.x1 - 0.5 => {
                 m.x0 = m.x0.min(c.x0);
                 m.x1 = m.x1.max(c.x1);
+                m.lone &= c.lone;
             }
             _ => merged.push(c),
         }
@@ -278,9 +286,11 @@ fn build(
     let header_rows = header_rows(lines, order, cells, head, first_body);
     assign_headers(&header_rows, &frame.cols, frame.label_end, frame.size, rules, &mut header);
     let rows = frame.rows(first_body, end);
-    // Columns that hold nothing are dropped.
+    // Columns that hold nothing are dropped, and one a lone value made that holds none (it went
+    // to the column beside it) whatever its head.
+    let holds = |c: usize| rows.iter().any(|r| !r[c].is_empty());
     let keep: Vec<bool> = (0..ncols)
-        .map(|c| c == 0 || !header[c].is_empty() || rows.iter().any(|r| !r[c].is_empty()))
+        .map(|c| c == 0 || holds(c) || (!header[c].is_empty() && !frame.cols[c - 1].lone))
         .collect();
     let pick = |v: &Vec<String>| {
         v.iter().zip(&keep).filter(|(_, k)| **k).map(|(s, _)| s.clone()).collect::<Vec<_>>()

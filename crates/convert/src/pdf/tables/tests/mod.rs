@@ -196,6 +196,102 @@ fn a_label_closed_by_a_colon_introduces_the_rows_under_it() {
 }
 
 #[test]
+fn a_change_only_the_total_gives_is_a_column_between_the_years() {
+    // Apple's other income: the change columns hold the total row's percentages alone.
+    let lines = vec![
+        line(
+            680.0,
+            &[
+                (300.0, 320.0, "2022"),
+                (350.0, 380.0, "Change"),
+                (410.0, 430.0, "2021"),
+                (460.0, 490.0, "Change"),
+                (520.0, 540.0, "2020"),
+            ],
+        ),
+        line(
+            668.0,
+            &[
+                (60.0, 200.0, "Interest and dividend income"),
+                (290.0, 320.0, "$ 2,825"),
+                (400.0, 430.0, "$ 2,843"),
+                (510.0, 540.0, "$ 3,763"),
+            ],
+        ),
+        line(
+            656.0,
+            &[
+                (60.0, 200.0, "Interest expense"),
+                (290.0, 320.0, "(2,931)"),
+                (400.0, 430.0, "(2,645)"),
+                (510.0, 540.0, "(2,873)"),
+            ],
+        ),
+        line(
+            644.0,
+            &[
+                (60.0, 200.0, "Other income/(expense), net"),
+                (300.0, 320.0, "(228)"),
+                (415.0, 430.0, "60"),
+                (520.0, 540.0, "(87)"),
+            ],
+        ),
+        line(
+            632.0,
+            &[
+                (60.0, 200.0, "Total other income/(expense), net"),
+                (290.0, 320.0, "$ (334)"),
+                (352.0, 378.0, "(229)%"),
+                (400.0, 430.0, "$ 258"),
+                (462.0, 484.0, "(68)%"),
+                (510.0, 540.0, "$ 803"),
+            ],
+        ),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order, &[]);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(t[0].header, vec!["", "2022", "Change", "2021", "Change", "2020"]);
+    assert_eq!(
+        t[0].rows.last().unwrap(),
+        &vec!["Total other income/(expense), net", "$(334)", "(229)%", "$258", "(68)%", "$803"]
+    );
+    assert_eq!(t[0].rows[0], vec!["Interest and dividend income", "$2,825", "", "$2,843", "", "$3,763"]);
+}
+
+#[test]
+fn a_sign_ending_a_fragment_leaves_the_value_before_it_its_own_extent() {
+    // Nike's segment table: "-43 % $" is one fragment, its sign the next column's ("$ 25"); the
+    // "-43%" ends at its last character, clear of "$ (3,656)" in the row below.
+    let lines = vec![
+        line(
+            680.0,
+            &[
+                (55.0, 94.0, "Revenues"),
+                (338.0, 358.0, "-43 %"),
+                (383.0, 411.0, "-43 % $"),
+                (436.0, 445.0, "25"),
+                (472.0, 493.0, "308 %"),
+            ],
+        ),
+        line(
+            668.0,
+            &[
+                (55.0, 120.0, "Earnings"),
+                (338.0, 358.0, "-14 %"),
+                (406.0, 448.0, "$ (3,656)"),
+                (473.0, 493.0, "-17 %"),
+            ],
+        ),
+    ];
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let t = find_tables(&lines, &order, &[]);
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(t[0].rows[0], vec!["Revenues", "-43%", "-43%", "$25", "308%"]);
+    assert_eq!(t[0].rows[1], vec!["Earnings", "-14%", "", "$(3,656)", "-17%"]);
+}
+
+#[test]
 fn a_total_only_the_last_row_gives_is_a_column_of_its_own() {
     // Apple's repurchases: the dollar value left is printed on the total row alone, right of
     // every other column.

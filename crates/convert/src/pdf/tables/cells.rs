@@ -1,6 +1,7 @@
 //! A line's cells as the table builder reads them: currency signs, brackets and the words of a
 //! change kept with their values, values set close together told apart.
 
+use crate::pdf::chars::WordGap;
 use crate::pdf::layout::{Cell, Line};
 use regex::Regex;
 use std::sync::OnceLock;
@@ -99,6 +100,10 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
         if let Some(sign) = carry.take() {
             prefix(&mut c, &sign);
         }
+        if let Some((label, values)) = label_then_values(&c) {
+            split.push(label);
+            c = values;
+        }
         let words: Vec<&str> = c.text.split_whitespace().collect();
         let mut glued: Vec<String> = join_ranges(&c, glue_values(&words));
         if glued.len() >= 2
@@ -144,6 +149,38 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
         }
     }
     split
+}
+
+/// A row label and the values after it, set closer than a fragment break but a loose gap apart
+/// ("Earnings (Loss) Before Interest and Taxes   $   (4,841)"): parted at the first loose gap
+/// after which every word is a value, one an amount at least, where the label before it ends in
+/// a word.
+fn label_then_values(c: &Cell) -> Option<(Cell, Cell)> {
+    let g = c.loose.iter().find(|g| {
+        let (before, after) = (c.text.get(..g.at).unwrap_or("").trim_end(), c.text.get(g.at..).unwrap_or(""));
+        let words: Vec<&str> = after.split_whitespace().collect();
+        let last = before.split_whitespace().last().unwrap_or("");
+        let values = glue_values(&words);
+        // An amount, not a bare number (a contents line's "1.01  1", a listing's "-m 644").
+        let amount = values.iter().any(|w| w.contains(['$', '€', '£', '¥', '(', ',', '%']));
+        last.chars().any(char::is_alphabetic)
+            && !is_value(last)
+            && amount
+            && values.iter().all(|w| is_value(w))
+    })?;
+    let label = Cell {
+        x0: c.x0,
+        x1: g.x0,
+        text: c.text[..g.at].trim_end().to_string(),
+        loose: c.loose.iter().filter(|h| h.at < g.at).copied().collect(),
+    };
+    let values = Cell {
+        x0: g.x1,
+        x1: c.x1,
+        text: c.text[g.at..].to_string(),
+        loose: c.loose.iter().filter(|h| h.at > g.at).map(|h| WordGap { at: h.at - g.at, ..*h }).collect(),
+    };
+    Some((label, values))
 }
 
 /// Values of a cell with a dash between them set a word space apart ("0.03% – 4.78%") are one

@@ -497,3 +497,32 @@ fn a_range_of_numbers_is_one_value_and_a_dash_a_column_apart_is_none() {
 }
 
 mod heads;
+
+#[test]
+fn a_label_and_its_first_amount_a_loose_gap_apart_are_two_cells() {
+    // Lockheed Martin's tax rate reconciliation: the label and "$ 1,403" are one fragment, a
+    // loose gap before the sign and one after it.
+    let spans = |l: &Line| {
+        cells::cells(l).into_iter().map(|c| (c.text, c.x0.round(), c.x1.round())).collect::<Vec<_>>()
+    };
+    let text = "Income tax expense at the U.S. federal statutory tax rate $ 1,403";
+    let sign = text.find('$').unwrap();
+    let mut lockheed = line(100.0, &[(60.0, 330.0, text), (360.0, 380.0, "21.0 %")]);
+    lockheed.cells[0].loose =
+        vec![WordGap { at: sign, x0: 250.0, x1: 290.0 }, WordGap { at: sign + 2, x0: 295.0, x1: 305.0 }];
+    assert_eq!(
+        spans(&lockheed),
+        vec![
+            ("Income tax expense at the U.S. federal statutory tax rate".to_string(), 60.0, 250.0),
+            ("$1,403".to_string(), 290.0, 330.0),
+            ("21.0%".to_string(), 360.0, 380.0),
+        ]
+    );
+    // A bare number after a loose gap (a contents line's page, a listing's mode) stays in its line.
+    let mut contents = line(100.0, &[(60.0, 330.0, "Defined Terms 1.01 1")]);
+    contents.cells = vec![Cell {
+        loose: vec![WordGap { at: 14, x0: 120.0, x1: 300.0 }],
+        ..Cell::new(60.0, 330.0, "Defined Terms 1.01 1")
+    }];
+    assert_eq!(spans(&contents).len(), 1, "{:?}", spans(&contents));
+}

@@ -44,11 +44,9 @@ fn heads_set_top_aligned_over_columns_the_leaf_row_leaves_bare() {
             &[(346.0, 363.0, "3.40"), (426.0, 446.0, "2028"), (503.0, 518.0, "497"), (581.0, 596.0, "497")],
         ),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
-    assert_eq!(t[0].header, vec!["", "Interest Rate %", "Maturity", "May 31, 2023", "May 31, 2022"]);
-    assert_eq!(t[0].rows[1], vec!["", "1.875", "2034", "$831", "$881"]);
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.header, vec!["", "Interest Rate %", "Maturity", "May 31, 2023", "May 31, 2022"]);
+    assert_eq!(t.rows[1], vec!["", "1.875", "2034", "$831", "$881"]);
 }
 
 #[test]
@@ -89,11 +87,9 @@ fn a_change_head_over_the_middle_heads_the_changes_not_the_years() {
             ],
         ),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
+    let t = one_table(&lines, &[]);
     assert_eq!(
-        t[0].header,
+        t.header,
         vec![
             "(Dollars in millions)",
             "Year Ended May 31, 2023",
@@ -110,11 +106,9 @@ fn a_change_head_over_the_middle_heads_the_changes_not_the_years() {
         line(685.0, &[(19.0, 120.0, "U.S."), (490.0, 516.0, "12.6 %"), (558.0, 584.0, "3.5 %")]),
         line(673.0, &[(19.0, 120.0, "International"), (496.0, 516.0, "12.6"), (564.0, 584.0, "20.4")]),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
+    let t = one_table(&lines, &[]);
     assert_eq!(
-        t[0].header[1..],
+        t.header[1..],
         [
             "Increase/(Decrease) Quarters Ended March 31, 2023",
             "Increase/(Decrease) Quarters Ended March 31, 2022"
@@ -182,11 +176,9 @@ fn a_spanning_head_reaches_the_heads_it_is_centred_on() {
             ],
         ),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
+    let t = one_table(&lines, &[]);
     assert_eq!(
-        t[0].header[1..],
+        t.header[1..],
         [
             "Accrued May 31, 2022",
             "Year Ended May 31, 2023 Initial Costs",
@@ -223,15 +215,13 @@ fn headers_set_closer_than_a_fragment_break_and_stacked_lines_head_their_own_col
         nike_row(590.0, "North America", ["$21,608", "$18,353", "18%", "18%", "$17,179", "7%", "7%"]),
         nike_row(578.0, "Greater China", ["7,248", "7,547", "-4%", "4%", "8,290", "-9%", "-13%"]),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
+    let t = one_table(&lines, &[]);
     let stacked = "% CHANGE EXCLUDING CURRENCY CHANGES";
     assert_eq!(
-        t[0].header,
+        t.header,
         vec!["", "FISCAL 2023", "FISCAL 2022", "% CHANGE", stacked, "FISCAL 2021", "% CHANGE", stacked]
     );
-    assert_eq!(t[0].rows[1], vec!["Greater China", "7,248", "7,547", "-4%", "4%", "8,290", "-9%", "-13%"]);
+    assert_eq!(t.rows[1], vec!["Greater China", "7,248", "7,547", "-4%", "4%", "8,290", "-9%", "-13%"]);
 }
 
 #[test]
@@ -278,13 +268,11 @@ fn a_year_set_further_above_spans_its_columns() {
             ],
         ),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
     // The rule printed under each year, over the three columns it spans.
     let rules = [vec![HRule { x0: 231.0, x1: 362.0, y: 369.0 }, HRule { x0: 408.0, x1: 539.0, y: 369.0 }]];
-    let t = find_tables(&lines, &order, &rules);
-    assert_eq!(t.len(), 1, "{t:?}");
+    let t = one_table(&lines, &rules);
     assert_eq!(
-        t[0].header,
+        t.header,
         vec![
             "",
             "2016 Cost",
@@ -342,12 +330,10 @@ fn heads_a_point_apart_are_one_row_and_footnote_marks_between_lines_are_passed_o
             ],
         ),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
     // The rules printed under "2023" and "2022", over the columns they span.
     let rules = [vec![HRule { x0: 155.0, x1: 339.0, y: 675.0 }, HRule { x0: 373.0, x1: 417.0, y: 675.0 }]];
-    let t = find_tables(&lines, &order, &rules);
-    assert_eq!(t.len(), 1, "{t:?}");
-    let h = &t[0].header;
+    let t = one_table(&lines, &rules);
+    let h = &t.header;
     assert_eq!(
         &h[2..],
         [
@@ -358,7 +344,7 @@ fn heads_a_point_apart_are_one_row_and_footnote_marks_between_lines_are_passed_o
             "% Change FX-Neutral"
         ]
     );
-    assert_eq!(t[0].rows[1], vec!["Net Revenues", "$2,540", "$(9)", "$2,549", "$2,422", "5%", "6%"]);
+    assert_eq!(t.rows[1], vec!["Net Revenues", "$2,540", "$(9)", "$2,549", "$2,422", "5%", "6%"]);
 }
 
 #[test]
@@ -370,11 +356,9 @@ fn a_caption_opening_the_rows_is_the_header_s() {
         line(688.0, &[(60.0, 160.0, "Revenues"), (300.0, 340.0, "$51,217"), (400.0, 440.0, "$46,710")]),
         line(676.0, &[(60.0, 160.0, "Cost of sales"), (300.0, 340.0, "28,925"), (400.0, 440.0, "25,231")]),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
-    assert_eq!(t[0].header, vec!["(Dollars in millions)", "FISCAL 2023", "FISCAL 2022"]);
-    assert_eq!(t[0].rows[0], vec!["Revenues", "$51,217", "$46,710"]);
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.header, vec!["(Dollars in millions)", "FISCAL 2023", "FISCAL 2022"]);
+    assert_eq!(t.rows[0], vec!["Revenues", "$51,217", "$46,710"]);
 }
 
 #[test]
@@ -422,13 +406,11 @@ fn a_head_line_and_a_half_above_with_no_rule_between_is_stacked() {
         row(528.0, "Cloud and license", ["$34", "$288", "$(6)", "$99"]),
         row(516.0, "Hardware", ["7", "18", "—", "6"]),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
     let rules = [vec![HRule { x0: 300.0, x1: 520.0, y: 555.0 }]];
-    let t = find_tables(&lines, &order, &rules);
-    assert_eq!(t.len(), 1, "{t:?}");
-    assert_eq!(t[0].header[1], "Accrued May 31, 2022");
-    assert!(!t[0].header[2].contains("Accrued"), "{:?}", t[0].header);
-    assert_eq!(t[0].header[4], "Accrued May 31, 2023");
+    let t = one_table(&lines, &rules);
+    assert_eq!(t.header[1], "Accrued May 31, 2022");
+    assert!(!t.header[2].contains("Accrued"), "{:?}", t.header);
+    assert_eq!(t.header[4], "Accrued May 31, 2023");
 }
 
 #[test]
@@ -505,11 +487,9 @@ fn a_column_two_spanning_heads_reach_goes_to_the_one_it_centres() {
             ],
         ),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
+    let t = one_table(&lines, &[]);
     assert_eq!(
-        t[0].header[5..],
+        t.header[5..],
         [
             "Accumulated Amortization May 31, 2022",
             "Accumulated Amortization Expense",

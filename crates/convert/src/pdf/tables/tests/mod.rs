@@ -60,10 +60,7 @@ fn a_balance_sheet_with_a_two_row_header() {
         ),
         line(590.0, &[(50.0, 500.0, "A paragraph after the table, set across the whole column width.")]),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
-    let t = &t[0];
+    let t = one_table(&lines, &[]);
     assert_eq!(t.lines, vec![1, 2, 3, 4, 5, 6]);
     assert_eq!(t.header, vec!["", "Three months ended March 31, 2022", "Three months ended March 31, 2021"]);
     assert_eq!(t.rows[0], vec!["Current assets:", "", ""]);
@@ -71,6 +68,14 @@ fn a_balance_sheet_with_a_two_row_header() {
     assert_eq!(t.rows[2], vec!["Receivables", "55", "(12)"]);
     assert_eq!(t.rows[3], vec!["Total assets", "3,954,687", "3,743,567"]);
     assert!(t.to_tsv().starts_with("\tThree months ended March 31, 2022\t"));
+}
+
+/// The one table `lines` make, given the page's rules; fails unless there is exactly one.
+fn one_table(lines: &[Line], rules: &[Vec<HRule>]) -> Table {
+    let order: Vec<usize> = (0..lines.len()).collect();
+    let mut t = find_tables(lines, &order, rules);
+    assert_eq!(t.len(), 1, "{t:?}");
+    t.remove(0)
 }
 
 /// Random cases a property test runs: `default`, or `PROPTEST_CASES` for a longer run without
@@ -104,15 +109,13 @@ fn the_sentence_introducing_a_table_of_years_is_no_header() {
         line(654.0, &[(50.0, 70.0, "2022"), (400.0, 430.0, "3,867"), (500.0, 520.0, "4.1")]),
         line(642.0, &[(50.0, 70.0, "2021"), (400.0, 430.0, "2,065"), (500.0, 520.0, "2.5")]),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
+    let t = one_table(&lines, &[]);
     assert!(
-        t[0].header.iter().all(|h| !h.contains("following") && !h.contains("fiscal years:")),
+        t.header.iter().all(|h| !h.contains("following") && !h.contains("fiscal years:")),
         "{:?}",
-        t[0].header
+        t.header
     );
-    assert!(!t[0].lines.contains(&0) && !t[0].lines.contains(&1), "{:?}", t[0].lines);
+    assert!(!t.lines.contains(&0) && !t.lines.contains(&1), "{:?}", t.lines);
 }
 
 #[test]
@@ -126,11 +129,9 @@ fn what_is_set_level_with_the_last_row_belongs_to_it() {
         line(643.0, &[(60.0, 95.0, "Diluted")]),
         line(600.0, &[(50.0, 500.0, "The accompanying notes are an integral part of these statements.")]),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
-    assert_eq!(t[0].rows.last().unwrap(), &vec!["Diluted", "537", "556"], "{:?}", t[0].rows);
-    assert!(t[0].lines.contains(&4) && !t[0].lines.contains(&5));
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.rows.last().unwrap(), &vec!["Diluted", "537", "556"], "{:?}", t.rows);
+    assert!(t.lines.contains(&4) && !t.lines.contains(&5));
 
     // Oracle's repurchases: "$ 93.29" two points under "Total 1.6 1.6", read after it.
     let lines = vec![
@@ -139,10 +140,8 @@ fn what_is_set_level_with_the_last_row_belongs_to_it() {
         line(656.0, &[(60.0, 90.0, "Total"), (280.0, 292.0, "1.6")]),
         line(654.0, &[(370.0, 390.0, "$93.29")]),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
-    assert_eq!(t[0].rows.last().unwrap(), &vec!["Total", "1.6", "$93.29"], "{:?}", t[0].rows);
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.rows.last().unwrap(), &vec!["Total", "1.6", "$93.29"], "{:?}", t.rows);
 }
 
 #[test]
@@ -172,10 +171,8 @@ fn a_label_closed_by_a_colon_introduces_the_rows_under_it() {
         line(539.0, &[(50.0, 150.0, "Leases:")]),
         line(527.0, &[(60.0, 150.0, "Operating"), (400.0, 420.0, "12"), (480.0, 500.0, "14")]),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
-    let rows: Vec<Vec<&str>> = t[0].rows.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
+    let t = one_table(&lines, &[]);
+    let rows: Vec<Vec<&str>> = t.rows.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
     assert_eq!(
         rows,
         vec![
@@ -248,15 +245,13 @@ fn a_change_only_the_total_gives_is_a_column_between_the_years() {
             ],
         ),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
-    assert_eq!(t[0].header, vec!["", "2022", "Change", "2021", "Change", "2020"]);
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.header, vec!["", "2022", "Change", "2021", "Change", "2020"]);
     assert_eq!(
-        t[0].rows.last().unwrap(),
+        t.rows.last().unwrap(),
         &vec!["Total other income/(expense), net", "$(334)", "(229)%", "$258", "(68)%", "$803"]
     );
-    assert_eq!(t[0].rows[0], vec!["Interest and dividend income", "$2,825", "", "$2,843", "", "$3,763"]);
+    assert_eq!(t.rows[0], vec!["Interest and dividend income", "$2,825", "", "$2,843", "", "$3,763"]);
 }
 
 #[test]
@@ -284,11 +279,9 @@ fn a_sign_ending_a_fragment_leaves_the_value_before_it_its_own_extent() {
             ],
         ),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
-    assert_eq!(t[0].rows[0], vec!["Revenues", "-43%", "-43%", "$25", "308%"]);
-    assert_eq!(t[0].rows[1], vec!["Earnings", "-14%", "", "$(3,656)", "-17%"]);
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.rows[0], vec!["Revenues", "-43%", "-43%", "$25", "308%"]);
+    assert_eq!(t.rows[1], vec!["Earnings", "-14%", "", "$(3,656)", "-17%"]);
 }
 
 #[test]
@@ -301,10 +294,8 @@ fn a_total_only_the_last_row_gives_is_a_column_of_its_own() {
         lines.push(line(y, &[(60.0, 200.0, month), (300.0, 330.0, "41,690"), (380.0, 410.0, "$145.91")]));
     }
     lines.push(line(632.0, &[(60.0, 90.0, "Total"), (300.0, 330.0, "160,172"), (520.0, 560.0, "$60,665")]));
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
-    assert_eq!(t[0].rows.last().unwrap(), &vec!["Total", "160,172", "", "$60,665"], "{:?}", t[0].rows);
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.rows.last().unwrap(), &vec!["Total", "160,172", "", "$60,665"], "{:?}", t.rows);
 }
 
 #[test]
@@ -339,11 +330,9 @@ fn a_header_set_on_two_lines_over_one_column() {
             ],
         ),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
+    let t = one_table(&lines, &[]);
     assert_eq!(
-        t[0].header,
+        t.header,
         vec!["", "2023", "2022", "Percent Change", "Percent of Revenue 2023", "Percent of Revenue 2022"]
     );
 }
@@ -394,11 +383,9 @@ fn changes_printed_as_words_and_percent_headers() {
             ],
         ),
     ];
-    let order: Vec<usize> = (0..lines.len()).collect();
-    let t = find_tables(&lines, &order, &[]);
-    assert_eq!(t.len(), 1, "{t:?}");
+    let t = one_table(&lines, &[]);
     assert_eq!(
-        t[0].header,
+        t.header,
         vec![
             "(In Millions)",
             "2020 vs. 2019 %",
@@ -407,8 +394,8 @@ fn changes_printed_as_words_and_percent_headers() {
             "2019 vs. 2018 $ Impact"
         ]
     );
-    assert_eq!(t[0].rows[0], vec!["Desktop platform volume", "down (11)%", "$(1,316)", "down (6)%", "(705)"]);
-    assert_eq!(t[0].rows[1], vec!["Desktop platform ASP", "up 2%", "186", "up 3%", "307"]);
+    assert_eq!(t.rows[0], vec!["Desktop platform volume", "down (11)%", "$(1,316)", "down (6)%", "(705)"]);
+    assert_eq!(t.rows[1], vec!["Desktop platform ASP", "up 2%", "186", "up 3%", "307"]);
 }
 
 #[test]

@@ -332,10 +332,12 @@ impl Headers<'_> {
         }
     }
 
-    /// The cells still unplaced: over leaf cells first (pass 0), then under or over cells already
-    /// placed, nearest rows first (pass 1), then the column nearest to each (pass 2).
+    /// The cells still unplaced: over leaf cells first (pass 0, from the leaf row up, so a head
+    /// sees the spanning heads placed under it), then under or over cells already placed, nearest
+    /// rows first (pass 1), then the column nearest to each (pass 2).
     fn place_rest(&mut self, pass: usize) {
-        for r in (0..self.rows.len()).filter(|&r| r != self.leaf) {
+        let leaf = self.leaf;
+        for r in (0..leaf).rev().chain(leaf + 1..self.rows.len()) {
             for ci in 0..self.rows[r].cells.len() {
                 let c = &self.rows[r].cells[ci];
                 if self.got[r][ci].is_some() || self.aside(r, c) {
@@ -345,10 +347,11 @@ impl Headers<'_> {
                     // Over the leaf row's cells and the lines of one column's head below it (a
                     // period over "EPS / (Diluted / US / cents)" set lower than the leaf row).
                     0 if r < self.leaf => {
-                        let leaf = self.leaf;
+                        // "COMMON STOCK" over "CLASS A" and "CLASS B", each over its shares and
+                        // amount, heads all four.
                         let below: Vec<_> = (r + 1..self.rows.len())
                             .flat_map(|q| {
-                                self.placed_row(q).into_iter().filter(move |p| q == leaf || p.2.len() == 1)
+                                self.placed_row(q).into_iter().filter(move |p| q <= leaf || p.2.len() == 1)
                             })
                             .collect();
                         let ks = self.over(c, self.reach(r, ci), &below);
@@ -368,6 +371,10 @@ impl Headers<'_> {
                 if !ks.is_empty() {
                     self.got[r][ci] = Some(ks);
                 }
+            }
+            if pass == 0 && r < leaf {
+                // The heads above see this row's spans settled.
+                self.settle_row(r);
             }
         }
     }
@@ -424,29 +431,54 @@ impl Headers<'_> {
     /// goes to the one it centres better, as a share of the span: Oracle's "Intangible Assets,
     /// Net", reaching half way to "Accumulated Amortization", gives up the latter's last column.
     fn settle_shared_columns(&mut self) {
-        for r in (0..self.rows.len()).filter(|&r| r != self.leaf) {
-            for k in 0..self.cols.len() {
-                let claims: Vec<usize> = (0..self.got[r].len())
-                    .filter(|&ci| self.got[r][ci].as_ref().is_some_and(|ks| ks.len() >= 2 && ks.contains(&k)))
-                    .collect();
-                if claims.len() < 2 {
-                    continue;
+        let leaf = self.leaf;
+        for r in (0..self.rows.len()).filter(|&r| r != leaf) {
+            self.settle_row(r);
+        }
+    }
+
+    /// [`Headers::settle_shared_columns`] for row `r`; and a change column that the cell after
+    /// it reaches first, half way between two periods, stands with the periods before it, whose
+    /// change it is (eBay's first "% Change", a point nearer "Six Months Ended" than "Three").
+    fn settle_row(&mut self, r: usize) {
+        for ci in 1..self.got[r].len() {
+            let (Some(before), Some(after)) = (&self.got[r][ci - 1], &self.got[r][ci]) else { continue };
+            let (Some(&last), Some(&first)) = (before.last(), after.first()) else { continue };
+            let change = self.rows[self.leaf]
+                .cells
+                .iter()
+                .zip(&self.got[self.leaf])
+                .any(|(d, g)| g.as_deref() == Some(&[first][..]) && names_a_change(&d.text));
+            if change && first == last + 1 && after.len() >= 2 {
+                if let Some(a) = self.got[r][ci].as_mut() {
+                    a.remove(0);
                 }
-                // How much better centred each claimant is with the column than without it.
-                let gain = |ci: usize| {
-                    let ks = self.got[r][ci].as_deref().unwrap_or_default();
-                    let without: Vec<usize> = ks.iter().copied().filter(|&j| j != k).collect();
-                    self.off_centre(&self.rows[r].cells[ci], &without)
-                        - self.off_centre(&self.rows[r].cells[ci], ks)
-                };
-                let Some(keep) = claims.iter().copied().max_by(|&a, &b| gain(a).total_cmp(&gain(b))) else {
-                    continue;
-                };
-                for ci in claims.into_iter().filter(|&ci| ci != keep) {
-                    if let Some(ks) = self.got[r][ci].as_mut() {
-                        if ks.first() == Some(&k) || ks.last() == Some(&k) {
-                            ks.retain(|&j| j != k);
-                        }
+                if let Some(b) = self.got[r][ci - 1].as_mut() {
+                    b.push(first);
+                }
+            }
+        }
+        for k in 0..self.cols.len() {
+            let claims: Vec<usize> = (0..self.got[r].len())
+                .filter(|&ci| self.got[r][ci].as_ref().is_some_and(|ks| ks.len() >= 2 && ks.contains(&k)))
+                .collect();
+            if claims.len() < 2 {
+                continue;
+            }
+            // How much better centred each claimant is with the column than without it.
+            let gain = |ci: usize| {
+                let ks = self.got[r][ci].as_deref().unwrap_or_default();
+                let without: Vec<usize> = ks.iter().copied().filter(|&j| j != k).collect();
+                self.off_centre(&self.rows[r].cells[ci], &without)
+                    - self.off_centre(&self.rows[r].cells[ci], ks)
+            };
+            let Some(keep) = claims.iter().copied().max_by(|&a, &b| gain(a).total_cmp(&gain(b))) else {
+                continue;
+            };
+            for ci in claims.into_iter().filter(|&ci| ci != keep) {
+                if let Some(ks) = self.got[r][ci].as_mut() {
+                    if ks.first() == Some(&k) || ks.last() == Some(&k) {
+                        ks.retain(|&j| j != k);
                     }
                 }
             }

@@ -500,3 +500,94 @@ fn a_column_two_spanning_heads_reach_goes_to_the_one_it_centres() {
         ]
     );
 }
+
+#[test]
+fn a_head_over_spanning_heads_spans_what_they_span() {
+    // Nike's equity statement: "COMMON STOCK" is centred over "CLASS A" and "CLASS B", each over
+    // its shares and amount; half way to "CAPITAL IN" it would reach the middle two alone.
+    let lines = vec![
+        header_line(636.0, &[(254.0, 310.0, "COMMON STOCK"), (358.0, 395.0, "CAPITAL IN")]),
+        header_line(623.0, &[(232.0, 258.0, "CLASS A"), (307.0, 333.0, "CLASS B"), (360.0, 395.0, "EXCESS")]),
+        header_line(
+            610.0,
+            &[
+                (55.0, 162.0, "(In millions)"),
+                (215.0, 240.0, "SHARES"),
+                (249.0, 279.0, "AMOUNT"),
+                (291.0, 315.0, "SHARES"),
+                (322.0, 352.0, "AMOUNT"),
+                (374.0, 395.0, "VALUE"),
+            ],
+        ),
+        line(
+            598.0,
+            &[
+                (55.0, 160.0, "Balance at May 31, 2020"),
+                (224.0, 241.0, "315"),
+                (269.0, 278.0, "$ —"),
+                (293.0, 317.0, "1,243"),
+                (346.0, 351.0, "$ 3"),
+                (357.0, 397.0, "$ 8,299"),
+            ],
+        ),
+        line(586.0, &[(55.0, 160.0, "Stock options exercised"), (304.0, 317.0, "21"), (380.0, 397.0, "954")]),
+    ];
+    let t = one_table(&lines, &[]);
+    assert_eq!(
+        t.header[1..5],
+        [
+            "COMMON STOCK CLASS A SHARES",
+            "COMMON STOCK CLASS A AMOUNT",
+            "COMMON STOCK CLASS B SHARES",
+            "COMMON STOCK CLASS B AMOUNT"
+        ]
+    );
+}
+
+#[test]
+fn a_change_column_half_way_between_two_periods_stands_with_the_one_before() {
+    // eBay's interest table: the first "% Change" lies a point past half way between the two
+    // "June 30," heads; it is the change between the years before it.
+    let lines = vec![
+        header_line(647.0, &[(216.0, 289.0, "Three Months Ended"), (421.0, 485.0, "Six Months Ended")]),
+        header_line(640.0, &[(237.0, 267.0, "June 30,"), (438.0, 468.0, "June 30,")]),
+        header_line(
+            629.0,
+            &[
+                (209.0, 226.0, "2023"),
+                (278.0, 294.0, "2022"),
+                (335.0, 371.0, "% Change"),
+                (411.0, 427.0, "2023"),
+                (478.0, 494.0, "2022"),
+                (534.0, 570.0, "% Change"),
+            ],
+        ),
+        line(
+            617.0,
+            &[
+                (20.0, 150.0, "Interest income"),
+                (229.0, 249.0, "$ 48"),
+                (295.0, 316.0, "$ 10"),
+                (358.0, 385.0, "380 %"),
+                (424.0, 449.0, "$ 90"),
+                (492.0, 516.0, "$ 18"),
+                (557.0, 581.0, "400 %"),
+            ],
+        ),
+        line(
+            605.0,
+            &[
+                (20.0, 150.0, "Interest expense"),
+                (229.0, 249.0, "(77)"),
+                (295.0, 316.0, "(76)"),
+                (358.0, 385.0, "1 %"),
+                (424.0, 449.0, "(154)"),
+                (492.0, 516.0, "(160)"),
+                (557.0, 581.0, "(4)%"),
+            ],
+        ),
+    ];
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.header[3], "Three Months Ended June 30, % Change");
+    assert_eq!(t.header[6], "Six Months Ended June 30, % Change");
+}

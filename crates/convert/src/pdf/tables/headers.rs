@@ -114,11 +114,22 @@ impl Headers<'_> {
     }
 
     fn caption(&self, r: usize, c: &Cell) -> bool {
-        bracketed(&c.text)
+        (bracketed(&c.text) && !self.ends_a_head(r, c))
             || (r > self.leaf
                 && self.rows[r].cells.len() == 1
                 && self.cols.len() >= 2
                 && self.cols_under(c).is_empty())
+    }
+
+    /// Whether a bracketed cell of the leaf row is the last line of the head set over it a line
+    /// higher ("RETAINED / EARNINGS / (DEFICIT)", "Inc/ / (Dec)"), not a caption: the line above
+    /// has a cell over it, and it stands over a column.
+    fn ends_a_head(&self, r: usize, c: &Cell) -> bool {
+        let Some(above) = r.checked_sub(1).map(|q| &self.rows[q]) else { return false };
+        r == self.leaf
+            && !self.cols_over(c, 0.0).is_empty()
+            && above.y - self.rows[r].y <= STACKED_LEADING * above.size
+            && above.cells.iter().any(|d| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0 && !bracketed(&d.text))
     }
 
     /// Whether a cell heads no column of its own: it is a row label's or a caption.

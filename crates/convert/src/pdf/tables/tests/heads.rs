@@ -591,3 +591,41 @@ fn a_change_column_half_way_between_two_periods_stands_with_the_one_before() {
     assert_eq!(t.header[3], "Three Months Ended June 30, % Change");
     assert_eq!(t.header[6], "Six Months Ended June 30, % Change");
 }
+
+#[test]
+fn a_bracketed_last_line_of_a_head_is_the_head_s_not_a_caption() {
+    // McDonald's key metrics: "Inc/ (Dec)" set on two lines, the lower in brackets, over the
+    // change columns; "(In millions)" in the label column stays a caption.
+    let lines = vec![
+        header_line(158.0, &[(297.0, 309.0, "Inc/")]),
+        header_line(
+            151.0,
+            &[
+                (40.0, 100.0, "(In millions)"),
+                (212.0, 226.0, "2023"),
+                (259.0, 273.0, "2022"),
+                (293.0, 309.0, "(Dec)"),
+            ],
+        ),
+        line(
+            139.0,
+            &[
+                (40.0, 150.0, "Revenues"),
+                (189.0, 224.0, "$ 5,897.8"),
+                (236.0, 271.0, "$ 5,665.6"),
+                (297.0, 322.0, "4 %"),
+            ],
+        ),
+        line(
+            127.0,
+            &[
+                (40.0, 150.0, "Operating income"),
+                (189.0, 224.0, "2,532.4"),
+                (236.0, 271.0, "2,312.6"),
+                (297.0, 322.0, "10"),
+            ],
+        ),
+    ];
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.header, vec!["(In millions)", "2023", "2022", "Inc/ (Dec)"]);
+}

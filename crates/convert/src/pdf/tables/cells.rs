@@ -168,16 +168,17 @@ fn label_then_values(c: &Cell) -> Option<(Cell, Cell)> {
             && amount
             && values.iter().all(|w| is_value(w))
     })?;
+    let (head, tail) = (c.text.get(..g.at)?, c.text.get(g.at..)?);
     let label = Cell {
         x0: c.x0,
         x1: g.x0,
-        text: c.text[..g.at].trim_end().to_string(),
+        text: head.trim_end().to_string(),
         loose: c.loose.iter().filter(|h| h.at < g.at).copied().collect(),
     };
     let values = Cell {
         x0: g.x1,
         x1: c.x1,
-        text: c.text[g.at..].to_string(),
+        text: tail.to_string(),
         loose: c.loose.iter().filter(|h| h.at > g.at).map(|h| WordGap { at: h.at - g.at, ..*h }).collect(),
     };
     Some((label, values))

@@ -88,7 +88,27 @@ struct Headers<'a> {
     bare: Vec<Vec<bool>>,
 }
 
+/// Column indices in order, each once.
+fn column_set(ks: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut ks: Vec<usize> = ks.collect();
+    ks.sort_unstable();
+    ks.dedup();
+    ks
+}
+
 impl Headers<'_> {
+    /// Whether a head whose middle is `mid` is centred on what spans `x0..x1`, give or take
+    /// [`CENTRED_SLACK`] of its width (at least the text size).
+    fn centred(&self, mid: f32, x0: f32, x1: f32) -> bool {
+        ((x0 + x1) / 2.0 - mid).abs() <= self.size.max(CENTRED_SLACK * (x1 - x0))
+    }
+
+    /// The leaf row's cell that heads column `k` alone, if any.
+    fn leaf_head(&self, k: usize) -> Option<&Cell> {
+        let mut leaf = self.rows[self.leaf].cells.iter().zip(&self.got[self.leaf]);
+        leaf.find(|(_, g)| g.as_deref() == Some(&[k][..])).map(|(d, _)| d)
+    }
+
     fn in_label(&self, c: &Cell) -> bool {
         in_label_column(c, self.label_end, self.size)
     }
@@ -306,11 +326,7 @@ impl Headers<'_> {
         let mid = (c.x0 + c.x1) / 2.0;
         leaf.split(|(d, _)| is_year(&d.text)).filter(|run| !run.is_empty()).find_map(|run| {
             let (x0, x1) = (run.first()?.0.x0, run.last()?.0.x1);
-            let slack = self.size.max(CENTRED_SLACK * (x1 - x0));
-            let mut ks: Vec<usize> = run.iter().flat_map(|(_, ks)| ks.iter().copied()).collect();
-            ks.sort_unstable();
-            ks.dedup();
-            ((x0 + x1) / 2.0 - mid).abs().le(&slack).then_some(ks)
+            self.centred(mid, x0, x1).then(|| column_set(run.iter().flat_map(|(_, ks)| ks.iter().copied())))
         })
     }
 
@@ -326,8 +342,7 @@ impl Headers<'_> {
             .filter_map(|((d, ks), &b)| Some((d, *ks.as_ref()?.first()?)).filter(|_| b))
             .collect();
         let (x0, x1) = (cells.first()?.0.x0, cells.last()?.0.x1);
-        let slack = self.size.max(CENTRED_SLACK * (x1 - x0));
-        if ((x0 + x1) / 2.0 - (c.x0 + c.x1) / 2.0).abs() > slack {
+        if !self.centred((c.x0 + c.x1) / 2.0, x0, x1) {
             return None;
         }
         let (lo, hi) = cells.iter().fold((usize::MAX, 0), |(lo, hi), &(_, k)| (lo.min(k), hi.max(k)));
@@ -404,8 +419,7 @@ impl Headers<'_> {
         };
         let mid = (c.x0 + c.x1) / 2.0;
         let off = |a: usize, b: usize| (leaf[a].0 + leaf[b].1) / 2.0 - mid;
-        let centred =
-            |a: usize, b: usize| off(a, b).abs() <= self.size.max(CENTRED_SLACK * (leaf[b].1 - leaf[a].0));
+        let centred = |a: usize, b: usize| self.centred(mid, leaf[a].0, leaf[b].1);
         // A leaf head another cell of the row stands over, or whose column it heads.
         let taken = |i: usize| {
             let p = &leaf[i];
@@ -428,11 +442,7 @@ impl Headers<'_> {
                 break;
             }
             if centred(a, b) {
-                let mut wide: Vec<usize> =
-                    leaf[a..=b].iter().flat_map(|p| p.2.iter().copied()).chain(ks).collect();
-                wide.sort_unstable();
-                wide.dedup();
-                return wide;
+                return column_set(leaf[a..=b].iter().flat_map(|p| p.2.iter().copied()).chain(ks));
             }
         }
         ks
@@ -455,11 +465,7 @@ impl Headers<'_> {
         for ci in 1..self.got[r].len() {
             let (Some(before), Some(after)) = (&self.got[r][ci - 1], &self.got[r][ci]) else { continue };
             let (Some(&last), Some(&first)) = (before.last(), after.first()) else { continue };
-            let change = self.rows[self.leaf]
-                .cells
-                .iter()
-                .zip(&self.got[self.leaf])
-                .any(|(d, g)| g.as_deref() == Some(&[first][..]) && names_a_change(&d.text));
+            let change = self.leaf_head(first).is_some_and(|d| names_a_change(&d.text));
             if change && first == last + 1 && after.len() >= 2 {
                 if let Some(a) = self.got[r][ci].as_mut() {
                     a.remove(0);
@@ -499,13 +505,8 @@ impl Headers<'_> {
     /// How far a cell's middle lies off the middle of the heads of columns `ks`, as a share of
     /// their width: each column's head is the leaf cell over it alone, or the column itself.
     fn off_centre(&self, c: &Cell, ks: &[usize]) -> f32 {
-        let extent = |k: usize| {
-            let leaf = self.rows[self.leaf].cells.iter().zip(&self.got[self.leaf]);
-            leaf.filter(|(_, g)| g.as_deref() == Some(&[k][..]))
-                .map(|(d, _)| (d.x0, d.x1))
-                .next()
-                .unwrap_or((self.cols[k].x0, self.cols[k].x1))
-        };
+        let extent =
+            |k: usize| self.leaf_head(k).map_or((self.cols[k].x0, self.cols[k].x1), |d| (d.x0, d.x1));
         let (x0, x1) = ks
             .iter()
             .map(|&k| extent(k))
@@ -519,16 +520,10 @@ impl Headers<'_> {
     /// The columns of the placed cells a cell stands over: those it overlaps, and those whose
     /// middle lies within its reach.
     fn over(&self, c: &Cell, (x0, x1): (f32, f32), row: &[(f32, f32, Vec<usize>)]) -> Vec<usize> {
-        let mut ks: Vec<usize> = row
-            .iter()
-            .filter(|(a0, a1, _)| {
-                let mid = (a0 + a1) / 2.0;
-                overlap(c.x0, c.x1, a0 - 1.0, a1 + 1.0) > 0.0 || (mid >= x0 && mid <= x1)
-            })
-            .flat_map(|(_, _, ks)| ks.iter().copied())
-            .collect();
-        ks.sort_unstable();
-        ks.dedup();
-        ks
+        let over = row.iter().filter(|(a0, a1, _)| {
+            let mid = (a0 + a1) / 2.0;
+            overlap(c.x0, c.x1, a0 - 1.0, a1 + 1.0) > 0.0 || (mid >= x0 && mid <= x1)
+        });
+        column_set(over.flat_map(|(_, _, ks)| ks.iter().copied()))
     }
 }

@@ -19,6 +19,7 @@ mod cells;
 mod headers;
 
 use super::binding::HRule;
+use super::chars::WordGap;
 use super::layout::{Cell, Line};
 pub(in crate::pdf) use cells::is_value;
 use cells::{cells, is_year};
@@ -541,10 +542,11 @@ fn heading_like(cs: &[Cell]) -> bool {
 }
 
 /// Page lines built from arbitrary bytes, for the fuzzer: each line takes a byte for its
-/// vertical step and cell count, and each cell four bytes (position, width, text). Returns the
+/// vertical step and cell count, and each cell three bytes (position, width, and its text and
+/// whether a loose gap follows its first word). Returns the
 /// tables found, as TSV, after checking the builder's invariants.
 pub(super) fn fuzz(data: &[u8]) -> Vec<String> {
-    const WORDS: [&str; 16] = [
+    const WORDS: [&str; 32] = [
         "Total assets",
         "$",
         "1,234",
@@ -561,6 +563,22 @@ pub(super) fn fuzz(data: &[u8]) -> Vec<String> {
         "3,587.5 3,262.8",
         "Cash",
         "n/a",
+        "Income tax $ 1,403",
+        "Senior debt:",
+        "-43 % $",
+        "25",
+        "% Change",
+        "Percent Change",
+        "Actual",
+        "(Dec)",
+        "Inc/",
+        "May 31,",
+        "Interest Rate %",
+        "2022 – 2061",
+        "$ —",
+        "Long-term investments:",
+        "FISCAL 2023",
+        "$ — $ 1,000",
     ];
     let mut lines = Vec::new();
     let mut y = 780.0f32;
@@ -572,7 +590,13 @@ pub(super) fn fuzz(data: &[u8]) -> Vec<String> {
         for _ in 0..n {
             let (Some(a), Some(b), Some(c)) = (bytes.next(), bytes.next(), bytes.next()) else { break };
             let x0 = a as f32 * 2.4;
-            cells.push(Cell::new(x0, x0 + 2.0 + b as f32 / 2.0, WORDS[(c & 15) as usize]));
+            let mut cell = Cell::new(x0, x0 + 2.0 + b as f32 / 2.0, WORDS[(c & 31) as usize]);
+            // A loose gap after the first word, where the byte says so and there are two words.
+            if let Some(space) = cell.text.find(' ').filter(|_| c & 32 != 0) {
+                let mid = (cell.x0 + cell.x1) / 2.0;
+                cell.loose = vec![WordGap { at: space + 1, x0: mid - 1.0, x1: mid + 1.0 }];
+            }
+            cells.push(cell);
         }
         if cells.is_empty() || y < 0.0 {
             break;

@@ -141,15 +141,21 @@ impl Headers<'_> {
                 && self.cols_under(c).is_empty())
     }
 
-    /// Whether a bracketed cell of the leaf row is the last line of the head set over it a line
-    /// higher ("RETAINED / EARNINGS / (DEFICIT)", "Inc/ / (Dec)"), not a caption: the line above
+    /// Whether a bracketed cell of the leaf row (or one under it) is the last line of the head set
+    /// over it a line higher ("RETAINED / EARNINGS / (DEFICIT)", "Inc/ / (Dec)"), not a caption: the line above
     /// has a cell over it, and it stands over a column.
     fn ends_a_head(&self, r: usize, c: &Cell) -> bool {
         let Some(above) = r.checked_sub(1).map(|q| &self.rows[q]) else { return false };
-        r == self.leaf
-            && !self.cols_over(c, 0.0).is_empty()
+        let over = self.cols_over(c, 0.0).len();
+        // Under the leaf row, over one column alone and no wider than the head above it: a
+        // caption under the heads ("(In millions, except par value)") is wider.
+        let under_leaf = r > self.leaf && over == 1;
+        (r == self.leaf && over >= 1 || under_leaf)
             && above.y - self.rows[r].y <= STACKED_LEADING * above.size
-            && above.cells.iter().any(|d| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0 && !bracketed(&d.text))
+            && above.cells.iter().any(|d| {
+                let narrow = !under_leaf || c.x1 - c.x0 <= d.x1 - d.x0 + self.size;
+                overlap(c.x0, c.x1, d.x0, d.x1) > 0.0 && !bracketed(&d.text) && narrow
+            })
     }
 
     /// Whether a cell heads no column of its own: it is a row label's or a caption.

@@ -191,6 +191,15 @@ fn columns(rows: &[&[Cell]], size: f32) -> Vec<Column> {
             _ => groups.push(vec![c]),
         }
     }
+    // Years that open their rows, left of two columns of values or more, label the rows (FedEx's
+    // segment reconciliation: "2023 / 2022 / 2021" under "Revenue", "Operating income (loss)").
+    let opens_its_row = |c: &Cell| rows.iter().any(|r| r.first().is_some_and(|f| std::ptr::eq(f, c)));
+    if groups.len() >= 3
+        && groups[0].len() >= 2
+        && groups[0].iter().all(|c| is_year(&c.text) && opens_its_row(c))
+    {
+        groups.remove(0);
+    }
     let min_members = if rows.len() >= 4 { 2 } else { 1 };
     // Each group's span, whether enough values make it a column, and whether, too few, they
     // could be one still (a year alone is a head's line read as a row, no column's value).
@@ -372,7 +381,7 @@ impl<'a> Frame<'a> {
         let label_end = cells[start..end]
             .iter()
             .filter_map(|r| r.first())
-            .filter(|c| c.x1 <= label_right + 0.5 * size && !is_value(&c.text))
+            .filter(|c| c.x1 <= label_right + 0.5 * size && (!is_value(&c.text) || is_year(&c.text)))
             .map(|c| c.x1)
             .fold(f32::MIN, f32::max)
             .min(label_right);

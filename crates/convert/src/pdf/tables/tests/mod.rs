@@ -513,3 +513,55 @@ fn a_label_and_its_first_amount_a_loose_gap_apart_are_two_cells() {
     }];
     assert_eq!(spans(&contents).len(), 1, "{:?}", spans(&contents));
 }
+
+#[test]
+fn years_that_open_their_rows_label_them() {
+    // FedEx's segment reconciliation: "Revenue" heads a group of rows labelled by year, left of
+    // the segments' columns; the years are no column of values and "Revenue" no column's head.
+    let lines = vec![
+        line(700.0, &[(200.0, 240.0, "Express"), (300.0, 340.0, "Ground"), (400.0, 440.0, "Total")]),
+        line(688.0, &[(50.0, 100.0, "Revenue")]),
+        line(
+            676.0,
+            &[
+                (50.0, 70.0, "2023"),
+                (200.0, 240.0, "$ 42,743"),
+                (300.0, 340.0, "$ 33,507"),
+                (400.0, 440.0, "$ 90,155"),
+            ],
+        ),
+        line(
+            664.0,
+            &[
+                (50.0, 70.0, "2022"),
+                (205.0, 240.0, "45,814"),
+                (305.0, 340.0, "33,232"),
+                (405.0, 440.0, "93,512"),
+            ],
+        ),
+        line(652.0, &[(50.0, 150.0, "Operating income (loss)")]),
+        line(
+            640.0,
+            &[
+                (50.0, 70.0, "2023"),
+                (205.0, 240.0, "1,064"),
+                (305.0, 340.0, "3,140"),
+                (405.0, 440.0, "4,912"),
+            ],
+        ),
+        line(
+            628.0,
+            &[
+                (50.0, 70.0, "2022"),
+                (205.0, 240.0, "2,922"),
+                (305.0, 340.0, "2,642"),
+                (405.0, 440.0, "6,245"),
+            ],
+        ),
+    ];
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.header, vec!["", "Express", "Ground", "Total"]);
+    assert_eq!(t.rows[0], vec!["Revenue", "", "", ""]);
+    assert_eq!(t.rows[1], vec!["2023", "$42,743", "$33,507", "$90,155"]);
+    assert_eq!(t.rows[4], vec!["2023", "1,064", "3,140", "4,912"]);
+}

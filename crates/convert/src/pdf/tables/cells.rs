@@ -10,14 +10,14 @@ fn value_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?i:(?:up|down)\s+)?[($€£¥]?\s*[($€£¥]?\s*[-–—+]?\s*\d[\d,]*(?:\.\d+)?\s*[%x)]?\s*\)?%?$|^[$€£¥]?\s*[—–-]+$|^(?i:n/?a|n\.a\.?|nm|flat)$",
+            r"^(?i:(?:up|down)\s+)?[($€£¥]?\s*[($€£¥]?\s*[-–—+]?\s*\d(?:[\d,]*\d)?(?:\.\d+)?\s*[%x)]?\s*\)?%?$|^[$€£¥]?\s*[—–-]+$|^(?i:n/?a|n\.a\.?|nm|flat)$",
         )
         .expect("valid value regex")
     })
 }
 
 /// A currency sign standing alone, before its amount.
-fn is_currency_sign(s: &str) -> bool {
+pub(super) fn is_currency_sign(s: &str) -> bool {
     matches!(s, "$" | "€" | "£" | "¥")
 }
 
@@ -62,6 +62,10 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
         let t = c.text.trim().to_string();
         let t = t.as_str();
         if is_currency_sign(t) || matches!(t, "(" | "$(" | "($") {
+            // Two signs in a row are two columns' (their amounts set on another baseline).
+            if is_currency_sign(t) {
+                out.extend(pending.take_if(|p| is_currency_sign(p.text.trim())));
+            }
             pending = Some(match pending.take() {
                 Some(mut p) => {
                     p.text.push_str(t);

@@ -40,8 +40,7 @@ pub(super) fn assign_headers(
         return;
     }
     let got = rows.iter().map(|r| vec![None; r.cells.len()]).collect();
-    let bare = rows.iter().map(|r| vec![false; r.cells.len()]).collect();
-    let mut h = Headers { rows, cols, rules, label_end, size, leaf: 0, got, bare };
+    let mut h = Headers { rows, cols, rules, label_end, size, leaf: 0, got };
     h.leaf = h.leaf_row();
     h.place_leaf();
     h.place_bare_columns();
@@ -84,8 +83,6 @@ struct Headers<'a> {
     size: f32,
     leaf: usize,
     got: Vec<Vec<Option<Vec<usize>>>>,
-    /// The cells that head a column the leaf row leaves bare ([`Headers::place_bare_columns`]).
-    bare: Vec<Vec<bool>>,
 }
 
 /// Column indices in order, each once.
@@ -228,7 +225,6 @@ impl Headers<'_> {
                     if !headed[*k] {
                         headed[*k] = true;
                         self.got[r][ci] = Some(vec![*k]);
-                        self.bare[r][ci] = true;
                     }
                 }
             }
@@ -336,19 +332,27 @@ impl Headers<'_> {
         })
     }
 
-    /// The columns under a cell whose heads the leaf row left bare, where their lowest lines are
-    /// the line under it and it is centred on them, give or take [`CENTRED_SLACK`] ("May 31,"
-    /// over "2023  2022", not over the rate and maturity columns headed a line lower).
+    /// The columns under a cell whose heads the leaf row left bare, or whose heads are set on
+    /// several lines, where their top lines are the line under it and it is centred on them, give
+    /// or take [`CENTRED_SLACK`]: "May 31," over "2023  2022", not over the rate and maturity
+    /// columns headed a line lower; Adobe's "Operating Leases" over "Future / Minimum / Lease /
+    /// Payments" and "… Sublease Income", not over "Purchase / Obligations" beside them.
     fn centred_over(&self, r: usize, c: &Cell) -> Option<Vec<usize>> {
         let q = r + 1;
         if q >= self.leaf || self.rows[r].y - self.rows[q].y > STACKED_LEADING * self.rows[r].size {
             return None;
         }
-        let cells: Vec<(&Cell, usize)> = (self.rows[q].cells.iter().zip(&self.got[q]).zip(&self.bare[q]))
-            .filter_map(|((d, ks), &b)| Some((d, *ks.as_ref()?.first()?)).filter(|_| b))
+        // Placed so far above the leaf row: heads of bare columns and upper lines of stacked heads.
+        let cells: Vec<(&Cell, usize)> = (self.rows[q].cells.iter().zip(&self.got[q]))
+            .filter_map(|(d, ks)| Some((d, *ks.as_ref()?.first()?)))
             .collect();
         let (x0, x1) = (cells.first()?.0.x0, cells.last()?.0.x1);
-        if !self.centred((c.x0 + c.x1) / 2.0, x0, x1) {
+        let mid = (c.x0 + c.x1) / 2.0;
+        // Centred on the whole leaf row as well, it heads every column ("Payment Due by Period"
+        // over "Total" and the periods, "Less than … More than" a line under it).
+        let leaf = self.placed_row(self.leaf);
+        let whole = leaf.first().zip(leaf.last()).is_some_and(|(a, b)| self.centred(mid, a.0, b.1));
+        if !self.centred(mid, x0, x1) || whole {
             return None;
         }
         let (lo, hi) = cells.iter().fold((usize::MAX, 0), |(lo, hi), &(_, k)| (lo.min(k), hi.max(k)));

@@ -22,7 +22,7 @@ use super::binding::HRule;
 use super::chars::WordGap;
 use super::layout::{Cell, Line};
 pub(in crate::pdf) use cells::is_value;
-use cells::{cells, is_year};
+use cells::{cells, is_currency_sign, is_year};
 use headers::{assign_headers, bracketed, HeaderRow};
 
 /// A table rebuilt from a page's lines.
@@ -133,6 +133,13 @@ fn page_tables(lines: &[Line], order: &[usize], rules: &[HRule], out: &mut Vec<T
             }
             if data[end] {
                 last_data = end;
+            } else if gap.abs() <= ONE_ROW * size
+                && data[end - 1]
+                && rest_of_row(&cells[end - 1], &cells[end])
+            {
+                // The rest of the row before it, set on a baseline of its own: its label and
+                // currency signs ("Euro  $  $" a twentieth of a point off "(50.2)  (104.3)").
+                last_data = end;
             } else {
                 let t = b.text.trim();
                 let label_like = cells[end].len() == 1 && t.chars().count() <= 200;
@@ -177,6 +184,14 @@ fn page_tables(lines: &[Line], order: &[usize], rules: &[HRule], out: &mut Vec<T
         }
         k = end;
     }
+}
+
+/// Whether the cells of a line set level with a row of values are the rest of that row: a label
+/// left of its values, and currency signs; a word over the values is a head's (footnote marks
+/// "(1)  (2)" read as values, level with a line of heads).
+fn rest_of_row(values: &[Cell], rest: &[Cell]) -> bool {
+    let first_value = values.iter().filter(|c| is_value(&c.text)).map(|c| c.x0).fold(f32::MAX, f32::min);
+    rest.iter().all(|c| is_currency_sign(c.text.trim()) || c.x1 < first_value)
 }
 
 /// Columns from the value cells' right edges, left to right.
@@ -393,6 +408,22 @@ impl<'a> Frame<'a> {
         cs.first().is_some_and(|c| c.x1 <= self.label_right + 0.5 * self.size && !is_value(&c.text))
     }
 
+    /// Whether a cell stands over a column: it overlaps one (give or take the text size), or lies
+    /// between the column before it (or the row labels) and its right edge, where a head centred
+    /// over a column of amounts and their currency signs stands ("30, 2023" over "$   28", the
+    /// sign at the column's left). A currency sign alone, set apart from its amount on another
+    /// baseline, is no head.
+    fn over_a_column(&self, c: &Cell) -> bool {
+        let size = self.size;
+        self.cols.iter().enumerate().any(|(k, col)| {
+            let slot_start = if k == 0 { self.label_end } else { self.cols[k - 1].x1 };
+            overlap(c.x0, c.x1, col.x0 - size, col.x1 + size) > 0.0
+                || (c.x0 > slot_start + size
+                    && c.x1 <= col.x1 + size
+                    && c.text.chars().any(char::is_alphanumeric))
+        })
+    }
+
     /// Header rows: the run's first rows without a label, and lines just above it standing over
     /// the columns. Returns the first header line and the first body line (indices into `order`).
     fn header_rows(&self, start: usize, end: usize) -> (usize, usize) {
@@ -418,9 +449,7 @@ impl<'a> Frame<'a> {
                 break;
             }
             let cs = &cells[head - 1];
-            let spans_columns = cs
-                .iter()
-                .any(|c| self.cols.iter().any(|k| overlap(c.x0, c.x1, k.x0 - size, k.x1 + size) > 0.0));
+            let spans_columns = cs.iter().any(|c| self.over_a_column(c));
             let right_side = in_columns(cs) || (cs.len() >= 2 && in_columns(&cs[1..]));
             // A sentence above the table ("The following table sets forth …") is no header,
             // though it spans the columns (a table whose first column holds years has no label
@@ -506,7 +535,26 @@ impl<'a> Frame<'a> {
         let mut row = vec![String::new(); self.cols.len() + 1];
         let mut rcells: Vec<&Cell> = group.iter().flat_map(|&j| self.cells[j].iter()).collect();
         rcells.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+        // A currency sign the page set on a baseline of its own ("Euro  $" a twentieth of a point
+        // off "(50.2)") opens the value after it.
+        // A sign no value follows stays over its column.
+        let mut sign: Option<&Cell> = None;
         for c in rcells {
+            if is_currency_sign(c.text.trim()) {
+                if let Some(s) = sign.replace(c) {
+                    push_text(&mut row[column_of(s, &self.cols) + 1], &s.text);
+                }
+                continue;
+            }
+            let text = match sign.take() {
+                Some(s) if is_value(&c.text) => format!("{}{}", s.text.trim(), c.text.trim()),
+                Some(s) => {
+                    push_text(&mut row[column_of(s, &self.cols) + 1], &s.text);
+                    c.text.clone()
+                }
+                None => c.text.clone(),
+            };
+            let c = &Cell { text, ..c.clone() };
             if c.x1 <= label_right + 0.5 * size && !(is_value(&c.text) && c.x0 > label_right - 4.0 * size) {
                 push_text(&mut row[0], &c.text);
             } else if let Some((value, words)) = value_then_words(&c.text) {
@@ -516,6 +564,9 @@ impl<'a> Frame<'a> {
             } else {
                 push_text(&mut row[column_of(c, &self.cols) + 1], &c.text);
             }
+        }
+        if let Some(s) = sign {
+            push_text(&mut row[column_of(s, &self.cols) + 1], &s.text);
         }
         row
     }

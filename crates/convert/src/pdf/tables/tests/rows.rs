@@ -1,0 +1,81 @@
+//! The table builder's tests of rows: which lines are a row, a head, or the rest of a row.
+
+use super::*;
+
+#[test]
+fn a_head_wrapped_onto_a_date_line_stays_a_head() {
+    // eBay's restructuring reserve: "Three Months Ended June / 30, 2023", centred over a column of
+    // amounts whose "$" stands at the column's left, "30," no amount, and clear of the amounts'
+    // own extent.
+    let lines = vec![
+        line(
+            700.0,
+            &[(377.8, 469.5, "Three Months Ended June"), (483.5, 578.5, "Six Months Ended June 30,")],
+        ),
+        line(692.2, &[(409.4, 437.9, "30, 2023"), (522.8, 539.1, "2023")]),
+        line(
+            681.6,
+            &[
+                (50.0, 200.0, "Accrued liability, beginning of period"),
+                (373.3, 377.6, "$"),
+                (462.7, 471.4, "28"),
+                (480.5, 484.9, "$"),
+                (570.9, 578.7, "—"),
+            ],
+        ),
+        line(671.2, &[(55.0, 90.0, "Charges"), (463.6, 471.4, "—"), (569.0, 578.7, "42")]),
+        line(660.8, &[(55.0, 95.0, "Payments"), (455.0, 471.4, "(22)"), (563.0, 578.7, "(36)")]),
+        line(
+            638.9,
+            &[
+                (50.0, 180.0, "Accrued liability, end of period"),
+                (373.3, 377.6, "$"),
+                (466.5, 471.4, "5"),
+                (480.5, 484.9, "$"),
+                (574.0, 578.7, "5"),
+            ],
+        ),
+    ];
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.header, vec!["", "Three Months Ended June 30, 2023", "Six Months Ended June 30, 2023"]);
+    assert_eq!(t.rows[0], vec!["Accrued liability, beginning of period", "$28", "$—"]);
+    assert_eq!(t.rows.len(), 4, "{:?}", t.rows);
+}
+
+#[test]
+fn a_row_set_on_two_baselines_is_one_row() {
+    // Adobe's currency impact: "Euro  $  $" a twentieth of a point under "(50.2)  (104.3)", read
+    // after them; the signs open the amounts, and the table goes on under them.
+    let lines = vec![
+        line(720.0, &[(480.0, 505.0, "Fiscal"), (540.0, 565.0, "Fiscal")]),
+        line(710.0, &[(50.0, 110.0, "(in millions)"), (482.0, 502.0, "2016"), (542.0, 562.0, "2015")]),
+        line(695.0, &[(55.0, 85.0, "EMEA:")]),
+        line(680.05, &[(462.8, 487.0, "(50.2)"), (531.8, 561.0, "(104.3)")]),
+        line(680.0, &[(70.0, 89.4, "Euro"), (420.0, 425.0, "$"), (494.0, 499.0, "$")]),
+        line(665.0, &[(70.0, 97.2, "British Pound"), (462.8, 487.0, "(36.2)"), (536.8, 561.0, "(16.1)")]),
+        line(650.0, &[(70.0, 120.0, "Other currencies"), (467.8, 487.0, "(3.8)"), (536.8, 561.0, "(12.3)")]),
+    ];
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.header, vec!["(in millions)", "Fiscal 2016", "Fiscal 2015"]);
+    assert_eq!(t.rows[1], vec!["Euro", "$(50.2)", "$(104.3)"]);
+    assert_eq!(t.rows[3], vec!["Other currencies", "(3.8)", "(12.3)"]);
+}
+
+#[test]
+fn two_currency_signs_in_a_row_are_two_columns() {
+    // Adobe's investments: "$ 1,282,076  $  $ 1,112,883  $", the bracketed losses a point lower.
+    let l = line(
+        536.0,
+        &[
+            (53.0, 210.7, "Corporate bonds and commercial paper"),
+            (273.0, 278.0, "$"),
+            (296.7, 336.7, "1,282,076"),
+            (347.0, 352.0, "$"),
+            (421.0, 426.0, "$"),
+            (444.7, 484.7, "1,112,883"),
+            (495.0, 500.0, "$"),
+        ],
+    );
+    let texts: Vec<String> = cells(&l).into_iter().map(|c| c.text).collect();
+    assert_eq!(texts, vec!["Corporate bonds and commercial paper", "$1,282,076", "$", "$1,112,883", "$"]);
+}

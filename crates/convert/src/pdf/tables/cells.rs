@@ -18,7 +18,13 @@ fn value_re() -> &'static Regex {
 
 /// A currency sign standing alone, before its amount.
 pub(super) fn is_currency_sign(s: &str) -> bool {
-    matches!(s, "$" | "€" | "£" | "¥")
+    let mut cs = s.chars();
+    cs.next().is_some_and(is_currency_char) && cs.next().is_none()
+}
+
+/// A currency sign's character.
+fn is_currency_char(c: char) -> bool {
+    matches!(c, '$' | '€' | '£' | '¥')
 }
 
 /// The word a change is printed with ("up 2%", "down (11)%").
@@ -77,8 +83,13 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
         }
         let mut c = c;
         if let Some(p) = pending.take() {
-            // The sign stands apart at the column's left; the value's own extent places it.
-            prefix(&mut c, p.text.trim());
+            if is_currency_sign(p.text.trim()) && t.starts_with(is_currency_char) {
+                // A sign before a value that has its own is another column's.
+                out.push(p);
+            } else {
+                // The sign stands apart at the column's left; the value's own extent places it.
+                prefix(&mut c, p.text.trim());
+            }
         }
         if matches!(t, ")" | "%" | ")%") {
             // A closing bracket or percent sign closes the value before it; over a column of
@@ -99,8 +110,16 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
     let mut split: Vec<Cell> = Vec::with_capacity(out.len());
     // A currency sign ending one fragment ("down (11)% $") belongs to the value that opens the
     // next ("(1,316) down (6)%").
+    // So does one ending a row label ("Short-term investments $") where a value without a sign
+    // follows; where none does, its value is on another baseline, and the sign a cell of its own.
     let mut carry: Option<String> = None;
-    for mut c in out {
+    let value_next: Vec<bool> = out
+        .iter()
+        .skip(1)
+        .map(|n| is_value(&n.text) && !n.text.trim_start().starts_with(is_currency_char))
+        .chain([false])
+        .collect();
+    for (mut c, value_next) in out.into_iter().zip(value_next) {
         if let Some(sign) = carry.take() {
             prefix(&mut c, &sign);
         }
@@ -110,14 +129,19 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
         }
         let words: Vec<&str> = c.text.split_whitespace().collect();
         let mut glued: Vec<String> = join_ranges(&c, glue_values(&words));
-        if glued.len() >= 2
-            && glued.last().is_some_and(|w| is_currency_sign(w))
-            && glued[..glued.len() - 1].iter().all(|w| is_value(w))
-        {
-            carry = glued.pop();
-            let cut = c.text.trim_end().len() - carry.as_deref().map_or(0, str::len);
+        let ends_in_sign = glued.len() >= 2 && glued.last().is_some_and(|w| is_currency_sign(w));
+        let values_before = glued[..glued.len().saturating_sub(1)].iter().all(|w| is_value(w));
+        let mut own_sign: Option<Cell> = None;
+        if ends_in_sign {
+            let sign = glued.pop().unwrap_or_default();
+            let cut = c.text.trim_end().len() - sign.len();
             // The value ends at its last character, not at the space before the sign.
             let kept = c.text.get(..cut).map_or(0, |t| t.trim_end().len());
+            if value_next || values_before {
+                carry = Some(sign);
+            } else {
+                own_sign = Some(Cell::new(x_at(&c, cut), c.x1, &sign));
+            }
             c.x1 = x_at(&c, kept);
             c.text = c.text[..kept].to_string();
             c.loose.retain(|g| g.at < cut);
@@ -145,6 +169,7 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
         } else {
             split.push(c);
         }
+        split.extend(own_sign);
     }
     for c in &mut split {
         if is_value(&c.text) {

@@ -79,3 +79,38 @@ fn two_currency_signs_in_a_row_are_two_columns() {
     let texts: Vec<String> = cells(&l).into_iter().map(|c| c.text).collect();
     assert_eq!(texts, vec!["Corporate bonds and commercial paper", "$1,282,076", "$", "$1,112,883", "$"]);
 }
+
+#[test]
+fn a_sign_ending_a_row_label_opens_its_value() {
+    // Apple's total-return table: "Dow Jones U.S. Technology Supersector Index $" and "100" are
+    // fragments of their own; Oracle's "* $  12,122" after a change not given; and Nike's label
+    // whose "$" belongs to "(374)" set on another baseline, "$ —" after it its own column's.
+    let texts = |l: &Line| cells(l).into_iter().map(|c| c.text).collect::<Vec<_>>();
+    let apple =
+        line(500.0, &[(50.0, 250.0, "Dow Jones U.S. Technology Supersector Index $"), (265.0, 280.0, "100")]);
+    assert_eq!(texts(&apple), vec!["Dow Jones U.S. Technology Supersector Index", "$100"]);
+    let oracle = line(
+        500.0,
+        &[
+            (50.0, 120.0, "Working capital"),
+            (300.0, 330.0, "$ (2,086)"),
+            (380.0, 400.0, "* $"),
+            (450.0, 480.0, "12,122"),
+        ],
+    );
+    assert_eq!(texts(&oracle), vec!["Working capital", "$(2,086)", "*", "$12,122"]);
+    let nike = line(
+        500.0,
+        &[
+            (55.6, 285.3, "Gains (losses) on foreign currency translation adjustment $"),
+            (346.6, 351.3, "$"),
+            (397.9, 406.4, "—"),
+        ],
+    );
+    let cs = cells(&nike);
+    assert_eq!(
+        cs.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(),
+        vec!["Gains (losses) on foreign currency translation adjustment", "$", "$—"]
+    );
+    assert!(cs[1].x0 > 270.0 && cs[1].x1 <= 285.3, "{:?}", cs[1]);
+}

@@ -16,6 +16,7 @@
 //!    whose cells stand over the columns; a header cell that spans several columns heads each.
 
 mod cells;
+mod frame;
 mod headers;
 
 use super::binding::HRule;
@@ -23,7 +24,8 @@ use super::chars::WordGap;
 use super::layout::{Cell, Line};
 pub(in crate::pdf) use cells::is_value;
 use cells::{cells, is_currency_sign, is_year};
-use headers::{assign_headers, bracketed, HeaderRow};
+use frame::Frame;
+use headers::{assign_headers, HeaderRow};
 
 /// A table rebuilt from a page's lines.
 #[derive(Debug, Clone, PartialEq)]
@@ -272,14 +274,6 @@ fn column_of(c: &Cell, cols: &[Column]) -> usize {
     }
 }
 
-/// "$20,850 Total liabilities" → ("$20,850", "Total liabilities").
-fn value_then_words(text: &str) -> Option<(&str, &str)> {
-    let t = text.trim();
-    let (head, tail) = t.split_once(' ')?;
-    (is_value(head) && tail.chars().filter(|c| c.is_alphabetic()).count() >= 3 && !is_value(tail))
-        .then_some((head, tail.trim()))
-}
-
 /// Appends a cell's text to a slot, a space between.
 fn push_text(slot: &mut String, text: &str) {
     let t = text.trim();
@@ -360,245 +354,6 @@ fn header_rows(
         }
     }
     rows
-}
-
-/// A run of lines with the geometry its table is read by: the text size, the value columns, and
-/// where the row labels end.
-struct Frame<'a> {
-    lines: &'a [Line],
-    order: &'a [usize],
-    cells: &'a [Vec<Cell>],
-    data: &'a [bool],
-    size: f32,
-    cols: Vec<Column>,
-    /// Left of this (give or take half the text size) a cell is a row label.
-    label_right: f32,
-    /// Where the row labels end: header cells right of it stand over the columns.
-    label_end: f32,
-}
-
-impl<'a> Frame<'a> {
-    fn new(
-        lines: &'a [Line],
-        order: &'a [usize],
-        cells: &'a [Vec<Cell>],
-        data: &'a [bool],
-        start: usize,
-        end: usize,
-    ) -> Option<Frame<'a>> {
-        let size = lines[order[start]].size.max(1.0);
-        let body: Vec<&[Cell]> = (start..end).filter(|&j| data[j]).map(|j| cells[j].as_slice()).collect();
-        let cols = columns(&body, size);
-        if cols.is_empty() {
-            return None;
-        }
-        let label_right = cols[0].x0 - 0.3 * size;
-        let label_end = cells[start..end]
-            .iter()
-            .filter_map(|r| r.first())
-            .filter(|c| c.x1 <= label_right + 0.5 * size && (!is_value(&c.text) || is_year(&c.text)))
-            .map(|c| c.x1)
-            .fold(f32::MIN, f32::max)
-            .min(label_right);
-        Some(Frame { lines, order, cells, data, size, cols, label_right, label_end })
-    }
-
-    /// Whether a row's first cell is a label: it ends before the first column, and is no value.
-    fn has_label(&self, cs: &[Cell]) -> bool {
-        cs.first().is_some_and(|c| c.x1 <= self.label_right + 0.5 * self.size && !is_value(&c.text))
-    }
-
-    /// Whether a cell stands over a column: it overlaps one (give or take the text size), or lies
-    /// between the column before it (or the row labels) and its right edge, where a head centred
-    /// over a column of amounts and their currency signs stands ("30, 2023" over "$   28", the
-    /// sign at the column's left). A currency sign alone, set apart from its amount on another
-    /// baseline, is no head.
-    fn over_a_column(&self, c: &Cell) -> bool {
-        let size = self.size;
-        self.cols.iter().enumerate().any(|(k, col)| {
-            let slot_start = if k == 0 { self.label_end } else { self.cols[k - 1].x1 };
-            overlap(c.x0, c.x1, col.x0 - size, col.x1 + size) > 0.0
-                || (c.x0 > slot_start + size
-                    && c.x1 <= col.x1 + size
-                    && c.text.chars().any(char::is_alphanumeric))
-        })
-    }
-
-    /// Header rows: the run's first rows without a label, and lines just above it standing over
-    /// the columns. Returns the first header line and the first body line (indices into `order`).
-    fn header_rows(&self, start: usize, end: usize) -> (usize, usize) {
-        let (cells, size, label_end) = (self.cells, self.size, self.label_end);
-        let in_columns = |cs: &[Cell]| cs.iter().all(|c| !in_label_column(c, label_end, size));
-        // A caption in brackets opening the run ("(Dollars in millions)", set level with the
-        // column heads in the label column) is the header's too.
-        let caption = |j: usize| matches!(cells[j].as_slice(), [c] if bracketed(&c.text)) && !self.data[j];
-        let mut first_body = start;
-        while first_body < end
-            && (caption(first_body)
-                || (!self.has_label(&cells[first_body])
-                    && in_columns(&cells[first_body])
-                    && heading_like(&cells[first_body])))
-        {
-            first_body += 1;
-        }
-        let mut head = start;
-        while head > 0 && start - head < MAX_HEADER_LINES {
-            let (above, below) = (&self.lines[self.order[head - 1]], &self.lines[self.order[head]]);
-            let gap = above.y - below.y;
-            if above.page != below.page || gap > 2.6 * size || gap < 0.0 || above.declared.is_some() {
-                break;
-            }
-            let cs = &cells[head - 1];
-            let spans_columns = cs.iter().any(|c| self.over_a_column(c));
-            let right_side = in_columns(cs) || (cs.len() >= 2 && in_columns(&cs[1..]));
-            // A sentence above the table ("The following table sets forth …") is no header,
-            // though it spans the columns (a table whose first column holds years has no label
-            // column to keep it left).
-            let prose = cs.iter().any(|c| {
-                let words = c.text.split_whitespace().count();
-                words > 8 || (words >= 3 && c.text.trim_end().ends_with(':'))
-            });
-            // A line of footnote marks set small above the heads they belong to ("(1)(3)", "(2)").
-            let marks = above.size <= 0.75 * below.size && cs.iter().all(|c| footnote_marks(&c.text));
-            if !(spans_columns && right_side && (heading_like(cs) || marks)) || prose {
-                break;
-            }
-            head -= 1;
-        }
-        (head, first_body)
-    }
-
-    /// The body's rows, one cell per column with the label first: lines whose baselines nearly
-    /// meet are one row (a label set a little below its values); a label wrapped over two lines,
-    /// or set above or below its values, joins them.
-    fn rows(&self, first_body: usize, end: usize) -> Vec<Vec<String>> {
-        let (lines, order, size) = (self.lines, self.order, self.size);
-        let mut row_lines: Vec<Vec<usize>> = Vec::new();
-        for j in first_body..end {
-            let y = lines[order[j]].y;
-            match row_lines.last_mut() {
-                Some(r) if (lines[order[*r.last().unwrap_or(&j)]].y - y).abs() <= ONE_ROW * size => r.push(j),
-                _ => row_lines.push(vec![j]),
-            }
-        }
-        let ncols = self.cols.len() + 1;
-        let label_row = |label: String| {
-            let mut r = vec![String::new(); ncols];
-            r[0] = label;
-            r
-        };
-        let mut rows: Vec<Vec<String>> = Vec::new();
-        let mut pending_label: Option<String> = None;
-        for (ri, group) in row_lines.iter().enumerate() {
-            let mut row = self.row(group);
-            let label_only = row[1..].iter().all(String::is_empty);
-            let values_only = row[0].is_empty() && !label_only;
-            if let Some(p) = pending_label.take() {
-                // A label wrapped onto the next line ("Net cash provided by" / "operating
-                // activities"), or the label of values printed above it.
-                if row[0].starts_with(|c: char| c.is_lowercase()) || values_only {
-                    row[0] = format!("{p} {}", row[0]).trim().to_string();
-                } else {
-                    rows.push(label_row(p));
-                }
-            }
-            let next = row_lines.get(ri + 1);
-            let next_is_data = next.is_some_and(|g| g.iter().any(|&j| self.data[j]));
-            if label_only && next_is_data && !introduces_rows(&row[0]) {
-                pending_label = Some(std::mem::take(&mut row[0]));
-                continue;
-            }
-            // Values whose label the page set just below them.
-            if values_only && next.is_some_and(|g| self.label_just_below(group, g)) {
-                rows.push(row);
-                continue;
-            }
-            let last_lacks_label = rows
-                .last()
-                .is_some_and(|r: &Vec<String>| r[0].is_empty() && r[1..].iter().any(|v| !v.is_empty()));
-            if label_only && last_lacks_label && !introduces_rows(&row[0]) {
-                // The label of the values above it.
-                if let Some(last) = rows.last_mut() {
-                    last[0] = std::mem::take(&mut row[0]);
-                }
-                continue;
-            }
-            rows.push(row);
-        }
-        rows.extend(pending_label.map(label_row));
-        rows
-    }
-
-    /// One row's cells, from the lines of `group`, put in their columns.
-    fn row(&self, group: &[usize]) -> Vec<String> {
-        let (size, label_right) = (self.size, self.label_right);
-        let mut row = vec![String::new(); self.cols.len() + 1];
-        let mut rcells: Vec<&Cell> = group.iter().flat_map(|&j| self.cells[j].iter()).collect();
-        rcells.sort_by(|a, b| a.x0.total_cmp(&b.x0));
-        // A currency sign the page set on a baseline of its own ("Euro  $" a twentieth of a point
-        // off "(50.2)") opens the value after it.
-        // A sign no value follows stays over its column.
-        let mut sign: Option<&Cell> = None;
-        for c in rcells {
-            if is_currency_sign(c.text.trim()) {
-                if let Some(s) = sign.replace(c) {
-                    push_text(&mut row[column_of(s, &self.cols) + 1], &s.text);
-                }
-                continue;
-            }
-            let text = match sign.take() {
-                Some(s) if is_value(&c.text) => format!("{}{}", s.text.trim(), c.text.trim()),
-                Some(s) => {
-                    push_text(&mut row[column_of(s, &self.cols) + 1], &s.text);
-                    c.text.clone()
-                }
-                None => c.text.clone(),
-            };
-            let c = &Cell { text, ..c.clone() };
-            if c.x1 <= label_right + 0.5 * size && !(is_value(&c.text) && c.x0 > label_right - 4.0 * size) {
-                push_text(&mut row[0], &c.text);
-            } else if let Some((value, words)) = value_then_words(&c.text) {
-                // "$20,850 Total liabilities": a label the page set after the value.
-                push_text(&mut row[column_of(c, &self.cols) + 1], value);
-                push_text(&mut row[0], words);
-            } else {
-                push_text(&mut row[column_of(c, &self.cols) + 1], &c.text);
-            }
-        }
-        if let Some(s) = sign {
-            push_text(&mut row[column_of(s, &self.cols) + 1], &s.text);
-        }
-        row
-    }
-
-    /// Whether the lines `next` are a lone label set just below the values of `group`.
-    fn label_just_below(&self, group: &[usize], next: &[usize]) -> bool {
-        let Some(&j) = next.first() else { return false };
-        let (a, b) = (&self.lines[self.order[group[0]]], &self.lines[self.order[j]]);
-        next.iter().all(|&j| !self.data[j] && self.cells[j].len() == 1)
-            && !introduces_rows(&self.cells[j][0].text)
-            && a.y - b.y <= 1.3 * self.size
-            && self.cells[j][0].x1 <= self.label_right + 0.5 * self.size
-    }
-}
-
-/// Whether a row label introduces the rows under it rather than labelling values: it ends with a
-/// colon ("Senior unsecured debt:").
-fn introduces_rows(label: &str) -> bool {
-    label.trim_end().ends_with(':')
-}
-
-/// Footnote marks: bracketed numbers or letters, or asterisks ("(1)(3)", "(a)", "**").
-fn footnote_marks(text: &str) -> bool {
-    let t = text.trim();
-    !t.is_empty()
-        && (t.chars().all(|c| c == '*')
-            || (bracketed(t) && t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '(' | ')' | ','))))
-}
-
-/// Header cells are words or years, never amounts.
-fn heading_like(cs: &[Cell]) -> bool {
-    cs.iter().all(|c| !is_value(&c.text) || is_year(&c.text))
 }
 
 /// Page lines built from arbitrary bytes, for the fuzzer: each line takes a byte for its

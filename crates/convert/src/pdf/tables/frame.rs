@@ -2,7 +2,7 @@
 //! lines are heads, and its body rows.
 
 use super::cells::{is_currency_sign, is_value, is_year};
-use super::headers::bracketed;
+use super::headers::{bracketed, CENTRED_SLACK};
 use super::{column_of, columns, in_label_column, overlap, push_text, Column, MAX_HEADER_LINES, ONE_ROW};
 use crate::pdf::layout::{Cell, Line};
 
@@ -19,6 +19,8 @@ pub(super) struct Frame<'a> {
     label_right: f32,
     /// Where the row labels end: header cells right of it stand over the columns.
     pub label_end: f32,
+    /// Where each column's currency signs begin (its left edge where it has none).
+    sign_x0: Vec<f32>,
 }
 
 impl<'a> Frame<'a> {
@@ -44,7 +46,26 @@ impl<'a> Frame<'a> {
             .map(|c| c.x1)
             .fold(f32::MIN, f32::max)
             .min(label_right);
-        Some(Frame { lines, order, cells, data, size, cols, label_right, label_end })
+        // Where each column's currency signs begin, set apart at its left ("$" … "28").
+        let mut sign_x0: Vec<f32> = cols.iter().map(|c| c.x0).collect();
+        for j in (start..end).filter(|&j| data[j]) {
+            // A sign alone, or ending a fragment ("1-5 years  $"), placed by its share of the
+            // fragment's characters.
+            let signs = lines[order[j]].cells.iter().filter_map(|s| {
+                let t = s.text.trim_end();
+                let (rest, last) = t.split_at(t.char_indices().last()?.0);
+                let alone = rest.is_empty() || rest.ends_with(' ');
+                is_currency_sign(last).then_some(()).filter(|_| alone)?;
+                let share = (s.x1 - s.x0) / t.chars().count().max(1) as f32;
+                Some((s.x1 - share, s.x1))
+            });
+            for (x0, x1) in signs {
+                if let Some(k) = cols.iter().position(|c| c.x0 >= x1) {
+                    sign_x0[k] = sign_x0[k].min(x0);
+                }
+            }
+        }
+        Some(Frame { lines, order, cells, data, size, cols, sign_x0, label_right, label_end })
     }
 
     /// Whether a row's first cell is a label: it ends before the first column, and is no value.
@@ -52,20 +73,22 @@ impl<'a> Frame<'a> {
         cs.first().is_some_and(|c| c.x1 <= self.label_right + 0.5 * self.size && !is_value(&c.text))
     }
 
-    /// Whether a cell stands over a column: it overlaps one (give or take the text size), or lies
-    /// between the column before it (or the row labels) and its right edge, where a head centred
-    /// over a column of amounts and their currency signs stands ("30, 2023" over "$   28", the
-    /// sign at the column's left). A currency sign alone, set apart from its amount on another
-    /// baseline, is no head.
+    /// Whether a cell stands over the columns: it overlaps one (give or take the text size), or is
+    /// centred on a run of them, each with the currency signs set apart at its left ("30, 2023"
+    /// over "$      28"; "Twelve Months Ended June 30, 2022" over four), give or take
+    /// [`CENTRED_SLACK`] of their width (at least the text size). A currency sign alone, set
+    /// apart from its amount on another baseline, is no head; nor is a title set off the columns'
+    /// middles (Nike's "DERIVATIVE ASSETS" over a column of words and two of amounts).
     fn over_a_column(&self, c: &Cell) -> bool {
         let size = self.size;
-        self.cols.iter().enumerate().any(|(k, col)| {
-            let slot_start = if k == 0 { self.label_end } else { self.cols[k - 1].x1 };
-            overlap(c.x0, c.x1, col.x0 - size, col.x1 + size) > 0.0
-                || (c.x0 > slot_start + size
-                    && c.x1 <= col.x1 + size
-                    && c.text.chars().any(char::is_alphanumeric))
-        })
+        let mid = (c.x0 + c.x1) / 2.0;
+        let n = self.cols.len();
+        let centred = |a: usize, b: usize| {
+            let (x0, x1) = (self.sign_x0[a], self.cols[b].x1);
+            ((x0 + x1) / 2.0 - mid).abs() <= size.max(CENTRED_SLACK * (x1 - x0))
+        };
+        self.cols.iter().any(|col| overlap(c.x0, c.x1, col.x0 - size, col.x1 + size) > 0.0)
+            || (c.text.chars().any(char::is_alphanumeric) && (0..n).any(|a| (a..n).any(|b| centred(a, b))))
     }
 
     /// Header rows: the run's first rows without a label, and lines just above it standing over

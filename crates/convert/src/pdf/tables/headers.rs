@@ -19,7 +19,7 @@ pub(super) struct HeaderRow {
 const STACKED_LEADING: f32 = 1.6;
 /// How far off the middle of the heads under it a head may be set and still be centred on them,
 /// as a share of their width (at least the text size).
-const CENTRED_SLACK: f32 = 0.15;
+pub(super) const CENTRED_SLACK: f32 = 0.15;
 
 /// Column headers from the header rows (top to bottom). The row with the most cells over the
 /// columns (captions in brackets left out) is the leaf row, one cell per column; a cell above it

@@ -343,8 +343,8 @@ impl Headers<'_> {
             return None;
         }
         // Placed so far above the leaf row: heads of bare columns and upper lines of stacked heads.
-        let cells: Vec<(&Cell, usize)> = (self.rows[q].cells.iter().zip(&self.got[q]))
-            .filter_map(|(d, ks)| Some((d, *ks.as_ref()?.first()?)))
+        let cells: Vec<(&Cell, &Vec<usize>)> = (self.rows[q].cells.iter().zip(&self.got[q]))
+            .filter_map(|(d, ks)| Some((d, ks.as_ref()?)))
             .collect();
         let (x0, x1) = (cells.first()?.0.x0, cells.last()?.0.x1);
         let mid = (c.x0 + c.x1) / 2.0;
@@ -355,8 +355,11 @@ impl Headers<'_> {
         if !self.centred(mid, x0, x1) || whole {
             return None;
         }
-        let (lo, hi) = cells.iter().fold((usize::MAX, 0), |(lo, hi), &(_, k)| (lo.min(k), hi.max(k)));
-        Some((lo..=hi).collect())
+        let (lo, hi) = cells
+            .iter()
+            .flat_map(|(_, ks)| ks.iter())
+            .fold((usize::MAX, 0), |(lo, hi), &k| (lo.min(k), hi.max(k)));
+        (lo <= hi).then(|| (lo..=hi).collect())
     }
 
     /// Whether a cell over one column has its header go on in a lone cell under the leaf row.

@@ -116,7 +116,28 @@ impl<'a> Frame<'a> {
                 break;
             }
             let cs = &cells[head - 1];
-            let spans_columns = cs.iter().any(|c| self.over_a_column(c));
+            // Lines level with it are one header row with it: a head over a column of words
+            // ("Estimated", a point under "May 31,") stands with the heads over the amounts.
+            let level = (0..head - 1)
+                .rev()
+                .take_while(|&j| {
+                    let l = &self.lines[self.order[j]];
+                    l.page == above.page && (l.y - above.y).abs() <= ONE_ROW * size
+                })
+                .chain((head..first_body).take_while(|&j| {
+                    let l = &self.lines[self.order[j]];
+                    (l.y - above.y).abs() <= ONE_ROW * size
+                }));
+            // (A row of values level with it makes it the row's label, no head.)
+            let level: Vec<usize> = level.collect();
+            let amounts = |j: usize| {
+                self.data[j] && !cells[j].iter().all(|c| footnote_marks(&c.text) || !is_value(&c.text))
+            };
+            let spans_columns = !level.iter().any(|&j| amounts(j))
+                && cs
+                    .iter()
+                    .chain(level.iter().flat_map(|&j| cells[j].iter()))
+                    .any(|c| self.over_a_column(c));
             let right_side = in_columns(cs) || (cs.len() >= 2 && in_columns(&cs[1..]));
             // A sentence above the table ("The following table sets forth …") is no header,
             // though it spans the columns (a table whose first column holds years has no label

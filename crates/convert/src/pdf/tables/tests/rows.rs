@@ -114,3 +114,58 @@ fn a_sign_ending_a_row_label_opens_its_value() {
     );
     assert!(cs[1].x0 > 270.0 && cs[1].x1 <= 285.3, "{:?}", cs[1]);
 }
+
+#[test]
+fn a_head_line_level_with_a_head_over_words_is_read_with_it() {
+    // Oracle's property table: "Estimated" over the useful lives, a point under "May 31,", which
+    // is centred on the amounts and their signs; read alone, "Estimated" stands over no amounts
+    // and ended the heads there.
+    let lines = vec![
+        line(644.5, &[(482.6, 504.7, "May 31,")]),
+        line(643.8, &[(335.2, 362.7, "Estimated")]),
+        line(
+            633.8,
+            &[
+                (18.6, 72.0, "(Dollars in millions)"),
+                (334.5, 363.4, "Useful Life"),
+                (437.0, 450.5, "2023"),
+                (536.7, 550.2, "2022"),
+            ],
+        ),
+        line(
+            620.0,
+            &[
+                (18.6, 187.7, "Computer, network, machinery and equipment"),
+                (358.8, 391.6, "1-5 years"),
+                (403.2, 407.7, "$"),
+                (459.5, 484.2, "17,258"),
+                (502.7, 507.2, "$"),
+                (559.4, 584.1, "12,844"),
+            ],
+        ),
+        line(
+            607.0,
+            &[
+                (18.6, 130.0, "Buildings and improvements"),
+                (354.0, 391.6, "1-40 years"),
+                (462.0, 484.2, "5,880"),
+                (562.0, 584.1, "4,729"),
+            ],
+        ),
+        line(
+            594.0,
+            &[
+                (18.6, 140.0, "Furniture, fixtures and other"),
+                (354.0, 391.6, "5-15 years"),
+                (470.0, 484.2, "447"),
+                (570.0, 584.1, "423"),
+            ],
+        ),
+    ];
+    let t = one_table(&lines, &[]);
+    let n = t.header.len();
+    // (The useful lives, words, are no column: their head joins the first amounts'.)
+    assert_eq!(t.header[n - 1], "May 31, 2022", "{:?}", t.header);
+    assert!(t.header[n - 2].contains("May 31,") && t.header[n - 2].ends_with("2023"), "{:?}", t.header);
+    assert!(t.header.iter().any(|h| h.contains("Estimated")), "{:?}", t.header);
+}

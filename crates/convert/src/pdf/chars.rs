@@ -110,6 +110,12 @@ impl Frag {
     }
 }
 
+/// A currency sign's character: the table builder, the fragment splitter and the heading rules
+/// read it alike.
+pub(super) fn is_currency_char(c: char) -> bool {
+    matches!(c, '$' | '€' | '£' | '¥')
+}
+
 fn add_style(styles: &mut Vec<((u16, i16, u16), u32)>, key: (u16, i16, u16), n: u32) {
     if let Some(e) = styles.iter_mut().find(|(k, _)| *k == key) {
         e.1 += n;
@@ -193,8 +199,8 @@ pub(super) fn page_fragments(page: &Page, stats: &mut StyleStats, tags: &HashMap
             // "2,540   $  2,422": a currency sign after a number opens the next column's cell.
             let after_number = f.text.trim_end().ends_with(|c: char| c.is_ascii_digit() || c == ')');
             // Two numbers a column gap apart ("3,587.5    3,262.8") are two cells.
-            let numeric_start = ch.is_ascii_digit() || matches!(ch, '$' | '€' | '£' | '¥' | '(' | '—' | '-');
-            let new_cell = (matches!(ch, '$' | '€' | '£' | '¥') && after_number && left - f.x1 > 0.3 * size)
+            let numeric_start = ch.is_ascii_digit() || is_currency_char(ch) || matches!(ch, '(' | '—' | '-');
+            let new_cell = (is_currency_char(ch) && after_number && left - f.x1 > 0.3 * size)
                 || (numeric_start && after_number && left - f.x1 > 0.9 * size);
             let gap = left - f.x1;
             if same_line && !new_cell && left >= f.last_left - 0.3 * size && gap < 1.6 * f.size.max(size) {

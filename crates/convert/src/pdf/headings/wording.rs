@@ -2,6 +2,7 @@
 //! an address, an amount, a definition, a title carried on from a page before, a contents list's
 //! column heads. Titles say none of these; [`super::candidates`] drops the lines that do.
 
+use super::super::chars::is_currency_char;
 use super::super::titles::container_keyword;
 
 /// Whether the whole text is one parenthetical ("(Remainder of Page Intentionally Left Blank)",
@@ -110,7 +111,7 @@ pub(super) const FIGURES_NOT_TITLE: usize = 3;
 pub(super) fn states_an_amount(text: &str) -> bool {
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        if matches!(c, '$' | '€' | '£' | '¥') {
+        if is_currency_char(c) {
             while chars.peek() == Some(&' ') {
                 chars.next();
             }

@@ -1,7 +1,7 @@
 //! A line's cells as the table builder reads them: currency signs, brackets and the words of a
 //! change kept with their values, values set close together told apart.
 
-use crate::pdf::chars::WordGap;
+use crate::pdf::chars::{is_currency_char, WordGap};
 use crate::pdf::layout::{Cell, Line};
 use regex::Regex;
 use std::sync::OnceLock;
@@ -20,11 +20,6 @@ fn value_re() -> &'static Regex {
 pub(super) fn is_currency_sign(s: &str) -> bool {
     let mut cs = s.chars();
     cs.next().is_some_and(is_currency_char) && cs.next().is_none()
-}
-
-/// A currency sign's character.
-fn is_currency_char(c: char) -> bool {
-    matches!(c, '$' | '€' | '£' | '¥')
 }
 
 /// The word a change is printed with ("up 2%", "down (11)%").
@@ -113,13 +108,8 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
     // So does one ending a row label ("Short-term investments $") where a value without a sign
     // follows; where none does, its value is on another baseline, and the sign a cell of its own.
     let mut carry: Option<String> = None;
-    let value_next: Vec<bool> = out
-        .iter()
-        .skip(1)
-        .map(|n| is_value(&n.text) && !n.text.trim_start().starts_with(is_currency_char))
-        .chain([false])
-        .collect();
-    for (mut c, value_next) in out.into_iter().zip(value_next) {
+    let mut out = out.into_iter().peekable();
+    while let Some(mut c) = out.next() {
         if let Some(sign) = carry.take() {
             prefix(&mut c, &sign);
         }
@@ -129,11 +119,13 @@ pub(super) fn cells(l: &Line) -> Vec<Cell> {
         }
         let words: Vec<&str> = c.text.split_whitespace().collect();
         let mut glued: Vec<String> = join_ranges(&c, glue_values(&words));
-        let ends_in_sign = glued.len() >= 2 && glued.last().is_some_and(|w| is_currency_sign(w));
-        let values_before = glued[..glued.len().saturating_sub(1)].iter().all(|w| is_value(w));
         let mut own_sign: Option<Cell> = None;
-        if ends_in_sign {
+        if glued.len() >= 2 && glued.last().is_some_and(|w| is_currency_sign(w)) {
             let sign = glued.pop().unwrap_or_default();
+            let values_before = glued.iter().all(|w| is_value(w));
+            let value_next = out
+                .peek()
+                .is_some_and(|n| is_value(&n.text) && !n.text.trim_start().starts_with(is_currency_char));
             let cut = c.text.trim_end().len() - sign.len();
             // The value ends at its last character, not at the space before the sign.
             let kept = c.text.get(..cut).map_or(0, |t| t.trim_end().len());

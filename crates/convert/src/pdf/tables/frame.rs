@@ -54,10 +54,9 @@ impl<'a> Frame<'a> {
             let signs = lines[order[j]].cells.iter().filter_map(|s| {
                 let t = s.text.trim_end();
                 let (rest, last) = t.split_at(t.char_indices().last()?.0);
-                let alone = rest.is_empty() || rest.ends_with(' ');
-                is_currency_sign(last).then_some(()).filter(|_| alone)?;
-                let share = (s.x1 - s.x0) / t.chars().count().max(1) as f32;
-                Some((s.x1 - share, s.x1))
+                let share = (s.x1 - s.x0) / t.chars().count() as f32;
+                (is_currency_sign(last) && (rest.is_empty() || rest.ends_with(' ')))
+                    .then_some((s.x1 - share, s.x1))
             });
             for (x0, x1) in signs {
                 if let Some(k) = cols.iter().position(|c| c.x0 >= x1) {
@@ -118,18 +117,14 @@ impl<'a> Frame<'a> {
             let cs = &cells[head - 1];
             // Lines level with it are one header row with it: a head over a column of words
             // ("Estimated", a point under "May 31,") stands with the heads over the amounts.
-            let level = (0..head - 1)
+            // (`order` holds one page's lines.)
+            let level_with = |&j: &usize| (self.lines[self.order[j]].y - above.y).abs() <= ONE_ROW * size;
+            let level: Vec<usize> = (0..head - 1)
                 .rev()
-                .take_while(|&j| {
-                    let l = &self.lines[self.order[j]];
-                    l.page == above.page && (l.y - above.y).abs() <= ONE_ROW * size
-                })
-                .chain((head..first_body).take_while(|&j| {
-                    let l = &self.lines[self.order[j]];
-                    (l.y - above.y).abs() <= ONE_ROW * size
-                }));
+                .take_while(level_with)
+                .chain((head..first_body).take_while(level_with))
+                .collect();
             // (A row of values level with it makes it the row's label, no head.)
-            let level: Vec<usize> = level.collect();
             let amounts = |j: usize| {
                 self.data[j] && !cells[j].iter().all(|c| footnote_marks(&c.text) || !is_value(&c.text))
             };
@@ -224,37 +219,37 @@ impl<'a> Frame<'a> {
         let mut rcells: Vec<&Cell> = group.iter().flat_map(|&j| self.cells[j].iter()).collect();
         rcells.sort_by(|a, b| a.x0.total_cmp(&b.x0));
         // A currency sign the page set on a baseline of its own ("Euro  $" a twentieth of a point
-        // off "(50.2)") opens the value after it.
-        // A sign no value follows stays over its column.
+        // off "(50.2)") opens the value after it; one no value follows stays over its column.
+        let over_its_column =
+            |row: &mut [String], s: &Cell| push_text(&mut row[column_of(s, &self.cols) + 1], &s.text);
         let mut sign: Option<&Cell> = None;
         for c in rcells {
             if is_currency_sign(c.text.trim()) {
                 if let Some(s) = sign.replace(c) {
-                    push_text(&mut row[column_of(s, &self.cols) + 1], &s.text);
+                    over_its_column(&mut row, s);
                 }
                 continue;
             }
             let text = match sign.take() {
                 Some(s) if is_value(&c.text) => format!("{}{}", s.text.trim(), c.text.trim()),
                 Some(s) => {
-                    push_text(&mut row[column_of(s, &self.cols) + 1], &s.text);
+                    over_its_column(&mut row, s);
                     c.text.clone()
                 }
                 None => c.text.clone(),
             };
-            let c = &Cell { text, ..c.clone() };
-            if c.x1 <= label_right + 0.5 * size && !(is_value(&c.text) && c.x0 > label_right - 4.0 * size) {
-                push_text(&mut row[0], &c.text);
-            } else if let Some((value, words)) = value_then_words(&c.text) {
+            if c.x1 <= label_right + 0.5 * size && !(is_value(&text) && c.x0 > label_right - 4.0 * size) {
+                push_text(&mut row[0], &text);
+            } else if let Some((value, words)) = value_then_words(&text) {
                 // "$20,850 Total liabilities": a label the page set after the value.
                 push_text(&mut row[column_of(c, &self.cols) + 1], value);
                 push_text(&mut row[0], words);
             } else {
-                push_text(&mut row[column_of(c, &self.cols) + 1], &c.text);
+                push_text(&mut row[column_of(c, &self.cols) + 1], &text);
             }
         }
         if let Some(s) = sign {
-            push_text(&mut row[column_of(s, &self.cols) + 1], &s.text);
+            over_its_column(&mut row, s);
         }
         row
     }

@@ -34,9 +34,12 @@ impl<'a> Frame<'a> {
     ) -> Option<Frame<'a>> {
         let size = lines[order[start]].size.max(1.0);
         let body: Vec<&[Cell]> = (start..end).filter(|&j| data[j]).map(|j| cells[j].as_slice()).collect();
-        let cols = columns(&body, size);
+        let mut cols = columns(&body, size);
         if cols.is_empty() {
             return None;
+        }
+        if let Some(w) = word_column(&body, cols[0].x0) {
+            cols.insert(0, w);
         }
         let label_right = cols[0].x0 - 0.3 * size;
         let label_end = cells[start..end]
@@ -81,13 +84,22 @@ impl<'a> Frame<'a> {
     fn over_a_column(&self, c: &Cell) -> bool {
         let size = self.size;
         let mid = (c.x0 + c.x1) / 2.0;
-        let n = self.cols.len();
+        // A column of words is headed by a cell over it that reaches no column of values
+        // ("Location of Gains (Losses)"); a title across it and the values ("DERIVATIVE
+        // ASSETS") heads the table, not its columns.
+        let values: Vec<usize> = (0..self.cols.len()).filter(|&k| !self.cols[k].words).collect();
+        if let Some(w) = self.cols.iter().find(|col| col.words) {
+            if overlap(c.x0, c.x1, w.x0, w.x1) > 0.0 {
+                return values.iter().all(|&k| overlap(c.x0, c.x1, self.sign_x0[k], self.cols[k].x1) <= 0.0);
+            }
+        }
         let centred = |a: usize, b: usize| {
             let (x0, x1) = (self.sign_x0[a], self.cols[b].x1);
             ((x0 + x1) / 2.0 - mid).abs() <= size.max(CENTRED_SLACK * (x1 - x0))
         };
-        self.cols.iter().any(|col| overlap(c.x0, c.x1, col.x0 - size, col.x1 + size) > 0.0)
-            || (c.text.chars().any(char::is_alphanumeric) && (0..n).any(|a| (a..n).any(|b| centred(a, b))))
+        values.iter().any(|&k| overlap(c.x0, c.x1, self.cols[k].x0 - size, self.cols[k].x1 + size) > 0.0)
+            || (c.text.chars().any(char::is_alphanumeric)
+                && values.iter().any(|&a| values.iter().any(|&b| b >= a && centred(a, b))))
     }
 
     /// Header rows: the run's first rows without a label, and lines just above it standing over
@@ -238,14 +250,25 @@ impl<'a> Frame<'a> {
                 }
                 None => c.text.clone(),
             };
-            if c.x1 <= label_right + 0.5 * size && !(is_value(&text) && c.x0 > label_right - 4.0 * size) {
+            // Left of a column of words, whatever its length, a cell of words is the row's label.
+            let words_x0 = self.cols.first().filter(|w| w.words).map(|w| w.x0);
+            let before_words = words_x0.is_some_and(|x| c.x0 < x - 0.5 * size) && !is_value(&text);
+            if before_words
+                || (c.x1 <= label_right + 0.5 * size && !(is_value(&text) && c.x0 > label_right - 4.0 * size))
+            {
                 push_text(&mut row[0], &text);
+                continue;
+            }
+            let k = column_of(c, &self.cols);
+            if self.cols[k].words {
+                // "15 to 30 years" under "Range": the column's words, whole.
+                push_text(&mut row[k + 1], &text);
             } else if let Some((value, words)) = value_then_words(&text) {
                 // "$20,850 Total liabilities": a label the page set after the value.
-                push_text(&mut row[column_of(c, &self.cols) + 1], value);
+                push_text(&mut row[k + 1], value);
                 push_text(&mut row[0], words);
             } else {
-                push_text(&mut row[column_of(c, &self.cols) + 1], &text);
+                push_text(&mut row[k + 1], &text);
             }
         }
         if let Some(s) = sign {
@@ -263,6 +286,58 @@ impl<'a> Frame<'a> {
             && a.y - b.y <= 1.3 * self.size
             && self.cells[j][0].x1 <= self.label_right + 0.5 * self.size
     }
+}
+
+/// The fewest rows that make a column of words.
+const WORD_COLUMN_ROWS: usize = 3;
+
+/// How far apart the aligned edges of a column of words' cells may lie, in points.
+const WORD_COLUMN_ALIGN: f32 = 1.5;
+
+/// A column of words between the row labels and the values (eBay's "Balance Sheet Location":
+/// "Foreign exchange contracts …    Other current assets    $ 26"): in at least
+/// [`WORD_COLUMN_ROWS`] data rows, and half of those with a label, a cell of words set apart after
+/// the label, aligned at their left, right or middle (as such a column is set), and no row's cell
+/// across the column's left edge. `rows`: the run's data rows; `first_value_x0`: where the first
+/// column of values begins.
+fn word_column<'c>(rows: &[&'c [Cell]], first_value_x0: f32) -> Option<Column> {
+    let wordy = |c: &Cell| {
+        let t = c.text.trim();
+        !is_value(t)
+            && !is_currency_sign(t)
+            && !footnote_marks(t)
+            && t.chars().filter(|ch| ch.is_alphabetic()).count() >= 3
+    };
+    let before_values = |r: &'c [Cell]| -> Vec<&'c Cell> {
+        r.iter().take_while(|c| c.x1 < first_value_x0 && !is_value(&c.text)).collect()
+    };
+    let labelled = rows.iter().filter(|r| r.first().is_some_and(wordy)).count();
+    let second: Vec<&Cell> = rows
+        .iter()
+        .filter_map(|r| {
+            let words = before_values(r);
+            let last = *words.last()?;
+            (words.len() >= 2 && wordy(words[0]) && wordy(last)).then_some(last)
+        })
+        .collect();
+    // The edge most of them share: left, right or centre, as the column is set.
+    let edges: [fn(&Cell) -> f32; 3] = [|c| c.x0, |c| c.x1, |c| (c.x0 + c.x1) / 2.0];
+    let aligned = |edge: fn(&Cell) -> f32, x: f32| -> Vec<&Cell> {
+        second.iter().copied().filter(|c| (edge(c) - x).abs() <= WORD_COLUMN_ALIGN).collect()
+    };
+    let members = edges
+        .iter()
+        .flat_map(|&edge| second.iter().map(move |c| (edge, edge(c))))
+        .map(|(edge, x)| aligned(edge, x))
+        .max_by_key(Vec::len)?;
+    let x0 = members.iter().map(|c| c.x0).fold(f32::MAX, f32::min);
+    let crosses = |c: &Cell| c.x0 < x0 - WORD_COLUMN_ALIGN && c.x1 > x0 + WORD_COLUMN_ALIGN;
+    let clear = rows.iter().all(|r| !r.iter().any(crosses));
+    if members.len() < WORD_COLUMN_ROWS || 2 * members.len() < labelled || !clear {
+        return None;
+    }
+    let x1 = members.iter().map(|c| c.x1).fold(f32::MIN, f32::max);
+    Some(Column { x0, x1, lone: false, words: true })
 }
 
 /// Whether a row label introduces the rows under it rather than labelling values: it ends with a

@@ -50,6 +50,7 @@ pub(super) fn assign_headers(
         h.place_rest(pass);
     }
     h.settle_shared_columns();
+    h.keep_words_column_to_its_heads();
     for (r, row) in rows.iter().enumerate() {
         for (ci, c) in row.cells.iter().enumerate() {
             match &h.got[r][ci] {
@@ -182,6 +183,22 @@ impl Headers<'_> {
             .zip(&self.got[q])
             .filter_map(|(c, g)| g.as_ref().map(|ks| (c.x0, c.x1, ks.clone())))
             .collect()
+    }
+
+    /// A head over several columns reaches a column of words only where it stands over it: "Net
+    /// Book Value at May 31," centred on its two years heads neither "Range" beside them.
+    fn keep_words_column_to_its_heads(&mut self) {
+        let Some(w) = self.cols.iter().position(|c| c.words) else { return };
+        let (x0, x1) = (self.cols[w].x0, self.cols[w].x1);
+        for (r, row) in self.rows.iter().enumerate() {
+            for (c, got) in row.cells.iter().zip(self.got[r].iter_mut()) {
+                if let Some(ks) = got.as_mut().filter(|ks| ks.len() >= 2) {
+                    if overlap(c.x0, c.x1, x0, x1) <= 0.0 {
+                        ks.retain(|&k| k != w);
+                    }
+                }
+            }
+        }
     }
 
     /// The leaf row's cells head their column; one over several columns heads them all

@@ -71,13 +71,15 @@ fn is_data_row(cells: &[Cell]) -> bool {
         && !cells.iter().all(|c| is_year(&c.text) || !is_value(&c.text))
 }
 
-/// A column: the horizontal span of its value cells and their right edges' mean.
+/// A column: the horizontal span of its value cells (or of its words, in a column of words).
 #[derive(Debug, Clone, Copy)]
 struct Column {
     x0: f32,
     x1: f32,
     /// Made of one value alone (a total only one row gives): kept only where it holds a value.
     lone: bool,
+    /// A column of words between the row labels and the values ("Balance Sheet Location").
+    words: bool,
 }
 
 fn overlap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
@@ -226,7 +228,7 @@ fn columns(rows: &[&[Cell]], size: f32) -> Vec<Column> {
             let x0 = g.iter().map(|c| c.x0).fold(f32::MAX, f32::min);
             let x1 = g.iter().map(|c| c.x1).fold(f32::MIN, f32::max);
             let full = g.len() >= min_members;
-            (Column { x0, x1, lone: !full }, full, g.iter().any(|c| !is_year(&c.text)))
+            (Column { x0, x1, lone: !full, words: false }, full, g.iter().any(|c| !is_year(&c.text)))
         })
         .collect();
     // A lone value clear of every column, right of the first, is a column of its own (a total

@@ -486,6 +486,7 @@ fn a_range_of_numbers_is_one_value_and_a_dash_a_column_apart_is_none() {
 mod heads;
 mod rows;
 mod stacked;
+mod words;
 
 #[test]
 fn a_label_and_its_first_amount_a_loose_gap_apart_are_two_cells() {

@@ -325,17 +325,23 @@ fn word_column<'c>(rows: &[&'c [Cell]], first_value_x0: f32) -> Option<Column> {
     let aligned = |edge: fn(&Cell) -> f32, x: f32| -> Vec<&Cell> {
         second.iter().copied().filter(|c| (edge(c) - x).abs() <= WORD_COLUMN_ALIGN).collect()
     };
-    let members = edges
+    let mut aligned_sets: Vec<Vec<&Cell>> = edges
         .iter()
         .flat_map(|&edge| second.iter().map(move |c| (edge, edge(c))))
-        .map(|(edge, x)| aligned(edge, x))
-        .max_by_key(Vec::len)?;
-    let x0 = members.iter().map(|c| c.x0).fold(f32::MAX, f32::min);
-    let crosses = |c: &Cell| c.x0 < x0 - WORD_COLUMN_ALIGN && c.x1 > x0 + WORD_COLUMN_ALIGN;
-    let clear = rows.iter().all(|r| !r.iter().any(crosses));
-    if members.len() < WORD_COLUMN_ROWS || 2 * members.len() < labelled || !clear {
-        return None;
-    }
+        .map(|(e, x)| aligned(e, x))
+        .collect();
+    aligned_sets.sort_by_key(|m| std::cmp::Reverse(m.len()));
+    // The largest set that makes a column: enough rows, and no row's cell across its left edge
+    // (words aligned at their left may also line up at their right, by chance, with fewer).
+    let clear = |x0: f32| {
+        let crosses = |c: &Cell| c.x0 < x0 - WORD_COLUMN_ALIGN && c.x1 > x0 + WORD_COLUMN_ALIGN;
+        rows.iter().all(|r| !r.iter().any(crosses))
+    };
+    let left = |m: &[&Cell]| m.iter().map(|c| c.x0).fold(f32::MAX, f32::min);
+    let members = aligned_sets
+        .into_iter()
+        .find(|m| m.len() >= WORD_COLUMN_ROWS && 2 * m.len() >= labelled && clear(left(m)))?;
+    let x0 = left(&members);
     let x1 = members.iter().map(|c| c.x1).fold(f32::MIN, f32::max);
     Some(Column { x0, x1, lone: false, words: true })
 }

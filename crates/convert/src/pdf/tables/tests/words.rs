@@ -201,3 +201,70 @@ fn footnote_marks_and_words_out_of_line_make_no_column() {
     assert_eq!(t.rows[0], vec!["Net revenues (a)", "100", "90"]);
     assert_eq!(t.rows[3], vec!["Buy-backs structured", "20", "6"]);
 }
+
+#[test]
+fn a_column_set_flush_right_is_found_past_a_chance_alignment_at_its_left() {
+    // eBay's equity investments (its coordinates): three locations start at one x by chance, but a
+    // wider one ("Equity investment in Adevinta") reaches across it; set flush right, they are one
+    // column.
+    let row = |y: f32, label: (f32, &str), location: (f32, f32, &str), a: &str, b: &str| {
+        line(
+            y,
+            &[
+                (18.0, label.0, label.1),
+                location,
+                (488.0 - 3.0 * a.len() as f32, 496.0, a),
+                (565.0, 578.0, b),
+            ],
+        )
+    };
+    let lines = vec![
+        line(
+            702.0,
+            &[
+                (330.0, 418.0, "Balance Sheet Location"),
+                (455.0, 500.0, "June 30, 2023"),
+                (520.0, 578.0, "December 31, 2022"),
+            ],
+        ),
+        row(
+            690.0,
+            (209.0, "Equity investments with readily determinable fair values"),
+            (337.0, 421.0, "Short-term investments"),
+            "$97",
+            "$104",
+        ),
+        row(
+            680.0,
+            (120.0, "Equity investment in Adevinta"),
+            (316.0, 418.0, "Equity investment in Adevinta"),
+            "2,656",
+            "2,692",
+        ),
+        row(
+            670.0,
+            (176.0, "Equity investments under the fair value option"),
+            (338.5, 418.0, "Long-term investments"),
+            "431",
+            "461",
+        ),
+        row(
+            660.0,
+            (218.0, "Equity investments under the equity method of accounting"),
+            (338.5, 418.0, "Long-term investments"),
+            "34",
+            "34",
+        ),
+        line(
+            650.0,
+            &[(18.0, 130.0, "Total equity investments"), (477.0, 496.0, "$3,308"), (559.0, 578.0, "$3,377")],
+        ),
+    ];
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.header, vec!["", "Balance Sheet Location", "June 30, 2023", "December 31, 2022"]);
+    assert_eq!(
+        t.rows[1],
+        vec!["Equity investment in Adevinta", "Equity investment in Adevinta", "2,656", "2,692"]
+    );
+    assert_eq!(t.rows[0][1], "Short-term investments");
+}

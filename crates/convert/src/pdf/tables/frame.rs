@@ -38,7 +38,22 @@ impl<'a> Frame<'a> {
         if cols.is_empty() {
             return None;
         }
-        if let Some(w) = word_column(&body, cols[0].x0) {
+        // Each data row with the lines level with it: a label the page set a little off its values.
+        let level_rows: Vec<Vec<Cell>> = (start..end)
+            .filter(|&j| data[j])
+            .map(|j| {
+                let y = lines[order[j]].y;
+                let mut row: Vec<Cell> = (start..end)
+                    .filter(|&i| (lines[order[i]].y - y).abs() <= ONE_ROW * size)
+                    .flat_map(|i| cells[i].iter().cloned())
+                    .collect();
+                row.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+                row
+            })
+            .collect();
+        let level_rows: Vec<&[Cell]> = level_rows.iter().map(Vec::as_slice).collect();
+        // Columns of words, right to left (Oracle's "Hypothetical Change" and "Impact").
+        while let Some(w) = word_column(&level_rows, cols[0].x0) {
             cols.insert(0, w);
         }
         let label_right = cols[0].x0 - 0.3 * size;
@@ -208,6 +223,20 @@ impl<'a> Frame<'a> {
                 rows.push(row);
                 continue;
             }
+            // Words wrapped onto the next line in a column of words, the values on the last
+            // ("Total, from continuing operations before" / "income taxes    17").
+            if let Some(last) =
+                rows.last_mut().filter(|last| self.words_only(last) && self.continues_words(&row))
+            {
+                for (k, cell) in row.iter().enumerate().skip(1) {
+                    if self.cols[k - 1].words {
+                        push_text(&mut last[k], cell);
+                    } else {
+                        last[k].clone_from(cell);
+                    }
+                }
+                continue;
+            }
             let last_lacks_label = rows
                 .last()
                 .is_some_and(|r: &Vec<String>| r[0].is_empty() && r[1..].iter().any(|v| !v.is_empty()));
@@ -277,6 +306,22 @@ impl<'a> Frame<'a> {
         row
     }
 
+    /// Whether a row holds words in a column of words and nothing else.
+    fn words_only(&self, row: &[String]) -> bool {
+        let words = |k: usize| self.cols[k - 1].words;
+        row[0].is_empty()
+            && (1..row.len()).all(|k| words(k) || row[k].is_empty())
+            && (1..row.len()).any(|k| words(k) && !row[k].is_empty())
+    }
+
+    /// Whether a row with no label goes on with the words of the row above: its words start in
+    /// lower case.
+    fn continues_words(&self, row: &[String]) -> bool {
+        row[0].is_empty()
+            && (1..row.len())
+                .any(|k| self.cols[k - 1].words && row[k].starts_with(|c: char| c.is_lowercase()))
+    }
+
     /// Whether the lines `next` are a lone label set just below the values of `group`.
     fn label_just_below(&self, group: &[usize], next: &[usize]) -> bool {
         let Some(&j) = next.first() else { return false };
@@ -298,7 +343,7 @@ const WORD_COLUMN_ALIGN: f32 = 1.5;
 /// "Foreign exchange contracts …    Other current assets    $ 26"): in at least
 /// [`WORD_COLUMN_ROWS`] data rows, and half of those with a label, a cell of words set apart after
 /// the label, aligned at their left, right or middle (as such a column is set), and no row's cell
-/// across the column's left edge. `rows`: the run's data rows; `first_value_x0`: where the first
+/// across the column's left edge. `rows`: the run's data rows, each with the lines level with it; `first_value_x0`: where the first
 /// column of values begins.
 fn word_column<'c>(rows: &[&'c [Cell]], first_value_x0: f32) -> Option<Column> {
     let wordy = |c: &Cell| {

@@ -268,3 +268,118 @@ fn a_column_set_flush_right_is_found_past_a_chance_alignment_at_its_left() {
     );
     assert_eq!(t.rows[0][1], "Short-term investments");
 }
+
+#[test]
+fn a_column_of_words_wraps_and_its_rows_may_lie_off_their_values() {
+    // eBay's AOCI reclassifications (its coordinates): "Interest rate contracts  Interest and
+    // other, net" a point under its amounts, an affected line item wrapped onto a second line
+    // with the amounts, and rows with no label of their own.
+    let amounts = |y: f32, v: [&str; 4]| {
+        line(y, &[(359.0, 368.0, v[0]), (430.0, 438.0, v[1]), (499.0, 508.0, v[2]), (569.0, 578.0, v[3])])
+    };
+    let with_words = |y: f32, label: Option<&str>, words: &str, v: [&str; 4]| {
+        let mut cells: Vec<(f32, f32, &str)> = label.map(|l| (19.0, 115.0, l)).into_iter().collect();
+        cells.push((161.0, 161.0 + 4.5 * words.len() as f32, words));
+        cells.extend([
+            (359.0, 368.0, v[0]),
+            (430.0, 438.0, v[1]),
+            (499.0, 508.0, v[2]),
+            (569.0, 578.0, v[3]),
+        ]);
+        line(y, &cells)
+    };
+    let lines = vec![
+        line(
+            720.0,
+            &[
+                (19.0, 140.0, "Details about AOCI Components"),
+                (161.0, 330.0, "Affected Line Item in the Statement of Income"),
+            ],
+        ),
+        line(710.0, &[(359.0, 438.0, "Three Months Ended"), (499.0, 578.0, "Six Months Ended")]),
+        line(
+            700.0,
+            &[(359.0, 368.0, "2023"), (430.0, 438.0, "2022"), (499.0, 508.0, "2023"), (569.0, 578.0, "2022")],
+        ),
+        line(690.0, &[(19.0, 140.0, "Gains (losses) on cash flow hedges:")]),
+        with_words(680.0, Some("Foreign exchange contracts"), "Net revenues", ["$14", "$9", "$43", "$15"]),
+        with_words(670.0, Some("Foreign exchange contracts"), "Cost of net revenues", ["—", "—", "(1)", "—"]),
+        amounts(660.0, ["3", "(2)", "7", "(1)"]),
+        line(659.5, &[(19.0, 110.0, "Interest rate contracts"), (161.0, 260.0, "Interest and other, net")]),
+        line(650.0, &[(161.0, 330.0, "Total, from continuing operations before")]),
+        with_words(640.0, None, "income taxes", ["17", "7", "49", "14"]),
+        with_words(630.0, None, "Provision for income taxes", ["(4)", "(2)", "(11)", "(3)"]),
+    ];
+    let t = one_table(&lines, &[]);
+    assert_eq!(
+        t.header[..2],
+        ["Details about AOCI Components", "Affected Line Item in the Statement of Income"]
+    );
+    assert_eq!(t.header[2], "Three Months Ended 2023");
+    assert_eq!(t.rows[3], vec!["Interest rate contracts", "Interest and other, net", "3", "(2)", "7", "(1)"]);
+    assert_eq!(
+        t.rows[4],
+        vec!["", "Total, from continuing operations before income taxes", "17", "7", "49", "14"]
+    );
+    assert_eq!(t.rows[5][1], "Provision for income taxes");
+}
+
+#[test]
+fn two_columns_of_words_side_by_side() {
+    // Oracle's market risk: "Hypothetical Change" and "Impact" between the labels and the years.
+    let row = |y: f32, label: &str, change: &str, impact: &str, a: &str, b: &str| {
+        line(
+            y,
+            &[
+                (20.0, 150.0, label),
+                (200.0, 330.0, change),
+                (360.0, 400.0, impact),
+                (450.0, 480.0, a),
+                (530.0, 560.0, b),
+            ],
+        )
+    };
+    let lines = vec![
+        line(
+            700.0,
+            &[
+                (20.0, 70.0, "(in millions)"),
+                (200.0, 290.0, "Hypothetical Change"),
+                (360.0, 390.0, "Impact"),
+                (455.0, 480.0, "2023"),
+                (535.0, 560.0, "2022"),
+            ],
+        ),
+        line(690.0, &[(20.0, 100.0, "Equity price risk:")]),
+        row(680.0, "Equity investments", "25% decrease in market price", "Earnings", "$(243)", "$(277)"),
+        line(670.0, &[(20.0, 110.0, "Foreign currency risk:")]),
+        row(
+            660.0,
+            "Total revenues",
+            "10% decrease in foreign exchange rates",
+            "Earnings",
+            "$(2,037)",
+            "$(2,107)",
+        ),
+        row(
+            650.0,
+            "Cash and receivables",
+            "10% decrease in foreign exchange rates",
+            "Fair values",
+            "$(1,407)",
+            "$(1,131)",
+        ),
+    ];
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.header, vec!["(in millions)", "Hypothetical Change", "Impact", "2023", "2022"]);
+    assert_eq!(
+        t.rows[4],
+        vec![
+            "Cash and receivables",
+            "10% decrease in foreign exchange rates",
+            "Fair values",
+            "$(1,407)",
+            "$(1,131)"
+        ]
+    );
+}

@@ -174,7 +174,13 @@ fn page_tables(lines: &[Line], order: &[usize], rules: &[HRule], out: &mut Vec<T
             let (above, below) = (&lines[order[s - 1]], &lines[order[s]]);
             let gap = above.y - below.y;
             let c = &cells[s - 1];
-            let label = c.len() == 1 && c[0].x1 < first_value_x && c[0].text.chars().count() <= 60;
+            // A long label goes too where the row's label goes on from it in lower case
+            // ("… recognized in net" / "revenues  $ 14"); a short one goes whatever follows.
+            let wraps_on = cells[s].first().is_some_and(|f| f.text.starts_with(|ch: char| ch.is_lowercase()));
+            let label = c.len() == 1
+                && c[0].x1 < first_value_x
+                && (c[0].text.chars().count() <= 60
+                    || (wraps_on && !c[0].text.trim_end().ends_with(['.', ':'])));
             if !label || above.declared.is_some() || gap < 0.0 || gap > 2.2 * above.size.max(below.size) {
                 break;
             }

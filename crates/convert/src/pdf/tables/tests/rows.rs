@@ -169,3 +169,63 @@ fn a_head_line_level_with_a_head_over_words_is_read_with_it() {
     assert!(t.header[n - 2].contains("May 31,") && t.header[n - 2].ends_with("2023"), "{:?}", t.header);
     assert!(t.header.iter().any(|h| h.contains("Estimated")), "{:?}", t.header);
 }
+
+#[test]
+fn a_long_label_wrapped_above_the_first_row_is_the_row_s() {
+    // eBay's gains by location: the first row's label, over 60 characters, goes on in lower case
+    // on the line of its amounts; the heads above it are the table's.
+    let lines = vec![
+        line(720.0, &[(330.0, 420.0, "Three Months Ended"), (470.0, 560.0, "Six Months Ended")]),
+        line(
+            710.0,
+            &[(350.0, 375.0, "2023"), (395.0, 420.0, "2022"), (490.0, 515.0, "2023"), (535.0, 560.0, "2022")],
+        ),
+        line(
+            698.0,
+            &[(19.0, 300.0, "Foreign exchange contracts designated as cash flow hedges recognized in net")],
+        ),
+        line(
+            688.0,
+            &[
+                (19.0, 60.0, "revenues"),
+                (355.0, 375.0, "$14"),
+                (405.0, 420.0, "$9"),
+                (495.0, 515.0, "$43"),
+                (540.0, 560.0, "$15"),
+            ],
+        ),
+        line(
+            676.0,
+            &[(
+                19.0,
+                300.0,
+                "Foreign exchange contracts designated as cash flow hedges recognized in cost of",
+            )],
+        ),
+        line(
+            666.0,
+            &[
+                (19.0, 70.0, "net revenues"),
+                (365.0, 375.0, "—"),
+                (410.0, 420.0, "—"),
+                (500.0, 515.0, "(1)"),
+                (550.0, 560.0, "—"),
+            ],
+        ),
+    ];
+    let t = one_table(&lines, &[]);
+    assert_eq!(
+        t.header,
+        vec![
+            "",
+            "Three Months Ended 2023",
+            "Three Months Ended 2022",
+            "Six Months Ended 2023",
+            "Six Months Ended 2022"
+        ]
+    );
+    assert_eq!(
+        t.rows[0][..2],
+        ["Foreign exchange contracts designated as cash flow hedges recognized in net revenues", "$14"]
+    );
+}

@@ -446,13 +446,21 @@ async function main() {
       // Five files typed in while the PDF ingests: all listed at once, queued, and counted.
       const five = fiveTextFiles();
       for (const f of five) await addPath(s, f);
-      const listed = await s.until(
-        async () => {
-          const rows = await ingestRows(s);
-          return five.every((f) => rows.some(([file]) => file === f)) && rows;
-        },
-        { timeoutMs: 10000, what: 'the five files in the ingest panel' },
-      );
+      const listed = await s
+        .until(
+          async () => {
+            const rows = await ingestRows(s);
+            return five.every((f) => rows.some(([file]) => file === f)) && rows;
+          },
+          { timeoutMs: 10000, what: 'the five files in the ingest panel' },
+        )
+        .catch(async (e) => {
+          // What the panel listed instead, and what the path field still holds: a path the
+          // field lost and a slow panel read differently.
+          const rows = await ingestRows(s).catch(() => []);
+          const field = await s.exec(`return document.querySelector('[data-testid="add-path-input"]')?.value ?? null`);
+          throw new Error(`${e.message}; listed ${JSON.stringify(rows)}; path field ${JSON.stringify(field)}`);
+        });
       const heading = (await (await s.find('[data-testid="ingest-panel"] h2')).text()).trim();
       await shot(s, 'ingest-queue');
       const pdfStage = listed.find(([file]) => file === bigPdf)?.[1];

@@ -139,10 +139,35 @@ impl Headers<'_> {
                 && self.cols_under(c).is_empty())
     }
 
+    /// The column of the placed head right above a cell under the leaf row that it ends,
+    /// centred under that head and no wider: eBay's "(Level 1)" under "Identical Assets", centred
+    /// on its column's "$" and amounts but clear of the amounts themselves.
+    fn last_line_under(&self, r: usize, c: &Cell) -> Option<usize> {
+        let q = r.checked_sub(1).filter(|&q| q >= self.leaf && r > self.leaf)?;
+        if self.rows[q].y - self.rows[r].y > STACKED_LEADING * self.rows[q].size {
+            return None;
+        }
+        let mut above = self.rows[q]
+            .cells
+            .iter()
+            .zip(&self.got[q])
+            .filter(|(d, _)| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0);
+        let (Some((d, Some(ks))), None) = (above.next(), above.next()) else { return None };
+        let centred = ((c.x0 + c.x1) / 2.0 - (d.x0 + d.x1) / 2.0).abs() <= self.size;
+        let narrow = c.x1 - c.x0 <= d.x1 - d.x0 + self.size;
+        match ks.as_slice() {
+            [k] if centred && narrow && !bracketed(&d.text) => Some(*k),
+            _ => None,
+        }
+    }
+
     /// Whether a bracketed cell of the leaf row (or one under it) is the last line of the head set
     /// over it a line higher ("RETAINED / EARNINGS / (DEFICIT)", "Inc/ / (Dec)"), not a caption: the line above
     /// has a cell over it, and it stands over a column.
     fn ends_a_head(&self, r: usize, c: &Cell) -> bool {
+        if self.last_line_under(r, c).is_some() {
+            return true;
+        }
         let Some(above) = r.checked_sub(1).map(|q| &self.rows[q]) else { return false };
         let over = self.cols_over(c, 0.0).len();
         // Under the leaf row, over one column alone and no wider than the head above it: a
@@ -215,7 +240,9 @@ impl Headers<'_> {
         }
         for r in leaf + 1..self.rows.len() {
             for (ci, c) in self.rows[r].cells.iter().enumerate() {
-                if !self.aside(r, c) && !self.cols_under(c).is_empty() {
+                if let Some(k) = self.last_line_under(r, c) {
+                    self.got[r][ci] = Some(vec![k]);
+                } else if !self.aside(r, c) && !self.cols_under(c).is_empty() {
                     self.got[r][ci] = Some(vec![column_of(c, self.cols)]);
                 }
             }
@@ -321,6 +348,8 @@ impl Headers<'_> {
                 let mid = c.x0 + c.x1;
                 if let Some(ks) = self.change_over(c).or_else(|| self.centred_over(r, c)) {
                     self.got[r][0] = Some(ks);
+                } else if let Some(ks) = self.top_line_of_a_head(r, c) {
+                    self.got[r][0] = Some(ks);
                 } else if mid >= c_first + q && mid <= c_last - q {
                     self.got[r][0] = Some((0..cols.len()).collect());
                 }
@@ -377,6 +406,29 @@ impl Headers<'_> {
             .flat_map(|(_, ks)| ks.iter())
             .fold((usize::MAX, 0), |(lo, hi), &k| (lo.min(k), hi.max(k)));
         (lo <= hi).then(|| (lo..=hi).collect())
+    }
+
+    /// The column of the head a lone cell is the top line of, set a little further above it than
+    /// the head's own lines are apart (eBay's "Quoted Prices in" over "Active Markets for /
+    /// Identical Assets / (Level 1)"): the line under it has one cell under it, heading one column,
+    /// centred under it and about as wide, and it is not centred on the leaf row as a whole.
+    fn top_line_of_a_head(&self, r: usize, c: &Cell) -> Option<Vec<usize>> {
+        let (y, size) = (self.rows[r].y, self.rows[r].size);
+        let q = r + 1;
+        let row = self.rows.get(q).filter(|row| y - row.y <= 2.0 * STACKED_LEADING * size)?;
+        let mut under =
+            row.cells.iter().zip(&self.got[q]).filter(|(d, _)| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0);
+        let (Some((d, Some(ks))), None) = (under.next(), under.next()) else { return None };
+        let (wc, wd) = (c.x1 - c.x0, d.x1 - d.x0);
+        let mid = (c.x0 + c.x1) / 2.0;
+        let centred = (mid - (d.x0 + d.x1) / 2.0).abs() <= size;
+        // Centred on the leaf row's heads too ("Years ended" over the middle year of three), it
+        // heads them all.
+        let leaf = self.rows[self.leaf].cells.iter().zip(&self.got[self.leaf]).filter(|(_, g)| g.is_some());
+        let (l0, l1) = leaf.fold((f32::MAX, f32::MIN), |(a, b), (e, _)| (a.min(e.x0), b.max(e.x1)));
+        let over_all = (mid - (l0 + l1) / 2.0).abs() <= size;
+        (ks.len() == 1 && centred && !over_all && wc <= wd + 2.0 * size && wd <= wc + 2.0 * size)
+            .then(|| ks.clone())
     }
 
     /// Whether a cell over one column has its header go on in a lone cell under the leaf row.

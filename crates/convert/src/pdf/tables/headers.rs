@@ -143,7 +143,7 @@ impl Headers<'_> {
     /// centred under that head and no wider: eBay's "(Level 1)" under "Identical Assets", centred
     /// on its column's "$" and amounts but clear of the amounts themselves.
     fn last_line_under(&self, r: usize, c: &Cell) -> Option<usize> {
-        let q = r.checked_sub(1).filter(|&q| q >= self.leaf && r > self.leaf)?;
+        let q = r.checked_sub(1).filter(|_| r > self.leaf)?;
         if self.rows[q].y - self.rows[r].y > STACKED_LEADING * self.rows[q].size {
             return None;
         }
@@ -211,15 +211,17 @@ impl Headers<'_> {
     }
 
     /// A head over several columns reaches a column of words only where it stands over it: "Net
-    /// Book Value at May 31," centred on its two years heads neither "Range" beside them.
+    /// Book Value at May 31," centred on its two years heads not "Range" beside them.
     fn keep_words_column_to_its_heads(&mut self) {
-        let Some(w) = self.cols.iter().position(|c| c.words) else { return };
-        let (x0, x1) = (self.cols[w].x0, self.cols[w].x1);
+        let cols = self.cols;
         for (r, row) in self.rows.iter().enumerate() {
             for (c, got) in row.cells.iter().zip(self.got[r].iter_mut()) {
                 if let Some(ks) = got.as_mut().filter(|ks| ks.len() >= 2) {
-                    if overlap(c.x0, c.x1, x0, x1) <= 0.0 {
-                        ks.retain(|&k| k != w);
+                    let over =
+                        |k: &usize| !cols[*k].words || overlap(c.x0, c.x1, cols[*k].x0, cols[*k].x1) > 0.0;
+                    // (A head over columns of words alone, and over none of them, keeps them.)
+                    if ks.iter().any(over) {
+                        ks.retain(over);
                     }
                 }
             }

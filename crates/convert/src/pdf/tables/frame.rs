@@ -214,7 +214,13 @@ impl<'a> Frame<'a> {
             }
             let next = row_lines.get(ri + 1);
             let next_is_data = next.is_some_and(|g| g.iter().any(|&j| self.data[j]));
-            if label_only && next_is_data && !introduces_rows(&row[0]) {
+            // A label line that goes on in lower case on the next label line ("Derivatives
+            // designated as" / "cash flow hedges:") is one label with it.
+            let next_goes_on = next.is_some_and(|g| {
+                let r = self.row(g);
+                r[1..].iter().all(String::is_empty) && r[0].starts_with(|c: char| c.is_lowercase())
+            });
+            if label_only && (next_is_data || next_goes_on) && !introduces_rows(&row[0]) {
                 pending_label = Some(std::mem::take(&mut row[0]));
                 continue;
             }

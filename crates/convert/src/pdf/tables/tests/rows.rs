@@ -229,3 +229,26 @@ fn a_long_label_wrapped_above_the_first_row_is_the_row_s() {
         ["Foreign exchange contracts designated as cash flow hedges recognized in net revenues", "$14"]
     );
 }
+
+#[test]
+fn a_label_wrapped_over_two_label_lines_is_one() {
+    // Nike's derivatives: "Derivatives formally designated as hedging" / "instruments:" over the
+    // rows it introduces.
+    let lines = vec![
+        line(700.0, &[(460.0, 480.0, "2023"), (540.0, 560.0, "2022")]),
+        line(688.0, &[(56.0, 220.0, "Derivatives formally designated as hedging")]),
+        line(678.0, &[(56.0, 102.0, "instruments:")]),
+        line(
+            666.0,
+            &[
+                (62.0, 212.0, "Foreign exchange forwards and options"),
+                (465.0, 480.0, "480"),
+                (545.0, 560.0, "639"),
+            ],
+        ),
+        line(654.0, &[(62.0, 130.0, "Interest rate swaps"), (470.0, 480.0, "64"), (545.0, 560.0, "206")]),
+    ];
+    let t = one_table(&lines, &[]);
+    assert_eq!(t.rows[0], vec!["Derivatives formally designated as hedging instruments:", "", ""]);
+    assert_eq!(t.rows[1], vec!["Foreign exchange forwards and options", "480", "639"]);
+}

@@ -39,14 +39,11 @@ impl<'a> Frame<'a> {
             return None;
         }
         // Each data row with the lines level with it: a label the page set a little off its values.
-        let level_rows: Vec<Vec<Cell>> = (start..end)
-            .filter(|&j| data[j])
-            .map(|j| {
-                let y = lines[order[j]].y;
-                let mut row: Vec<Cell> = (start..end)
-                    .filter(|&i| (lines[order[i]].y - y).abs() <= ONE_ROW * size)
-                    .flat_map(|i| cells[i].iter().cloned())
-                    .collect();
+        let level_rows: Vec<Vec<Cell>> = level_groups(lines, order, size, start..end)
+            .into_iter()
+            .filter(|g| g.iter().any(|&j| data[j]))
+            .map(|g| {
+                let mut row: Vec<Cell> = g.iter().flat_map(|&j| cells[j].iter().cloned()).collect();
                 row.sort_by(|a, b| a.x0.total_cmp(&b.x0));
                 row
             })
@@ -182,15 +179,8 @@ impl<'a> Frame<'a> {
     /// meet are one row (a label set a little below its values); a label wrapped over two lines,
     /// or set above or below its values, joins them.
     pub(super) fn rows(&self, first_body: usize, end: usize) -> Vec<Vec<String>> {
-        let (lines, order, size) = (self.lines, self.order, self.size);
-        let mut row_lines: Vec<Vec<usize>> = Vec::new();
-        for j in first_body..end {
-            let y = lines[order[j]].y;
-            match row_lines.last_mut() {
-                Some(r) if (lines[order[*r.last().unwrap_or(&j)]].y - y).abs() <= ONE_ROW * size => r.push(j),
-                _ => row_lines.push(vec![j]),
-            }
-        }
+        let row_lines = level_groups(self.lines, self.order, self.size, first_body..end);
+        let mut built: Vec<Vec<String>> = row_lines.iter().map(|g| self.row(g)).collect();
         let ncols = self.cols.len() + 1;
         let label_row = |label: String| {
             let mut r = vec![String::new(); ncols];
@@ -200,7 +190,7 @@ impl<'a> Frame<'a> {
         let mut rows: Vec<Vec<String>> = Vec::new();
         let mut pending_label: Option<String> = None;
         for (ri, group) in row_lines.iter().enumerate() {
-            let mut row = self.row(group);
+            let mut row = std::mem::take(&mut built[ri]);
             let label_only = row[1..].iter().all(String::is_empty);
             let values_only = row[0].is_empty() && !label_only;
             if let Some(p) = pending_label.take() {
@@ -216,8 +206,7 @@ impl<'a> Frame<'a> {
             let next_is_data = next.is_some_and(|g| g.iter().any(|&j| self.data[j]));
             // A label line that goes on in lower case on the next label line ("Derivatives
             // designated as" / "cash flow hedges:") is one label with it.
-            let next_goes_on = next.is_some_and(|g| {
-                let r = self.row(g);
+            let next_goes_on = built.get(ri + 1).is_some_and(|r| {
                 r[1..].iter().all(String::is_empty) && r[0].starts_with(|c: char| c.is_lowercase())
             });
             if label_only && (next_is_data || next_goes_on) && !introduces_rows(&row[0]) {
@@ -269,6 +258,8 @@ impl<'a> Frame<'a> {
         // off "(50.2)") opens the value after it; one no value follows stays over its column.
         let over_its_column =
             |row: &mut [String], s: &Cell| push_text(&mut row[column_of(s, &self.cols) + 1], &s.text);
+        // Left of a column of words, whatever its length, a cell of words is the row's label.
+        let words_x0 = self.cols.first().filter(|w| w.words).map(|w| w.x0);
         let mut sign: Option<&Cell> = None;
         for c in rcells {
             if is_currency_sign(c.text.trim()) {
@@ -285,8 +276,6 @@ impl<'a> Frame<'a> {
                 }
                 None => c.text.clone(),
             };
-            // Left of a column of words, whatever its length, a cell of words is the row's label.
-            let words_x0 = self.cols.first().filter(|w| w.words).map(|w| w.x0);
             let before_words = words_x0.is_some_and(|x| c.x0 < x - 0.5 * size) && !is_value(&text);
             if before_words
                 || (c.x1 <= label_right + 0.5 * size && !(is_value(&text) && c.x0 > label_right - 4.0 * size))
@@ -339,6 +328,28 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// The lines `range` (indices into `order`) in rows: a line whose baseline lies within
+/// [`ONE_ROW`] of the text size of the line before it is in that line's row (a label set a little
+/// off its values, a value read after its label).
+fn level_groups(
+    lines: &[Line],
+    order: &[usize],
+    size: f32,
+    range: std::ops::Range<usize>,
+) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for j in range {
+        let y = lines[order[j]].y;
+        match groups.last_mut() {
+            Some(g) if g.last().is_some_and(|&k| (lines[order[k]].y - y).abs() <= ONE_ROW * size) => {
+                g.push(j)
+            }
+            _ => groups.push(vec![j]),
+        }
+    }
+    groups
+}
+
 /// The fewest rows that make a column of words.
 const WORD_COLUMN_ROWS: usize = 3;
 
@@ -349,8 +360,8 @@ const WORD_COLUMN_ALIGN: f32 = 1.5;
 /// "Foreign exchange contracts …    Other current assets    $ 26"): in at least
 /// [`WORD_COLUMN_ROWS`] data rows, and half of those with a label, a cell of words set apart after
 /// the label, aligned at their left, right or middle (as such a column is set), and no row's cell
-/// across the column's left edge. `rows`: the run's data rows, each with the lines level with it; `first_value_x0`: where the first
-/// column of values begins.
+/// across the column's left edge. `rows`: the run's rows that hold values, each with the lines
+/// level with it; `first_value_x0`: where the first column of values begins.
 fn word_column<'c>(rows: &[&'c [Cell]], first_value_x0: f32) -> Option<Column> {
     let wordy = |c: &Cell| {
         let t = c.text.trim();

@@ -147,12 +147,7 @@ impl Headers<'_> {
         if self.rows[q].y - self.rows[r].y > STACKED_LEADING * self.rows[q].size {
             return None;
         }
-        let mut above = self.rows[q]
-            .cells
-            .iter()
-            .zip(&self.got[q])
-            .filter(|(d, _)| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0);
-        let (Some((d, Some(ks))), None) = (above.next(), above.next()) else { return None };
+        let (d, ks) = self.lone_placed(q, |d| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0)?;
         let centred = ((c.x0 + c.x1) / 2.0 - (d.x0 + d.x1) / 2.0).abs() <= self.size;
         let narrow = c.x1 - c.x0 <= d.x1 - d.x0 + self.size;
         match ks.as_slice() {
@@ -292,6 +287,16 @@ impl Headers<'_> {
         }
     }
 
+    /// The one cell of row `q` that `keep` keeps, with the columns it was found to head; `None`
+    /// where it keeps none or several, or the one it keeps heads nothing yet.
+    fn lone_placed(&self, q: usize, keep: impl Fn(&Cell) -> bool) -> Option<(&Cell, &Vec<usize>)> {
+        let mut kept = self.rows[q].cells.iter().zip(&self.got[q]).filter(|(d, _)| keep(d));
+        match (kept.next(), kept.next()) {
+            (Some((d, Some(ks))), None) => Some((d, ks)),
+            _ => None,
+        }
+    }
+
     /// The columns of the placed cell that `c` (of row `r`) is the line above of, if any.
     fn stacked_on(&self, r: usize, c: &Cell) -> Option<Vec<usize>> {
         let (y, size) = (self.rows[r].y, self.rows[r].size);
@@ -324,8 +329,7 @@ impl Headers<'_> {
         if ruled_off {
             return None;
         }
-        let mut under = self.rows[q].cells.iter().zip(&self.got[q]).filter(|(d, _)| beneath(d));
-        let (Some((d, Some(ks))), None) = (under.next(), under.next()) else { return None };
+        let (d, ks) = self.lone_placed(q, beneath)?;
         let mid = (c.x0 + c.x1) / 2.0;
         let centred = mid >= d.x0 - size / 2.0 && mid <= d.x1 + size / 2.0;
         (centred && self.cols_over(c, 0.0).iter().all(|k| ks.contains(k))).then(|| ks.clone())
@@ -417,10 +421,8 @@ impl Headers<'_> {
     fn top_line_of_a_head(&self, r: usize, c: &Cell) -> Option<Vec<usize>> {
         let (y, size) = (self.rows[r].y, self.rows[r].size);
         let q = r + 1;
-        let row = self.rows.get(q).filter(|row| y - row.y <= 2.0 * STACKED_LEADING * size)?;
-        let mut under =
-            row.cells.iter().zip(&self.got[q]).filter(|(d, _)| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0);
-        let (Some((d, Some(ks))), None) = (under.next(), under.next()) else { return None };
+        self.rows.get(q).filter(|row| y - row.y <= 2.0 * STACKED_LEADING * size)?;
+        let (d, ks) = self.lone_placed(q, |d| overlap(c.x0, c.x1, d.x0, d.x1) > 0.0)?;
         let (wc, wd) = (c.x1 - c.x0, d.x1 - d.x0);
         let mid = (c.x0 + c.x1) / 2.0;
         let centred = (mid - (d.x0 + d.x1) / 2.0).abs() <= size;
